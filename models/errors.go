@@ -1,0 +1,22 @@
+package models
+
+import "errors"
+
+// Sentinel errors a backend wraps, so callers can branch on the condition
+// and still print the backend's own words.
+var (
+	// ErrUnreachable: nothing answers at the configured host.
+	ErrUnreachable = errors.New("model server unreachable")
+	// ErrModelNotFound: the named model is not installed.
+	ErrModelNotFound = errors.New("model not found")
+	// ErrNoTools: the model rejected native tools (it lacks the capability).
+	ErrNoTools = errors.New("model does not support tools")
+	// ErrNoThinking: thinking was asked of a model without the capability.
+	ErrNoThinking = errors.New("model does not support thinking")
+	// ErrToolParse: the server failed to parse the model's own tool-call text
+	// (Ollama answers HTTP 500 "error parsing tool call"). Retrying in the
+	// text tool protocol lets tern parse the raw text itself.
+	ErrToolParse = errors.New("server could not parse the model's tool call")
+	// ErrIncomplete: the reply stream ended before the server said it was done.
+	ErrIncomplete = errors.New("reply stream ended early")
+)

@@ -1,0 +1,172 @@
+// Package models holds the vocabulary every other tern package speaks about
+// language models: messages, tool calls, tool specifications, chat requests
+// and replies, model metadata and the errors a model backend reports.
+//
+// It is the bottom of tern's import graph: it imports nothing internal, and
+// it knows nothing about any particular backend. The Ollama adapter lives in
+// models/ollama; a scripted fake server for tests lives in models/ollamatest.
+package models
+
+import (
+	"encoding/json"
+	"slices"
+	"time"
+)
+
+// Role says who wrote a message.
+type Role string
+
+// The roles of a chat.
+const (
+	RoleSystem    Role = "system"
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleTool      Role = "tool"
+)
+
+// Message is one entry of a conversation.
+type Message struct {
+	Role     Role   `json:"role"`
+	Content  string `json:"content,omitempty"`
+	Thinking string `json:"thinking,omitempty"`
+	// ToolCalls are the calls an assistant message asks for.
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// ToolName and ToolCallID identify the call a tool message answers.
+	ToolName   string `json:"tool_name,omitempty"`
+	ToolCallID string `json:"tool_call_id,omitempty"`
+}
+
+// ToolCall is a request from the model to run a tool.
+type ToolCall struct {
+	ID   string `json:"id,omitempty"`
+	Name string `json:"name"`
+	// Arguments is a JSON object. Its key order is kept as the model wrote
+	// it, so that a conversation re-sent to the model renders byte-identically.
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// ToolSpec describes a tool to the model.
+type ToolSpec struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// Parameters is a JSON Schema object ({"type":"object","properties":…}).
+	// Property order is significant: it is sent as written.
+	Parameters json.RawMessage `json:"parameters"`
+}
+
+// Options are the generation settings of a request. Zero values mean "leave
+// the server's default", except where a field says otherwise.
+type Options struct {
+	// NumCtx is the context window in tokens. tern always sets it, and keeps
+	// it fixed for a session, because a change reloads the model.
+	NumCtx int
+	// NumPredict caps the reply length in tokens (0: no cap).
+	NumPredict int
+	// Temperature, when non-nil, overrides the model's default.
+	Temperature *float64
+	// Think turns a thinking-capable model's reasoning on ("true", or a level
+	// such as "low"). Empty means off; tern sends the choice explicitly,
+	// because Ollama turns thinking on when the field is absent.
+	Think string
+	// KeepAlive is how long the model stays loaded after the request.
+	KeepAlive time.Duration
+	// Stop lists stop sequences.
+	Stop []string
+}
+
+// Request is one chat request.
+type Request struct {
+	Model    string
+	Messages []Message
+	// Tools are passed natively. Leave empty for models without the tools
+	// capability (the text tool protocol describes tools in the prompt).
+	Tools   []ToolSpec
+	Options Options
+}
+
+// Delta is a piece of a streamed reply.
+type Delta struct {
+	Content  string
+	Thinking string
+}
+
+// Metrics are the counts and timings a backend reports with a finished reply.
+type Metrics struct {
+	// PromptTokens is what the server evaluated, counted after any silent
+	// truncation: a value well under the local estimate means the prompt
+	// did not fit.
+	PromptTokens   int           `json:"prompt_tokens"`
+	EvalTokens     int           `json:"eval_tokens"`
+	TotalDuration  time.Duration `json:"total_ns"`
+	LoadDuration   time.Duration `json:"load_ns"`
+	PromptDuration time.Duration `json:"prompt_ns"`
+	EvalDuration   time.Duration `json:"eval_ns"`
+}
+
+// TokensPerSecond is the generation speed, or 0 when unknown.
+func (m Metrics) TokensPerSecond() float64 {
+	if m.EvalDuration <= 0 {
+		return 0
+	}
+	return float64(m.EvalTokens) / m.EvalDuration.Seconds()
+}
+
+// Reply is a finished assistant reply.
+type Reply struct {
+	Message Message
+	// DoneReason is the backend's reason for stopping: "stop", "length", …
+	DoneReason string
+	Metrics    Metrics
+}
+
+// Capability is something a model can do, as listed by Ollama's /api/show.
+type Capability string
+
+// Capabilities Ollama reports.
+const (
+	CapCompletion Capability = "completion"
+	CapTools      Capability = "tools"
+	CapThinking   Capability = "thinking"
+	CapEmbedding  Capability = "embedding"
+	CapVision     Capability = "vision"
+	CapInsert     Capability = "insert"
+)
+
+// ModelInfo is what tern knows about one installed model.
+type ModelInfo struct {
+	Name          string       `json:"name"`
+	Family        string       `json:"family"`
+	Families      []string     `json:"families,omitempty"`
+	ParameterSize string       `json:"parameter_size,omitempty"` // as reported, e.g. "8.2B"
+	Quantization  string       `json:"quantization,omitempty"`   // e.g. "Q4_K_M"
+	SizeBytes     int64        `json:"size_bytes,omitempty"`     // weights on disk
+	Capabilities  []Capability `json:"capabilities,omitempty"`
+
+	// Architecture numbers from the GGUF metadata; zero when unknown.
+	Architecture    string `json:"architecture,omitempty"`
+	ParameterCount  int64  `json:"parameter_count,omitempty"`
+	ContextLength   int    `json:"context_length,omitempty"` // trained maximum, not the served window
+	BlockCount      int    `json:"block_count,omitempty"`
+	HeadCount       int    `json:"head_count,omitempty"`
+	HeadCountKV     int    `json:"head_count_kv,omitempty"`
+	KeyLength       int    `json:"key_length,omitempty"`
+	ValueLength     int    `json:"value_length,omitempty"`
+	EmbeddingLength int    `json:"embedding_length,omitempty"`
+
+	// ModelfileNumCtx is num_ctx from the Modelfile's PARAMETER lines (0: unset).
+	ModelfileNumCtx int `json:"modelfile_num_ctx,omitempty"`
+	// Template is the model's chat template, when known.
+	Template string `json:"-"`
+}
+
+// Has reports whether the model lists capability c.
+func (m ModelInfo) Has(c Capability) bool { return slices.Contains(m.Capabilities, c) }
+
+// RunningModel is a model loaded in memory, as /api/ps reports it.
+type RunningModel struct {
+	Name          string    `json:"name"`
+	SizeBytes     int64     `json:"size_bytes"`
+	VRAMBytes     int64     `json:"vram_bytes"`
+	ContextLength int       `json:"context_length"`
+	ExpiresAt     time.Time `json:"expires_at"`
+}
