@@ -60,6 +60,7 @@ func (t *grep) Effect() Effect        { return ReadOnly }
 // grepSearch is one run of grep.
 type grepSearch struct {
 	re      *regexp.Regexp
+	pre     prefilter
 	include string
 	rules   *ignore.Rules
 	base    string // the searched directory, relative to the rules' root
@@ -130,7 +131,7 @@ func (t *grep) Run(ctx context.Context, in Input) Result {
 	if err != nil {
 		return fail(summary+": error", "cannot search %s: %v", rel, err)
 	}
-	s := &grepSearch{re: re, include: include, rules: rules, base: filepath.ToSlash(base)}
+	s := &grepSearch{re: re, pre: newPrefilter(flags + args.Pattern), include: include, rules: rules, base: filepath.ToSlash(base)}
 	if rules.Ignored(s.base, info.IsDir()) {
 		return fail(summary+": ignored", "%s is ignored (by .gitignore, .ternignore, or as .git or .tern); tern does not search ignored files", rel)
 	}
@@ -147,7 +148,7 @@ func (t *grep) Run(ctx context.Context, in Input) Result {
 			return fail(summary+": binary", "%s is a binary file; grep searches text files only", rel)
 		}
 		searched = 1
-		fh, _ := s.file(abs, rel, nil)
+		fh := s.file(abs, rel, new(grepBuffers))
 		if fh.count > 0 || fh.large {
 			found = append(found, fh)
 		}
@@ -171,13 +172,12 @@ func (s *grepSearch) walk(ctx context.Context, ws *Workspace) ([]fileHits, int, 
 	var workers sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		workers.Go(func() {
-			var buf []byte
+			var bufs grepBuffers
 			for j := range jobs {
 				if ctx.Err() != nil {
 					continue // the walk is stopping; drain
 				}
-				var fh fileHits
-				fh, buf = s.file(j.abs, j.show, buf)
+				fh := s.file(j.abs, j.show, &bufs)
 				if fh.count > 0 || fh.large {
 					results <- seqHits{j.seq, fh}
 				}
@@ -233,33 +233,40 @@ func (s *grepSearch) included(rel string) bool {
 	return ok
 }
 
-// file searches one file, reading it into buf, and returns buf for reuse,
-// grown if need be. Binary and unreadable files yield nothing.
-func (s *grepSearch) file(abs, show string, buf []byte) (fileHits, []byte) {
+// grepBuffers are one worker's buffers, reused from file to file.
+type grepBuffers struct {
+	data []byte
+}
+
+// file searches one file. Binary and unreadable files yield nothing.
+func (s *grepSearch) file(abs, show string, bufs *grepBuffers) fileHits {
 	fh := fileHits{show: show}
 	f, err := os.Open(abs)
 	if err != nil {
-		return fh, buf
+		return fh
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
-		return fh, buf
+		return fh
 	}
 	if info.Size() > grepMaxFile {
 		fh.large = true
-		return fh, buf
+		return fh
 	}
-	if int64(cap(buf)) < info.Size() {
-		buf = make([]byte, info.Size(), info.Size()+info.Size()/4)
+	if int64(cap(bufs.data)) < info.Size() {
+		bufs.data = make([]byte, info.Size(), info.Size()+info.Size()/4)
 	}
-	n, err := io.ReadFull(f, buf[:info.Size()])
+	n, err := io.ReadFull(f, bufs.data[:info.Size()])
 	if err != nil && err != io.ErrUnexpectedEOF {
-		return fh, buf
+		return fh
 	}
-	data := buf[:n]
+	data := bufs.data[:n]
 	if looksBinary(data[:min(len(data), sniffSize)]) {
-		return fh, buf
+		return fh
+	}
+	if !s.pre.pass(data) {
+		return fh
 	}
 	line, last := 1, 0
 	for pos := 0; pos <= len(data); {
@@ -282,7 +289,7 @@ func (s *grepSearch) file(abs, show string, buf []byte) (fileHits, []byte) {
 		}
 		pos = le + 1
 	}
-	return fh, buf
+	return fh
 }
 
 // excerpt returns a matching line for display: leading indentation dropped,

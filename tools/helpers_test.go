@@ -94,18 +94,22 @@ func runCases(t *testing.T, tool Tool, cases []toolCase) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			r := call(t, tool, tc.args, tc.limit)
+			shown, _ := Cap(r.Output, 3000) // for failure messages
 			if r.IsError != tc.isError {
-				t.Fatalf("IsError = %v, want %v; output:\n%s", r.IsError, tc.isError, r.Output)
+				t.Fatalf("IsError = %v, want %v; output:\n%s", r.IsError, tc.isError, shown)
 			}
 			for _, w := range tc.want {
 				if !strings.Contains(r.Output, w) {
-					t.Errorf("output lacks %q; output:\n%s", w, r.Output)
+					t.Errorf("output lacks %q; output:\n%s", w, shown)
 				}
 			}
 			for _, w := range tc.notWant {
 				if strings.Contains(r.Output, w) {
-					t.Errorf("output has %q; output:\n%s", w, r.Output)
+					t.Errorf("output has %q; output:\n%s", w, shown)
 				}
+			}
+			if tc.limit > 0 && len(r.Output) > tc.limit {
+				t.Errorf("output is %d bytes, over the limit %d", len(r.Output), tc.limit)
 			}
 			if tc.summary != "" && r.Summary != tc.summary {
 				t.Errorf("Summary = %q, want %q", r.Summary, tc.summary)

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"io"
 	"os"
 	"unicode/utf8"
@@ -10,10 +11,16 @@ import (
 const sniffSize = 8 << 10
 
 // looksBinary reports whether sample, the start of a file, is not text: it
-// holds a NUL byte, or more than 30% of its bytes are invalid UTF-8 or
-// control characters no text uses. Text in a legacy encoding such as
-// Latin-1 has only a few invalid bytes and counts as text.
+// holds a NUL byte, or it is not valid UTF-8 and more than 30% of its bytes
+// are invalid UTF-8 or control characters no text uses. Text in a legacy
+// encoding such as Latin-1 has only a few invalid bytes and counts as text.
 func looksBinary(sample []byte) bool {
+	if bytes.IndexByte(sample, 0) >= 0 {
+		return true
+	}
+	if utf8.Valid(sample) {
+		return false // the common case, checked fast
+	}
 	bad := 0
 	for i := 0; i < len(sample); {
 		c := sample[i]
