@@ -3,23 +3,45 @@ package tools
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 )
 
 // decodeArgs decodes a call's JSON arguments into v, a pointer to a struct.
-// Empty arguments and null decode as {}; unknown arguments are ignored.
+// Empty arguments and null decode as {}; unknown arguments are ignored. An
+// error names the argument at fault, in words a model can act on.
 func decodeArgs(raw json.RawMessage, v any) error {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		return fmt.Errorf("invalid arguments: %s", strings.TrimPrefix(err.Error(), "json: "))
+	err := json.Unmarshal(raw, v)
+	if err == nil {
+		return nil
 	}
-	return nil
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) != nil {
+		return errors.New(`invalid arguments: they must be one JSON object of named arguments, such as {"path":"main.go"}`)
+	}
+	// Decode the arguments one by one to find the one at fault.
+	for _, name := range slices.Sorted(maps.Keys(fields)) {
+		one, _ := json.Marshal(map[string]json.RawMessage{name: fields[name]})
+		probe := reflect.New(reflect.TypeOf(v).Elem()).Interface()
+		if ferr := json.Unmarshal(one, probe); ferr != nil {
+			var typeErr *json.UnmarshalTypeError
+			if errors.As(ferr, &typeErr) {
+				return fmt.Errorf("invalid argument %q: want a %s, got a %s", name, typeErr.Type.Kind(), typeErr.Value)
+			}
+			return fmt.Errorf("invalid argument %q: %v", name, ferr)
+		}
+	}
+	return fmt.Errorf("invalid arguments: %s", strings.TrimPrefix(err.Error(), "json: "))
 }
 
 // intArg is an integer argument that small models may also send as a string
