@@ -1,0 +1,378 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/ternhq/tern/index/ignore"
+	"github.com/ternhq/tern/models"
+)
+
+//go:embed grep.md
+var grepDoc string
+
+const (
+	grepMatches  = 100      // matching lines shown at most
+	grepLineRoom = 200      // bytes of a matching line shown at most
+	grepMaxFile  = 16 << 20 // larger files are skipped
+)
+
+type grep struct {
+	ws   *Workspace
+	spec models.ToolSpec
+}
+
+// NewGrep returns the grep tool: the lines of the workspace's files that
+// match a regular expression.
+func NewGrep(ws *Workspace) Tool {
+	d := parseDoc(grepDoc)
+	return &grep{ws: ws, spec: models.ToolSpec{
+		Name:        "grep",
+		Description: d.text,
+		Parameters: models.Schema(
+			models.Param{Name: "pattern", Type: "string", Description: d.params["pattern"], Required: true},
+			models.Param{Name: "path", Type: "string", Description: d.params["path"]},
+			models.Param{Name: "include", Type: "string", Description: d.params["include"]},
+			models.Param{Name: "ignore_case", Type: "boolean", Description: d.params["ignore_case"]},
+		),
+	}}
+}
+
+func (t *grep) Spec() models.ToolSpec { return t.spec }
+func (t *grep) Effect() Effect        { return ReadOnly }
+
+// grepSearch is one run of grep.
+type grepSearch struct {
+	re      *regexp.Regexp
+	pre     prefilter
+	include string
+	rules   *ignore.Rules
+	base    string // the searched directory, relative to the rules' root
+}
+
+// hit is one matching line.
+type hit struct {
+	line int
+	text string
+}
+
+// fileHits is what one file yielded.
+type fileHits struct {
+	show  string // the path as the model should name it
+	hits  []hit  // the first grepMatches matching lines
+	count int    // all matching lines
+	large bool   // skipped for its size
+}
+
+func (t *grep) Run(ctx context.Context, in Input) Result {
+	var args struct {
+		Pattern    string  `json:"pattern"`
+		Path       string  `json:"path"`
+		Include    string  `json:"include"`
+		IgnoreCase boolArg `json:"ignore_case"`
+	}
+	if err := decodeArgs(in.Args, &args); err != nil {
+		return fail("grep: bad arguments", "%v", err)
+	}
+	if args.Pattern == "" {
+		return fail("grep: no pattern", `pattern is required, e.g. {"pattern":"func main"}`)
+	}
+	summary := fmt.Sprintf(`grep "%s"`, args.Pattern)
+	flags := "(?m)" // ^ and $ match at line ends, as in grep
+	if args.IgnoreCase {
+		flags = "(?mi)"
+	}
+	re, err := regexp.Compile(flags + args.Pattern)
+	if err != nil {
+		if _, plain := regexp.Compile(args.Pattern); plain != nil {
+			err = plain // quote the error without the flags tern added
+		}
+		return fail(summary+": bad pattern", "invalid regexp \"%s\": %s. The pattern is an RE2 regular expression: put a backslash before special characters to match them literally, e.g. `\\(` or `\\[`",
+			args.Pattern, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+	}
+	include := strings.TrimSpace(args.Include)
+	if strings.HasPrefix(include, ".") && !strings.ContainsAny(include, "*?[{") {
+		include = "*" + include // ".go" means "*.go"
+	}
+	if include != "" && !doublestar.ValidatePattern(include) {
+		return fail(summary+": bad include", "invalid include glob %q; use a file-name pattern such as \"*.go\"", args.Include)
+	}
+	if strings.TrimSpace(args.Path) == "" {
+		args.Path = "."
+	}
+	abs, rel, err := t.ws.Resolve(args.Path, Read)
+	if err != nil {
+		return fail(summary+": refused", "%v", err)
+	}
+	info, err := os.Stat(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fail(summary+": not found", "%s does not exist; use list_dir or glob to find the right path", rel)
+	} else if err != nil {
+		return fail(summary+": error", "cannot search %s: %v", rel, err)
+	}
+	rules, _ := t.ws.area(abs)
+	base, err := filepath.Rel(rules.Root(), abs)
+	if err != nil {
+		return fail(summary+": error", "cannot search %s: %v", rel, err)
+	}
+	s := &grepSearch{re: re, pre: newPrefilter(flags + args.Pattern), include: include, rules: rules, base: filepath.ToSlash(base)}
+	if rules.Ignored(s.base, info.IsDir()) {
+		return fail(summary+": ignored", "%s is ignored (by .gitignore, .ternignore, or as .git or .tern); tern does not search ignored files", rel)
+	}
+
+	var found []fileHits
+	searched := 0
+	if info.IsDir() {
+		found, searched, err = s.walk(ctx, t.ws)
+		if err != nil {
+			return fail(summary+": error", "search stopped: %v", err)
+		}
+	} else {
+		if binary, err := sniffFile(abs); err == nil && binary {
+			return fail(summary+": binary", "%s is a binary file; grep searches text files only", rel)
+		}
+		searched = 1
+		fh := s.file(abs, rel, new(grepBuffers))
+		if fh.count > 0 || fh.large {
+			found = append(found, fh)
+		}
+	}
+	return report(t.ws, args.Pattern, rel, include, summary, searched, found, in.Limit)
+}
+
+// walk searches every file under the search base, several at a time, and
+// returns the files with matches in path order.
+func (s *grepSearch) walk(ctx context.Context, ws *Workspace) ([]fileHits, int, error) {
+	type job struct {
+		seq       int
+		abs, show string
+	}
+	type seqHits struct {
+		seq int
+		fh  fileHits
+	}
+	jobs := make(chan job)
+	results := make(chan seqHits)
+	var workers sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		workers.Go(func() {
+			var bufs grepBuffers
+			for j := range jobs {
+				if ctx.Err() != nil {
+					continue // the walk is stopping; drain
+				}
+				fh := s.file(j.abs, j.show, &bufs)
+				if fh.count > 0 || fh.large {
+					results <- seqHits{j.seq, fh}
+				}
+			}
+		})
+	}
+	var bySeq []seqHits
+	collected := make(chan struct{})
+	go func() {
+		for r := range results {
+			bySeq = append(bySeq, r)
+		}
+		close(collected)
+	}()
+
+	searched := 0
+	root := filepath.Join(s.rules.Root(), filepath.FromSlash(s.base))
+	err := s.rules.Walk(ctx, root, func(rel string, d fs.DirEntry) error {
+		if !d.Type().IsRegular() || !s.included(rel) {
+			return nil
+		}
+		searched++
+		jobs <- job{seq: searched, abs: filepath.Join(s.rules.Root(), filepath.FromSlash(rel)), show: ws.show(s.rules, rel)}
+		return nil
+	})
+	close(jobs)
+	workers.Wait()
+	close(results)
+	<-collected
+	if err != nil {
+		return nil, searched, err
+	}
+	slices.SortFunc(bySeq, func(a, b seqHits) int { return a.seq - b.seq })
+	found := make([]fileHits, len(bySeq))
+	for i, r := range bySeq {
+		found[i] = r.fh
+	}
+	return found, searched, nil
+}
+
+// included reports whether the file at rel (relative to the rules' root)
+// passes the include glob: matched against its name, or against its path
+// from the search base when the glob holds a "/".
+func (s *grepSearch) included(rel string) bool {
+	if s.include == "" {
+		return true
+	}
+	name := path.Base(rel)
+	if strings.Contains(s.include, "/") {
+		name = strings.TrimPrefix(strings.TrimPrefix(rel, s.base), "/")
+	}
+	ok, _ := doublestar.Match(s.include, name)
+	return ok
+}
+
+// grepBuffers are one worker's buffers, reused from file to file.
+type grepBuffers struct {
+	data []byte
+}
+
+// file searches one file. Binary and unreadable files yield nothing.
+func (s *grepSearch) file(abs, show string, bufs *grepBuffers) fileHits {
+	fh := fileHits{show: show}
+	f, err := os.Open(abs)
+	if err != nil {
+		return fh
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return fh
+	}
+	if info.Size() > grepMaxFile {
+		fh.large = true
+		return fh
+	}
+	if int64(cap(bufs.data)) < info.Size() {
+		bufs.data = make([]byte, info.Size(), info.Size()+info.Size()/4)
+	}
+	n, err := io.ReadFull(f, bufs.data[:info.Size()])
+	if err != nil && err != io.ErrUnexpectedEOF {
+		return fh
+	}
+	data := bufs.data[:n]
+	if looksBinary(data[:min(len(data), sniffSize)]) {
+		return fh
+	}
+	if !s.pre.pass(data) {
+		return fh
+	}
+	line, last := 1, 0
+	for pos := 0; pos <= len(data); {
+		loc := s.re.FindIndex(data[pos:])
+		if loc == nil {
+			break
+		}
+		start := pos + loc[0]
+		line += bytes.Count(data[last:start], []byte("\n"))
+		last = start
+		ls := bytes.LastIndexByte(data[:start], '\n') + 1
+		le := bytes.IndexByte(data[start:], '\n')
+		if le < 0 {
+			le = len(data)
+		} else {
+			le += start
+		}
+		if fh.count++; fh.count <= grepMatches {
+			fh.hits = append(fh.hits, hit{line, excerpt(data[ls:le], start-ls)})
+		}
+		pos = le + 1
+	}
+	return fh
+}
+
+// excerpt returns a matching line for display: leading indentation dropped,
+// and a line longer than grepLineRoom cut to a window around the match.
+func excerpt(line []byte, at int) string {
+	line = bytes.TrimSuffix(line, []byte("\r"))
+	trimmed := bytes.TrimLeft(line, " \t")
+	at -= len(line) - len(trimmed)
+	line = trimmed
+	if len(line) <= grepLineRoom {
+		return validText(line)
+	}
+	start := max(0, min(at-grepLineRoom/4, len(line)-grepLineRoom))
+	for start > 0 && !utf8.RuneStart(line[start]) {
+		start--
+	}
+	end := min(start+grepLineRoom, len(line))
+	for end < len(line) && !utf8.RuneStart(line[end]) {
+		end--
+	}
+	out := validText(line[start:end])
+	if start > 0 {
+		out = "…" + out
+	}
+	if end < len(line) {
+		out += "…"
+	}
+	return out
+}
+
+// report formats the matches of one grep call for the model.
+func report(ws *Workspace, pattern, where, include, summary string, searched int, found []fileHits, limit int) Result {
+	var b strings.Builder
+	total, files, shown, large := 0, 0, 0, 0
+	for _, fh := range found {
+		if fh.large {
+			large++
+			continue
+		}
+		total += fh.count
+		files++
+		for _, h := range fh.hits {
+			if shown == grepMatches {
+				break
+			}
+			shown++
+			fmt.Fprintf(&b, "%s:%d: %s\n", fh.show, h.line, h.text)
+		}
+	}
+	scope := where
+	if include != "" {
+		scope += " (" + include + ")"
+	}
+	switch {
+	case total == 0:
+		fmt.Fprintf(&b, "no matches for \"%s\" in %s; searched %s", pattern, scope, plural(searched, "file", "files"))
+		if hasMeta(pattern) {
+			b.WriteString(". The pattern is a regular expression: put a backslash before . ( [ { * + ? | to match them literally")
+		}
+	case shown < total:
+		fmt.Fprintf(&b, "showing %d of %d matches in %s; narrow the search with path or include", shown, total, plural(files, "file", "files"))
+	default:
+		fmt.Fprintf(&b, "%s in %s", plural(total, "match", "matches"), plural(files, "file", "files"))
+	}
+	if large > 0 {
+		fmt.Fprintf(&b, "\n(skipped %s over %s)", plural(large, "file", "files"), humanSize(grepMaxFile))
+	}
+	return Result{
+		Output:  ws.Fit("grep", b.String(), limit),
+		Summary: fmt.Sprintf("%s %s", summary, plural(total, "match", "matches")),
+	}
+}
+
+// hasMeta reports whether pattern holds an unescaped regexp operator that
+// would stop a literal reading of it from matching: ( [ { * + ? | ^ $.
+func hasMeta(pattern string) bool {
+	for i := 0; i < len(pattern); i++ {
+		switch pattern[i] {
+		case '\\':
+			i++
+		case '(', ')', '[', ']', '{', '}', '*', '+', '?', '|', '^', '$':
+			return true
+		}
+	}
+	return false
+}
