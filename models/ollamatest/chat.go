@@ -33,6 +33,10 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, status, msg)
 	}
 
+	if strings.TrimSpace(req.Model) == "" {
+		fail(http.StatusBadRequest, "model is required")
+		return
+	}
 	m, ok := s.lookup(req.Model)
 	if !ok {
 		fail(http.StatusNotFound, fmt.Sprintf("model '%s' not found", req.Model))
@@ -175,7 +179,7 @@ func (s *Server) build(req api.ChatRequest, reply Reply, thinking bool) output {
 	var out output
 	chunk := func(msg api.Message) {
 		msg.Role = "assistant"
-		out.chunks = append(out.chunks, api.ChatResponse{Model: req.Model, CreatedAt: time.Now().UTC(), Message: msg})
+		out.chunks = append(out.chunks, api.ChatResponse{Model: req.Model, Message: msg})
 	}
 	if thinking {
 		for _, p := range pieces(reply.Thinking) {
@@ -246,6 +250,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, reply Reply, out
 		if reply.MalformedLine && i == len(out.chunks)/2 {
 			line([]byte(`{"model":"` + final.Model + `","created_at":"` + "\n"))
 		}
+		c.CreatedAt = time.Now().UTC()
 		emit(c)
 	}
 	if reply.DropAfter != 0 {
@@ -265,6 +270,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, reply Reply, out
 	if !s.wait(r, reply.ChunkDelay) {
 		return
 	}
+	final.CreatedAt = time.Now().UTC()
 	emit(final)
 }
 
@@ -287,6 +293,7 @@ func (s *Server) answerWhole(w http.ResponseWriter, r *http.Request, reply Reply
 	if !s.wait(r, reply.ChunkDelay*time.Duration(len(out.chunks))) {
 		return
 	}
+	final.CreatedAt = time.Now().UTC()
 	writeJSON(w, http.StatusOK, final)
 }
 
