@@ -1,0 +1,86 @@
+package ollama
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/ternhq/tern/models"
+)
+
+// fail turns an error of the api package into one that wraps the matching
+// sentinel of package models and keeps the server's message. what names the
+// operation ("ollama chat"), model the model it was about ("" for none).
+func (c *Client) fail(ctx context.Context, what, model string, err error) error {
+	if model != "" {
+		what += " " + model
+	}
+	// A cancelled request surfaces in many shapes (a *url.Error, a read
+	// error the api package swallows, a stream that just ends); ctx says
+	// what really happened.
+	if cerr := ctx.Err(); cerr != nil {
+		return fmt.Errorf("%s: %w", what, cerr)
+	}
+	if unreachable(err) {
+		return fmt.Errorf("%s: %w at %s: %w", what, models.ErrUnreachable, c.Host(), err)
+	}
+	// The server closed the connection before its answer was complete.
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("%s: %w: %w", what, models.ErrIncomplete, err)
+	}
+	var se api.StatusError
+	if errors.As(err, &se) {
+		msg := se.ErrorMessage
+		if msg == "" {
+			msg = se.Status
+		}
+		if sentinel := statusSentinel(se.StatusCode, msg); sentinel != nil {
+			return fmt.Errorf("%s: %w: %s", what, sentinel, msg)
+		}
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	// An {"error":…} line inside a 200 stream arrives as a plain error.
+	if strings.Contains(err.Error(), "error parsing tool call") {
+		return fmt.Errorf("%s: %w: %s", what, models.ErrToolParse, err.Error())
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// statusSentinel maps an HTTP error from Ollama v0.17.4 to a sentinel, or nil.
+// The texts are the server's (server/routes.go, server/images.go).
+func statusSentinel(code int, msg string) error {
+	switch {
+	case code == http.StatusNotFound:
+		// "model 'X' not found", or from the scheduler
+		// "model \"X\" not found, try pulling it first".
+		return models.ErrModelNotFound
+	case code == http.StatusBadRequest && strings.Contains(msg, "does not support tools"):
+		// "registry.ollama.ai/library/X:latest does not support tools"
+		return models.ErrNoTools
+	case code == http.StatusBadRequest && strings.Contains(msg, "does not support thinking"),
+		// A thinking level ("low", "high") on a model that only thinks on or
+		// off: "think value \"low\" is not supported for this model".
+		code == http.StatusBadRequest && strings.HasPrefix(msg, "think value"):
+		return models.ErrNoThinking
+	case code == http.StatusInternalServerError && strings.Contains(msg, "error parsing tool call"):
+		return models.ErrToolParse
+	}
+	return nil
+}
+
+// unreachable reports whether err means nothing answered at the host:
+// refused or timed-out dials and failed name lookups.
+func unreachable(err error) bool {
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) {
+		return true
+	}
+	var opErr *net.OpError
+	return errors.As(err, &opErr) && opErr.Op == "dial"
+}

@@ -1,0 +1,100 @@
+package ollama_test
+
+import (
+	"errors"
+	"net"
+	"strings"
+	"testing"
+
+	"github.com/ternhq/tern/models"
+	"github.com/ternhq/tern/models/ollama"
+	"github.com/ternhq/tern/models/ollamatest"
+)
+
+func TestNewResolvesHostLikeOllama(t *testing.T) {
+	tests := []struct {
+		host, env, want string
+	}{
+		{"", "", "http://127.0.0.1:11434"},
+		{"", "0.0.0.0", "http://0.0.0.0:11434"},
+		{"", `"localhost:1234"`, "http://localhost:1234"},
+		{"localhost:1234", "example.com", "http://localhost:1234"}, // the flag wins over the environment
+		{"example.com", "", "http://example.com:11434"},
+		{"http://localhost", "", "http://localhost:80"}, // an explicit scheme means its own default port
+		{"https://example.com", "", "https://example.com:443"},
+		{"http://host:11434/prefix", "", "http://host:11434/prefix"},
+		{"ollama.com", "", "https://ollama.com:443"},
+		{"::1", "", "http://[::1]:11434"},
+		{"[::1]:8080", "", "http://[::1]:8080"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.host+"|"+tt.env, func(t *testing.T) {
+			t.Setenv("OLLAMA_HOST", tt.env)
+			c, err := ollama.New(tt.host)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := c.Host(); got != tt.want {
+				t.Errorf("Host() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestNewRejectsInvalidHosts(t *testing.T) {
+	for _, host := range []string{"localhost:notaport", "localhost:99999", "ftp://example.com", "http://a b:80", "http://:80"} {
+		t.Run(host, func(t *testing.T) {
+			if c, err := ollama.New(host); err == nil {
+				t.Errorf("New(%q) = %s, want an error", host, c.Host())
+			}
+		})
+	}
+}
+
+func TestDeadPortIsUnreachable(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	c, err := ollama.New(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Chat(t.Context(), models.Request{Model: "qwen3:8b", Messages: []models.Message{{Role: models.RoleUser, Content: "hi"}}}, nil)
+	if !errors.Is(err, models.ErrUnreachable) || !strings.Contains(err.Error(), c.Host()) {
+		t.Errorf("chat on a dead port: %v, want ErrUnreachable naming %s", err, c.Host())
+	}
+	if _, err := c.Version(t.Context()); !errors.Is(err, models.ErrUnreachable) {
+		t.Errorf("version on a dead port: %v, want ErrUnreachable", err)
+	}
+}
+
+func TestUnknownHostIsUnreachable(t *testing.T) {
+	c, err := ollama.New("no-such-host.invalid:11434")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.List(t.Context()); !errors.Is(err, models.ErrUnreachable) {
+		t.Errorf("list on an unknown host: %v, want ErrUnreachable", err)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	s := ollamatest.New(t)
+	c := newClient(t, s)
+	v, err := c.Version(t.Context())
+	if err != nil || v != ollamatest.Version {
+		t.Errorf("Version() = %q, %v", v, err)
+	}
+}
+
+func newClient(t *testing.T, s *ollamatest.Server) *ollama.Client {
+	t.Helper()
+	c, err := ollama.New(s.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}

@@ -1,0 +1,286 @@
+package ollama
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ternhq/tern/models"
+)
+
+// DefaultVRAM is the budget planned for when none is known: the 8 GiB
+// laptop GPU tern is built for.
+const DefaultVRAM int64 = 8 << 30
+
+// The arithmetic of the planner. The constants are deliberately a little
+// pessimistic: a window that spills part of the model to the CPU costs far
+// more than one a few thousand tokens smaller.
+const (
+	// kvElementBytes is the size of one cached K or V value: Ollama keeps
+	// the KV cache in f16 unless OLLAMA_KV_CACHE_TYPE says otherwise.
+	kvElementBytes = 2
+	// weightsOverheadPercent covers what a loaded model needs beyond its
+	// file size: the CUDA context and per-layer allocation padding.
+	weightsOverheadPercent = 10
+	// computeBufferBytes is llama.cpp's scratch space for the compute graph
+	// of one batch. It is several hundred MiB for 4B–8B models (it grows
+	// with the vocabulary and batch size), so a fixed 512 MiB is reserved.
+	computeBufferBytes = 512 << 20
+	// fallbackNumCtx is used when the architecture numbers are unknown.
+	fallbackNumCtx = 8192
+)
+
+// contextSteps are the windows the planner chooses from, smallest first.
+var contextSteps = [...]int{4096, 8192, 12288, 16384, 24576, 32768}
+
+// Plan is the chosen context window and the arithmetic behind it.
+type Plan struct {
+	NumCtx int
+	// Source says where NumCtx came from: "--ctx" (the user's override),
+	// "planned" (the largest window that fits) or "fallback" (the
+	// architecture or size was unknown).
+	Source string
+	// KVBytesPerToken is the KV cache one token of context costs (0: unknown).
+	KVBytesPerToken int64
+	// WeightsBytes is the planned footprint of the weights, overhead and
+	// compute buffers included (0: unknown).
+	WeightsBytes int64
+	// VRAMBytes is the budget planned for.
+	VRAMBytes int64
+	// TrainedMax is the model's trained context length (0: unknown).
+	TrainedMax int
+	// Candidates are the windows considered, smallest first.
+	Candidates []Candidate
+	// Explanation shows the arithmetic, one line each, for `tern doctor`.
+	Explanation []string
+}
+
+// Candidate is one window the planner considered.
+type Candidate struct {
+	NumCtx  int
+	KVBytes int64
+	Fits    bool
+}
+
+// PlanContext chooses num_ctx for a session: override when it is positive,
+// else the largest of 4k, 8k, 12k, 16k, 24k and 32k whose KV cache fits in
+// vramBytes next to the weights, never above the trained maximum. info
+// needs SizeBytes (from List) as well as the architecture numbers (from
+// Show). A vramBytes of 0 or less means DefaultVRAM.
+func PlanContext(info models.ModelInfo, vramBytes int64, override int) Plan {
+	p := Plan{TrainedMax: info.ContextLength, VRAMBytes: vramBytes}
+	say := func(format string, args ...any) {
+		p.Explanation = append(p.Explanation, fmt.Sprintf(format, args...))
+	}
+	if p.VRAMBytes <= 0 {
+		p.VRAMBytes = DefaultVRAM
+		say("VRAM budget unknown: planning for %s (set --vram)", human(p.VRAMBytes))
+	}
+	name := info.Name
+	if name == "" {
+		name = "model"
+	}
+	if p.TrainedMax > 0 {
+		say("%s: trained context %d tokens", name, p.TrainedMax)
+	} else {
+		say("%s: trained context unknown", name)
+	}
+
+	var kvHow, weightsHow string
+	p.KVBytesPerToken, kvHow = kvPerToken(info)
+	p.WeightsBytes, weightsHow = weightsFootprint(info)
+	if p.KVBytesPerToken > 0 {
+		say("KV cache per token: %s = %s", kvHow, human(p.KVBytesPerToken))
+	} else {
+		say("KV cache per token: unknown (%s)", kvHow)
+	}
+	if p.WeightsBytes > 0 {
+		say("weights: %s = %s", weightsHow, human(p.WeightsBytes))
+	} else {
+		say("weights: unknown (%s)", weightsHow)
+	}
+
+	switch {
+	case p.KVBytesPerToken == 0 || p.WeightsBytes == 0:
+		p.NumCtx, p.Source = capTrained(fallbackNumCtx, p.TrainedMax), "fallback"
+		say("cannot size the KV cache: using the fallback window %d", p.NumCtx)
+	default:
+		free := p.VRAMBytes - p.WeightsBytes
+		say("VRAM %s − weights %s = %s left for the KV cache", human(p.VRAMBytes), human(p.WeightsBytes), human(max(free, 0)))
+		p.planWindows(free, say)
+	}
+
+	if override > 0 {
+		p.NumCtx, p.Source = override, "--ctx"
+		if p.KVBytesPerToken > 0 && p.WeightsBytes > 0 {
+			need := p.KVBytesPerToken * int64(override)
+			verdict := "fits"
+			if need > p.VRAMBytes-p.WeightsBytes {
+				verdict = "does NOT fit: part of the model will run on the CPU, much slower"
+			}
+			say("--ctx %d overrides the plan: its KV cache needs %s, which %s", override, human(need), verdict)
+		} else {
+			say("--ctx %d overrides the plan", override)
+		}
+		if p.TrainedMax > 0 && override > p.TrainedMax {
+			say("--ctx %d is above the trained context %d: Ollama serves %d", override, p.TrainedMax, p.TrainedMax)
+		}
+	}
+	return p
+}
+
+// planWindows fills Candidates and chooses the largest that fits in free.
+func (p *Plan) planWindows(free int64, say func(string, ...any)) {
+	steps := contextSteps[:]
+	if p.TrainedMax > 0 && p.TrainedMax < contextSteps[0] {
+		steps = []int{p.TrainedMax}
+	}
+	for _, n := range steps {
+		if p.TrainedMax > 0 && n > p.TrainedMax {
+			break
+		}
+		c := Candidate{NumCtx: n, KVBytes: p.KVBytesPerToken * int64(n)}
+		c.Fits = c.KVBytes <= free
+		p.Candidates = append(p.Candidates, c)
+		mark := "fits"
+		if !c.Fits {
+			mark = "too big"
+		}
+		say("  %6d tokens: KV %s  %s", n, human(c.KVBytes), mark)
+		if c.Fits {
+			p.NumCtx = n
+		}
+	}
+	p.Source = "planned"
+	if p.NumCtx == 0 {
+		p.NumCtx = steps[0]
+		say("no window fits: using the smallest, %d; part of the model will run on the CPU", p.NumCtx)
+		return
+	}
+	say("chosen: %d, the largest window that fits", p.NumCtx)
+}
+
+// kvPerToken is 2 (K and V) × layers × KV heads × head size × 2 bytes (f16).
+// With different K and V head sizes the two are added instead of doubled.
+func kvPerToken(info models.ModelInfo) (int64, string) {
+	headK, headV := info.KeyLength, info.ValueLength
+	headHow := "key_length"
+	if headK == 0 && info.HeadCount > 0 {
+		headK = info.EmbeddingLength / info.HeadCount
+		headHow = "embedding_length/head_count"
+	}
+	if headV == 0 {
+		headV = headK
+	}
+	switch {
+	case info.BlockCount == 0:
+		return 0, "no block_count"
+	case info.HeadCountKV == 0:
+		return 0, "no attention.head_count_kv"
+	case headK == 0:
+		return 0, "no attention.key_length, embedding_length or head_count"
+	}
+	per := int64(info.BlockCount) * int64(info.HeadCountKV) * int64(headK+headV) * kvElementBytes
+	if headK == headV {
+		return per, fmt.Sprintf("2 (K,V) × %d layers × %d KV heads × %d head dim (%s) × %d bytes (f16)",
+			info.BlockCount, info.HeadCountKV, headK, headHow, kvElementBytes)
+	}
+	return per, fmt.Sprintf("%d layers × %d KV heads × (%d key + %d value dims) × %d bytes (f16)",
+		info.BlockCount, info.HeadCountKV, headK, headV, kvElementBytes)
+}
+
+// weightsFootprint is the size on disk plus weightsOverheadPercent plus the
+// compute buffers. Without a size on disk it is estimated from the
+// parameter count and the quantization's bits per weight.
+func weightsFootprint(info models.ModelInfo) (int64, string) {
+	size, how := info.SizeBytes, fmt.Sprintf("%s on disk", human(info.SizeBytes))
+	if size == 0 {
+		if info.ParameterCount == 0 {
+			return 0, "no size on disk and no parameter count"
+		}
+		bits := bitsPerWeight(info.Quantization)
+		size = int64(float64(info.ParameterCount) * bits / 8)
+		how = fmt.Sprintf("%s estimated (%d params × %.2f bits)", human(size), info.ParameterCount, bits)
+	}
+	total := size + size*weightsOverheadPercent/100 + computeBufferBytes
+	return total, fmt.Sprintf("%s + %d%% overhead + %s compute buffers", how, weightsOverheadPercent, human(computeBufferBytes))
+}
+
+// bitsPerWeight is the effective storage of a quantization type over a
+// whole GGUF file (embedding and output tensors are kept at higher
+// precision, so Q4_K_M files average about 5.1 bits: qwen3:8b is 5.2 GB for
+// 8.2B parameters). Unknown types count as Q4_K_M, Ollama's default.
+func bitsPerWeight(quant string) float64 {
+	switch strings.ToUpper(quant) {
+	case "F32":
+		return 32
+	case "F16", "BF16":
+		return 16
+	case "Q8_0":
+		return 8.5
+	case "Q6_K":
+		return 6.6
+	case "Q5_K_M", "Q5_K_S", "Q5_0", "Q5_1":
+		return 5.7
+	case "Q4_0", "Q4_1", "Q4_K_S":
+		return 4.7
+	case "Q3_K_M", "Q3_K_L", "Q3_K_S":
+		return 4.0
+	case "Q2_K":
+		return 3.4
+	}
+	return 5.1
+}
+
+func capTrained(n, trained int) int {
+	if trained > 0 && trained < n {
+		return trained
+	}
+	return n
+}
+
+// human prints a byte count in binary units.
+func human(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.0f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// DetectVRAM asks nvidia-smi for the memory of the largest NVIDIA GPU. It
+// reports ok=false, without an error, when there is no nvidia-smi or it
+// fails: the caller then plans with --vram or DefaultVRAM.
+func DetectVRAM(ctx context.Context) (int64, bool) {
+	path, err := exec.LookPath("nvidia-smi")
+	if err != nil {
+		return 0, false
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, path, "--query-gpu=memory.total", "--format=csv,noheader,nounits").Output()
+	if err != nil {
+		return 0, false
+	}
+	return parseNvidiaSMI(string(out))
+}
+
+// parseNvidiaSMI reads one MiB figure per GPU and returns the largest in
+// bytes. Ollama can split a model over GPUs, but one GPU is the safe plan.
+func parseNvidiaSMI(out string) (int64, bool) {
+	var largest int64
+	for line := range strings.Lines(out) {
+		mib, err := strconv.ParseInt(strings.TrimSpace(line), 10, 64)
+		if err == nil && mib > 0 {
+			largest = max(largest, mib<<20)
+		}
+	}
+	return largest, largest > 0
+}

@@ -1,0 +1,146 @@
+package ollama
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/ternhq/tern/models"
+)
+
+// Show returns what /api/show knows about a model: capabilities, family,
+// the Modelfile's num_ctx, and the architecture numbers the VRAM planner
+// needs. Show does not report the size on disk; SizeBytes comes from List.
+func (c *Client) Show(ctx context.Context, name string) (models.ModelInfo, error) {
+	sr, err := c.api.Show(ctx, &api.ShowRequest{Model: name})
+	if err != nil {
+		return models.ModelInfo{}, c.fail(ctx, "ollama show", name, err)
+	}
+	info := models.ModelInfo{
+		Name:            name,
+		Family:          sr.Details.Family,
+		Families:        sr.Details.Families,
+		ParameterSize:   sr.Details.ParameterSize,
+		Quantization:    sr.Details.QuantizationLevel,
+		Template:        sr.Template,
+		ModelfileNumCtx: paramInt(sr.Parameters, "num_ctx"),
+	}
+	for _, cap := range sr.Capabilities {
+		info.Capabilities = append(info.Capabilities, models.Capability(cap))
+	}
+
+	mi := sr.ModelInfo
+	arch, _ := mi["general.architecture"].(string)
+	info.Architecture = arch
+	info.ParameterCount = number(mi["general.parameter_count"])
+	if arch != "" {
+		key := func(k string) int { return int(number(mi[arch+"."+k])) }
+		info.ContextLength = key("context_length")
+		info.BlockCount = key("block_count")
+		info.HeadCount = key("attention.head_count")
+		info.HeadCountKV = key("attention.head_count_kv")
+		info.KeyLength = key("attention.key_length")
+		info.ValueLength = key("attention.value_length")
+		info.EmbeddingLength = key("embedding_length")
+	}
+	return info, nil
+}
+
+// List returns the installed models (/api/tags), with their size on disk.
+func (c *Client) List(ctx context.Context) ([]models.ModelInfo, error) {
+	lr, err := c.api.List(ctx)
+	if err != nil {
+		return nil, c.fail(ctx, "ollama list", "", err)
+	}
+	out := make([]models.ModelInfo, 0, len(lr.Models))
+	for _, m := range lr.Models {
+		out = append(out, models.ModelInfo{
+			Name:          m.Name,
+			Family:        m.Details.Family,
+			Families:      m.Details.Families,
+			ParameterSize: m.Details.ParameterSize,
+			Quantization:  m.Details.QuantizationLevel,
+			SizeBytes:     m.Size,
+		})
+	}
+	return out, nil
+}
+
+// Running returns the models loaded in memory (/api/ps), with the context
+// length each one is served with.
+func (c *Client) Running(ctx context.Context) ([]models.RunningModel, error) {
+	pr, err := c.api.ListRunning(ctx)
+	if err != nil {
+		return nil, c.fail(ctx, "ollama ps", "", err)
+	}
+	out := make([]models.RunningModel, 0, len(pr.Models))
+	for _, m := range pr.Models {
+		out = append(out, models.RunningModel{
+			Name:          m.Name,
+			SizeBytes:     m.Size,
+			VRAMBytes:     m.SizeVRAM,
+			ContextLength: m.ContextLength,
+			ExpiresAt:     m.ExpiresAt,
+		})
+	}
+	return out, nil
+}
+
+// Embed returns one unit-length vector per input, in order, from one
+// /api/embed request. Callers split large batches themselves.
+func (c *Client) Embed(ctx context.Context, model string, inputs []string) ([][]float32, error) {
+	if len(inputs) == 0 {
+		return nil, nil
+	}
+	er, err := c.api.Embed(ctx, &api.EmbedRequest{
+		Model:     model,
+		Input:     inputs,
+		KeepAlive: &api.Duration{Duration: DefaultKeepAlive},
+	})
+	if err != nil {
+		return nil, c.fail(ctx, "ollama embed", model, err)
+	}
+	if len(er.Embeddings) != len(inputs) {
+		return nil, fmt.Errorf("ollama embed %s: %d vectors for %d inputs", model, len(er.Embeddings), len(inputs))
+	}
+	return er.Embeddings, nil
+}
+
+// number reads a numeric model_info value. JSON numbers arrive as float64;
+// a per-layer array (head_count_kv on some architectures) counts as its
+// largest element, which sizes the KV cache conservatively; null (arrays
+// are nulled when /api/show is not verbose) and anything else count as 0.
+func number(v any) int64 {
+	switch n := v.(type) {
+	case float64:
+		return int64(n)
+	case int:
+		return int64(n)
+	case int64:
+		return n
+	case []any:
+		var largest int64
+		for _, e := range n {
+			largest = max(largest, number(e))
+		}
+		return largest
+	}
+	return 0
+}
+
+// paramInt finds key in /api/show's parameters text, whose lines read
+// "num_ctx                        8192".
+func paramInt(params, key string) int {
+	for line := range strings.Lines(params) {
+		f := strings.Fields(line)
+		if len(f) == 2 && f[0] == key {
+			if n, err := strconv.Atoi(f[1]); err == nil {
+				return n
+			}
+		}
+	}
+	return 0
+}

@@ -1,0 +1,242 @@
+package ollamatest
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ollama/ollama/api"
+)
+
+// Model is an installed model of the fake server. Zero numbers are left out
+// of /api/show's model_info, as for a model whose GGUF lacks them.
+type Model struct {
+	// Name as `ollama list` shows it; "tiny" is stored as "tiny:latest".
+	Name          string
+	Family        string
+	Families      []string // default: [Family]
+	ParameterSize string   // "8.2B"
+	Quantization  string   // "Q4_K_M"
+	SizeBytes     int64    // on disk, as /api/tags reports it
+	// Capabilities as /api/show lists them; default ["completion"]. They
+	// decide the server's answers: tools to a model without "tools" and
+	// think:true to one without "thinking" are refused with the real 400s.
+	Capabilities []string
+
+	// Architecture numbers, published in model_info as "<Arch>.…".
+	Arch            string
+	ParameterCount  int64
+	ContextLength   int // trained maximum; a larger num_ctx is served capped to it
+	BlockCount      int
+	HeadCount       int
+	HeadCountKV     int
+	KeyLength       int
+	ValueLength     int
+	EmbeddingLength int
+	// ModelInfo holds extra model_info keys, applied last so that they may
+	// also replace a standard key (a per-layer head_count_kv array, say).
+	ModelInfo map[string]any
+
+	// Parameters is the Modelfile's PARAMETER text, one "key value" a line,
+	// e.g. "num_ctx 8192". A num_ctx here is the default window.
+	Parameters string
+	Template   string
+	// EmbedDims is the length of /api/embed vectors; 0 means the model
+	// cannot embed (HTTP 501, as Ollama's new engine answers).
+	EmbedDims int
+
+	Digest     string    // default: derived from Name
+	ModifiedAt time.Time // default: fixed, earlier for models added later
+}
+
+// capabilities returns the declared capabilities or the server's default.
+func (m Model) capabilities() []string {
+	if len(m.Capabilities) == 0 {
+		return []string{"completion"}
+	}
+	return m.Capabilities
+}
+
+func (m Model) has(c string) bool {
+	for _, x := range m.capabilities() {
+		if x == c {
+			return true
+		}
+	}
+	return false
+}
+
+func (m Model) details() api.ModelDetails {
+	families := m.Families
+	if families == nil && m.Family != "" {
+		families = []string{m.Family}
+	}
+	return api.ModelDetails{
+		Format:            "gguf",
+		Family:            m.Family,
+		Families:          families,
+		ParameterSize:     m.ParameterSize,
+		QuantizationLevel: m.Quantization,
+	}
+}
+
+// params returns the Modelfile parameters as key/value pairs, in order.
+func (m Model) params() [][2]string {
+	var out [][2]string
+	for line := range strings.Lines(m.Parameters) {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), " ")
+		if ok {
+			out = append(out, [2]string{k, strings.TrimSpace(v)})
+		}
+	}
+	return out
+}
+
+// normalize fills the defaults AddModel promises.
+func (m Model) normalize(index int) Model {
+	m.Name = shortName(m.Name)
+	if m.Digest == "" {
+		sum := sha256.Sum256([]byte(m.Name))
+		m.Digest = hex.EncodeToString(sum[:])
+	}
+	if m.ModifiedAt.IsZero() {
+		m.ModifiedAt = baseTime.Add(-time.Duration(index) * time.Minute)
+	}
+	return m
+}
+
+var baseTime = time.Date(2026, 11, 22, 1, 0, 0, 0, time.UTC)
+
+// shortName is the form /api/tags shows: "tiny" → "tiny:latest",
+// "registry.ollama.ai/library/qwen3:8b" → "qwen3:8b".
+func shortName(name string) string {
+	name = strings.ToLower(strings.TrimSpace(name))
+	name = strings.TrimPrefix(name, "registry.ollama.ai/")
+	name = strings.TrimPrefix(name, "library/")
+	last := name[strings.LastIndex(name, "/")+1:]
+	if !strings.Contains(last, ":") {
+		name += ":latest"
+	}
+	return name
+}
+
+// fullName is the form the server's capability errors use:
+// "tiny" → "registry.ollama.ai/library/tiny:latest".
+func fullName(name string) string {
+	s := shortName(name)
+	switch strings.Count(s, "/") {
+	case 0:
+		return "registry.ollama.ai/library/" + s
+	case 1:
+		return "registry.ollama.ai/" + s
+	}
+	return s
+}
+
+// chatMLTemplate is a ChatML template that renders tools, like the one of
+// tiny-tools in the wire captures.
+const chatMLTemplate = "{{- if .System }}<|im_start|>system\n{{ .System }}{{ if .Tools }}\n# Tools\n<tools>\n{{- range .Tools }}\n{\"type\": \"function\", \"function\": {{ .Function }}}\n{{- end }}\n</tools>\nFor each function call, return a json object within <tool_call></tool_call> tags.{{ end }}<|im_end|>\n{{ end }}\n{{- range $i, $_ := .Messages }}\n{{- if eq .Role \"user\" }}<|im_start|>user\n{{ .Content }}<|im_end|>\n{{ else if eq .Role \"assistant\" }}<|im_start|>assistant\n{{ if .Content }}{{ .Content }}{{ else if .ToolCalls }}<tool_call>\n{{ range .ToolCalls }}{\"name\": \"{{ .Function.Name }}\", \"arguments\": {{ .Function.Arguments }}}\n{{ end }}</tool_call>{{ end }}<|im_end|>\n{{ else if eq .Role \"tool\" }}<|im_start|>user\n<tool_response>\n{{ .Content }}\n</tool_response><|im_end|>\n{{ end }}\n{{- end }}<|im_start|>assistant\n"
+
+// tinyInfo is the model_info of the captured tiny models beyond the
+// numbers Model has fields for.
+func tinyInfo() map[string]any {
+	return map[string]any{
+		"general.file_type":                      1,
+		"llama.attention.layer_norm_rms_epsilon": 1e-05,
+		"llama.feed_forward_length":              32,
+		"llama.rope.dimension_count":             4,
+	}
+}
+
+// TinyTools is the "tiny-tools" model of shared/ollama-wire: 513K random
+// weights with a ChatML template that references .Tools.
+func TinyTools() Model {
+	return Model{
+		Name: "tiny-tools:latest", Family: "llama", ParameterSize: "513K", Quantization: "F16",
+		SizeBytes:    1751786,
+		Capabilities: []string{"completion", "tools"},
+		Arch:         "llama", ParameterCount: 513048, ContextLength: 4096, BlockCount: 1,
+		HeadCount: 2, HeadCountKV: 2, EmbeddingLength: 8,
+		ModelInfo:  tinyInfo(),
+		Parameters: "num_predict 24\nseed 42",
+		Template:   chatMLTemplate,
+		EmbedDims:  8,
+		Digest:     "b07008c64b8d0acf0eb7fcfd95f31256b5fdbfd65eddc559c3084b2d21c20c22",
+		ModifiedAt: time.Date(2026, 11, 22, 1, 48, 2, 111138575, time.UTC),
+	}
+}
+
+// Tiny is the "tiny" model of shared/ollama-wire: the same weights with a
+// plain template, so it has no tools and no thinking capability.
+func Tiny() Model {
+	m := TinyTools()
+	m.Name = "tiny:latest"
+	m.SizeBytes = 1750925
+	m.Capabilities = []string{"completion"}
+	m.Template = "{{ .Prompt }}"
+	m.Digest = "a738290f294c8a9dff093f5560be90a5570bbb947b30edefe9ac8c31dcfbd96c"
+	m.ModifiedAt = time.Date(2026, 11, 22, 1, 47, 50, 653075937, time.UTC)
+	return m
+}
+
+// Qwen3 is shaped like "qwen3:8b": tools and thinking, 36 layers, 8 KV
+// heads of 128 dims, trained context 40960, 5.2 GB of Q4_K_M weights.
+func Qwen3() Model {
+	return Model{
+		Name: "qwen3:8b", Family: "qwen3", ParameterSize: "8.2B", Quantization: "Q4_K_M",
+		SizeBytes:    5225387923,
+		Capabilities: []string{"completion", "tools", "thinking"},
+		Arch:         "qwen3", ParameterCount: 8190735360, ContextLength: 40960, BlockCount: 36,
+		HeadCount: 32, HeadCountKV: 8, KeyLength: 128, ValueLength: 128, EmbeddingLength: 4096,
+		Parameters: "repeat_penalty 1\nstop \"<|im_start|>\"\nstop \"<|im_end|>\"\ntemperature 0.6\ntop_k 20\ntop_p 0.95",
+		Template:   "{{- if .Messages }}" + chatMLTemplate + "{{ if .Think }}<think>\n{{ end }}{{ end }}",
+	}
+}
+
+// Llama32 is shaped like "llama3.2:3b": tools but no thinking, 28 layers,
+// 8 KV heads of 128 dims, trained context 131072, 2.0 GB of weights.
+func Llama32() Model {
+	return Model{
+		Name: "llama3.2:3b", Family: "llama", ParameterSize: "3.2B", Quantization: "Q4_K_M",
+		SizeBytes:    2019393189,
+		Capabilities: []string{"completion", "tools"},
+		Arch:         "llama", ParameterCount: 3212749888, ContextLength: 131072, BlockCount: 28,
+		HeadCount: 24, HeadCountKV: 8, KeyLength: 128, ValueLength: 128, EmbeddingLength: 3072,
+		Parameters: "stop \"<|start_header_id|>\"\nstop \"<|end_header_id|>\"\nstop \"<|eot_id|>\"",
+		Template:   "<|start_header_id|>system<|end_header_id|>\n{{ if .Tools }}You have access to the following functions.{{ range .Tools }}\n{{ . }}{{ end }}{{ end }}<|eot_id|>{{ range .Messages }}<|start_header_id|>{{ .Role }}<|end_header_id|>\n\n{{ .Content }}<|eot_id|>{{ end }}<|start_header_id|>assistant<|end_header_id|>\n\n",
+	}
+}
+
+// NomicEmbed is shaped like "nomic-embed-text:latest": an embedding model
+// with 768-dimensional vectors that cannot chat.
+func NomicEmbed() Model {
+	return Model{
+		Name: "nomic-embed-text:latest", Family: "nomic-bert", ParameterSize: "137M", Quantization: "F16",
+		SizeBytes:    274302450,
+		Capabilities: []string{"embedding"},
+		Arch:         "nomic-bert", ParameterCount: 136727040, ContextLength: 2048, BlockCount: 12,
+		HeadCount: 12, EmbeddingLength: 768,
+		Parameters: "num_ctx 8192",
+		EmbedDims:  768,
+	}
+}
+
+// Preset returns a ready-made model by a short alias: "tiny", "tiny-tools",
+// "qwen3", "llama3.2" or "nomic-embed".
+func Preset(alias string) (Model, error) {
+	switch strings.ToLower(alias) {
+	case "tiny":
+		return Tiny(), nil
+	case "tiny-tools":
+		return TinyTools(), nil
+	case "qwen3", "qwen3:8b":
+		return Qwen3(), nil
+	case "llama3.2", "llama3.2:3b", "llama32":
+		return Llama32(), nil
+	case "nomic-embed", "nomic-embed-text":
+		return NomicEmbed(), nil
+	}
+	return Model{}, fmt.Errorf("unknown model preset %q (have tiny, tiny-tools, qwen3, llama3.2, nomic-embed)", alias)
+}
