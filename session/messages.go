@@ -37,13 +37,8 @@ func (s *Store) AppendMessage(ctx context.Context, sessionID string, m models.Me
 	}
 	now := s.now().UnixMilli()
 	err = s.write(ctx, sessionID, now, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE sessions SET turns = turns + ?,
-			title = CASE WHEN title = '' THEN ? ELSE title END WHERE id = ?`, turns, title, sessionID)
-		if err != nil {
-			return err
-		}
 		return insertMessage(ctx, tx, sessionID, now, m, calls)
-	})
+	}, `turns = turns + ?, title = CASE WHEN title = '' THEN ? ELSE title END`, turns, title)
 	if err != nil {
 		return fmt.Errorf("append message to session %s: %w", sessionID, err)
 	}
@@ -75,7 +70,7 @@ func (s *Store) ReplaceHistory(ctx context.Context, sessionID string, msgs []mod
 			}
 		}
 		return nil
-	})
+	}, "")
 	if err != nil {
 		return fmt.Errorf("replace history of session %s: %w", sessionID, err)
 	}
@@ -83,14 +78,19 @@ func (s *Store) ReplaceHistory(ctx context.Context, sessionID string, msgs []mod
 }
 
 // write runs fn in a write transaction after marking the session updated at
-// now; a session that does not exist is ErrNotFound.
-func (s *Store) write(ctx context.Context, sessionID string, now int64, fn func(*sql.Tx) error) error {
+// now, and applying the assignments of set (with its arguments) to the
+// session's row; a session that does not exist is ErrNotFound.
+func (s *Store) write(ctx context.Context, sessionID string, now int64, fn func(*sql.Tx) error, set string, args ...any) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `UPDATE sessions SET updated = max(updated, ?) WHERE id = ?`, now, sessionID)
+	if set != "" {
+		set = ", " + set
+	}
+	args = append([]any{now}, append(args, sessionID)...)
+	res, err := tx.ExecContext(ctx, `UPDATE sessions SET updated = max(updated, ?)`+set+` WHERE id = ?`, args...)
 	if err != nil {
 		return err
 	}

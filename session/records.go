@@ -35,7 +35,7 @@ func (s *Store) RecordToolCall(ctx context.Context, sessionID string, r ToolCall
 			sessionID, now, r.CallID, r.Name, string(r.Args), r.Output, r.IsError, r.Summary,
 			int64(r.Duration), r.Repair)
 		return err
-	})
+	}, "")
 	if err != nil {
 		return fmt.Errorf("record tool call %s of session %s: %w", r.Name, sessionID, err)
 	}
@@ -97,13 +97,8 @@ func (s *Store) RecordTurn(ctx context.Context, sessionID string, m TurnMetrics)
 			sessionID, now, m.Model, m.NumCtx, m.Estimate, m.PromptTokens, m.EvalTokens,
 			int64(m.Duration), int64(m.PromptDuration), int64(m.EvalDuration), int64(m.LoadDuration),
 			m.Truncated, m.DoneReason)
-		if err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `UPDATE sessions SET prompt_tokens = prompt_tokens + ?,
-			eval_tokens = eval_tokens + ? WHERE id = ?`, m.PromptTokens, m.EvalTokens, sessionID)
 		return err
-	})
+	}, `prompt_tokens = prompt_tokens + ?, eval_tokens = eval_tokens + ?`, m.PromptTokens, m.EvalTokens)
 	if err != nil {
 		return fmt.Errorf("record turn of session %s: %w", sessionID, err)
 	}

@@ -71,6 +71,9 @@ const connParams = "_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)&_pragma=s
 // a tern database, or one written by a newer tern, is left untouched and
 // reported with an error that names it.
 func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
+	if path == "" {
+		return nil, errors.New("open session store: no path given")
+	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("open session store %s: %w", path, err)
@@ -158,18 +161,41 @@ func (s *Store) DB() *sql.DB { return s.db }
 func (s *Store) Path() string { return s.path }
 
 // prepare checks that the file is tern's (or empty), switches it to WAL and
-// migrates the schema.
+// migrates the schema. Until the file is in WAL mode, two processes opening
+// it at once can meet SQLite's deadlock guard, which answers SQLITE_BUSY at
+// once instead of waiting; prepare then tries again, for up to setupWait.
 func (s *Store) prepare(ctx context.Context) error {
+	deadline := time.Now().Add(setupWait)
+	for pause := 5 * time.Millisecond; ; pause = min(2*pause, 100*time.Millisecond) {
+		err := s.setup(ctx)
+		if err == nil {
+			return nil
+		}
+		if sqliteCode(err) != sqlite3.SQLITE_BUSY || time.Now().Add(pause).After(deadline) {
+			return s.openError(err)
+		}
+		select {
+		case <-ctx.Done():
+			return s.openError(err)
+		case <-time.After(pause):
+		}
+	}
+}
+
+// setupWait bounds how long prepare retries a busy file.
+const setupWait = 5 * time.Second
+
+func (s *Store) setup(ctx context.Context) error {
 	st, err := readState(ctx, s.db)
 	if err != nil {
-		return s.openError(err)
+		return err
 	}
 	if err := s.checkState(st); err != nil {
 		return err
 	}
 	var mode string
 	if err := s.db.QueryRowContext(ctx, "PRAGMA journal_mode=WAL").Scan(&mode); err != nil {
-		return s.openError(err)
+		return fmt.Errorf("set WAL mode: %w", err)
 	}
 	if !strings.EqualFold(mode, "wal") {
 		return fmt.Errorf("open session store %s: journal mode is %q, not wal", s.path, mode)
@@ -177,10 +203,7 @@ func (s *Store) prepare(ctx context.Context) error {
 	if st.version == len(migrations) {
 		return nil
 	}
-	if err := s.migrate(ctx); err != nil {
-		return s.openError(err)
-	}
-	return nil
+	return s.migrate(ctx)
 }
 
 // openError explains a failure to read the file. A file SQLite does not
