@@ -1,0 +1,94 @@
+package budget
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func newCounter(tb testing.TB) *Counter {
+	tb.Helper()
+	c, err := NewCounter()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
+
+func TestCount(t *testing.T) {
+	c := newCounter(t)
+	tests := []struct {
+		text string
+		want int
+	}{
+		{"", 0},
+		{"hello world", 2},
+		{"<|endoftext|>", 7}, // plain text, never the special token
+		{"func main() {}", 4},
+	}
+	for _, tt := range tests {
+		if got := c.Count(tt.text); got != tt.want {
+			t.Errorf("Count(%q) = %d, want %d", tt.text, got, tt.want)
+		}
+	}
+}
+
+func TestCountLongRunsStayCloseToExact(t *testing.T) {
+	c := newCounter(t)
+	// Pieces change the count only at piece borders; a long text must stay
+	// within a fraction of a percent of encoding it whole.
+	src := strings.Repeat("// parseConfigFile reads the file at path.\nfunc parseConfigFile(path string) (*Config, error) {\n\treturn nil, nil\n}\n", 400)
+	exact := len(c.enc.EncodeOrdinary(src))
+	got := c.Count(src)
+	if diff := float64(got-exact) / float64(exact); diff < -0.005 || diff > 0.005 {
+		t.Errorf("Count = %d, exact %d (%.2f%% off)", got, exact, 100*diff)
+	}
+	// A run with no split point must not take quadratic time; this would
+	// take tens of seconds whole.
+	if n := c.Count(strings.Repeat("a", 200_000)); n < 200_000/16 {
+		t.Errorf("Count(200k 'a') = %d, implausibly low", n)
+	}
+}
+
+func TestCountConcurrent(t *testing.T) {
+	c := newCounter(t)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if got := c.Count("hello world"); got != 2 {
+				t.Errorf("Count = %d", got)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// BenchmarkCount1MB counts about 1 MB of Go source from the standard library.
+func BenchmarkCount1MB(b *testing.B) {
+	c := newCounter(b)
+	var sb strings.Builder
+	dir := filepath.Join(runtime.GOROOT(), "src", "net", "http")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		b.Skip("no GOROOT sources:", err)
+	}
+	for _, e := range entries {
+		if sb.Len() >= 1<<20 {
+			break
+		}
+		if data, err := os.ReadFile(filepath.Join(dir, e.Name())); err == nil && strings.HasSuffix(e.Name(), ".go") {
+			sb.Write(data)
+		}
+	}
+	src := sb.String()[:min(sb.Len(), 1<<20)]
+	b.SetBytes(int64(len(src)))
+	b.ResetTimer()
+	for b.Loop() {
+		c.Count(src)
+	}
+}
