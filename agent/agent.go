@@ -1,0 +1,381 @@
+// Package agent runs tern's turn loop: it sends the conversation to the
+// model, recovers and checks the tool calls in the reply, runs them (reads
+// in parallel, writes and commands after approval), feeds the results back,
+// and repeats until the model answers, the user cancels or the turn limit is
+// reached. It reports what happens as a small closed set of typed events.
+//
+// agent declares the small interfaces it needs (chatModel, toolbox,
+// recorder, Approver) and is wired by cmd/tern. It must not import
+// models/ollama, index, rag or tui.
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ternhq/tern/context/budget"
+	"github.com/ternhq/tern/models"
+	"github.com/ternhq/tern/session"
+	"github.com/ternhq/tern/tools"
+)
+
+// chatModel is the model backend; *ollama.Client satisfies it.
+type chatModel interface {
+	Chat(ctx context.Context, req models.Request, onDelta func(models.Delta)) (models.Reply, error)
+}
+
+// toolbox is what the model may call; *tools.Set satisfies it.
+type toolbox interface {
+	All() []tools.Tool
+	Get(name string) (tools.Tool, bool)
+}
+
+// recorder persists the conversation as it happens; *session.Store
+// satisfies it.
+type recorder interface {
+	AppendMessage(ctx context.Context, sessionID string, m models.Message) error
+	RecordToolCall(ctx context.Context, sessionID string, r session.ToolCallRecord) error
+	RecordTurn(ctx context.Context, sessionID string, m session.TurnMetrics) error
+}
+
+// tokenCounter estimates prompt sizes; *budget.Counter satisfies it.
+type tokenCounter interface {
+	Count(text string) int
+	MessageTokens(m models.Message) int
+}
+
+// Config holds the settings of one session. They stay fixed for its life:
+// a changed window reloads the model, and a changed system prompt throws
+// away the server's prompt cache.
+type Config struct {
+	SessionID string
+	Model     string
+	// NumCtx is the context window sent with every request.
+	NumCtx int
+	// Reserve is the share of the window kept free for the reply, in tokens.
+	// Zero means a fifth of the window, at least 512.
+	Reserve int
+	// MaxTurns caps the model requests of one Run (default 25).
+	MaxTurns int
+	// System is the rendered system prompt.
+	System string
+	// TextTools selects the text tool protocol: tools are described in the
+	// system prompt and calls parsed from the reply text, for models that
+	// cannot take tools natively.
+	TextTools   bool
+	Think       string
+	Temperature *float64
+	KeepAlive   time.Duration
+	// History is the conversation so far, for a resumed session.
+	History []models.Message
+	Logger  *slog.Logger
+	Now     func() time.Time
+}
+
+// Agent runs the turns of one session. Its methods must not be called
+// concurrently.
+type Agent struct {
+	cfg      Config
+	model    chatModel
+	tools    toolbox
+	rec      recorder
+	approver Approver
+	counter  tokenCounter
+	log      *slog.Logger
+	now      func() time.Time
+
+	history []models.Message
+	// costs[i] is the token estimate of history[i], counted once.
+	costs   []int
+	callSeq int
+	// prefixCost caches PrefixTokens for a tool list of prefixTools tools.
+	prefixCost, prefixTools int
+	// always remembers tools the user allowed for the rest of the session.
+	always map[string]bool
+}
+
+// New returns an agent for one session.
+func New(cfg Config, model chatModel, tb toolbox, rec recorder, ap Approver, counter tokenCounter) *Agent {
+	if cfg.MaxTurns <= 0 {
+		cfg.MaxTurns = 25
+	}
+	if cfg.Reserve <= 0 {
+		cfg.Reserve = max(cfg.NumCtx/5, 512)
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	a := &Agent{
+		cfg: cfg, model: model, tools: tb, rec: rec, approver: ap, counter: counter,
+		log: cfg.Logger, now: cfg.Now,
+		always:      make(map[string]bool),
+		prefixTools: -1,
+	}
+	for _, m := range cfg.History {
+		a.remember(m)
+	}
+	return a
+}
+
+// remember adds m to the in-memory history with its token cost.
+func (a *Agent) remember(m models.Message) {
+	a.history = append(a.history, m)
+	a.costs = append(a.costs, a.counter.MessageTokens(m))
+}
+
+// History returns a copy of the conversation so far.
+func (a *Agent) History() []models.Message {
+	return append([]models.Message(nil), a.history...)
+}
+
+// Run answers one user message. Events go to emit, on the calling
+// goroutine or, while tools run in parallel, on others, one at a time.
+// The last event is always Done. Run returns an error only when the turn
+// could not go on: the context was cancelled (the error wraps
+// context.Canceled), the model could not be reached, or the store failed.
+// Everything said before such an error is kept in the session.
+func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event)) (err error) {
+	var mu sync.Mutex
+	send := func(e Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		emit(e)
+	}
+	start := a.now()
+	done := Done{Reason: DoneStop}
+	defer func() {
+		done.Duration = a.now().Sub(start)
+		switch {
+		case err == nil:
+		case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+			done.Reason, done.Error = DoneCanceled, err.Error()
+		default:
+			done.Reason, done.Error = DoneError, err.Error()
+		}
+		send(done)
+	}()
+
+	if err := a.append(ctx, models.Message{Role: models.RoleUser, Content: prompt}); err != nil {
+		return err
+	}
+	warnAt := (a.cfg.MaxTurns*4 + 4) / 5
+	for turn := 1; ; turn++ {
+		if turn > a.cfg.MaxTurns {
+			send(Notice{Level: Warn, Text: fmt.Sprintf("stopped after %d model requests (--max-turns); ask again to continue", a.cfg.MaxTurns)})
+			done.Reason = DoneMaxTurns
+			return nil
+		}
+		if turn == warnAt && warnAt < a.cfg.MaxTurns {
+			send(Notice{Level: Warn, Text: fmt.Sprintf("turn %d of %d: the model should finish soon", turn, a.cfg.MaxTurns)})
+		}
+		done.Turns = turn
+
+		reply, usage, err := a.step(ctx, send)
+		done.PromptTokens += reply.Metrics.PromptTokens
+		done.EvalTokens += reply.Metrics.EvalTokens
+		if err != nil {
+			if reply.Message.Content != "" || reply.Message.Thinking != "" {
+				// Keep what was said before the failure.
+				if perr := a.append(context.WithoutCancel(ctx), reply.Message); perr != nil {
+					a.log.Error("save partial reply", "err", perr)
+				}
+			}
+			return err
+		}
+
+		calls, repair := a.recoverCalls(&reply.Message)
+		if err := a.append(ctx, reply.Message); err != nil {
+			return err
+		}
+		send(Message{Message: reply.Message, Usage: usage})
+		if reply.DoneReason == "length" && len(calls) == 0 {
+			send(Notice{Level: Warn, Text: fmt.Sprintf("the reply was cut at the output limit (%d tokens)", a.cfg.Reserve)})
+		}
+		if len(calls) == 0 {
+			return nil
+		}
+		results := a.runCalls(ctx, calls, repair, send)
+		for _, m := range results {
+			if err := a.append(ctx, m); err != nil {
+				return err
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+}
+
+// step makes one model request and streams its reply.
+func (a *Agent) step(ctx context.Context, send func(Event)) (models.Reply, *Usage, error) {
+	req, estimate, dropped := a.request()
+	began := a.now()
+	filter := newCallFilter()
+	reply, err := a.model.Chat(ctx, req, func(d models.Delta) {
+		if d.Thinking != "" {
+			send(Thinking{Text: d.Thinking})
+		}
+		if shown := filter.Write(d.Content); shown != "" {
+			send(Token{Text: shown})
+		}
+	})
+	defer func() {
+		// Release held text that turned out not to be a tool call.
+		if held := filter.Held(); held != "" && len(reply.Message.ToolCalls) == 0 {
+			if _, rest, how := models.ExtractToolCalls(held); how == "" {
+				send(Token{Text: held})
+			} else if rest != "" {
+				send(Token{Text: rest})
+			}
+		}
+	}()
+	if ctx.Err() != nil && err != nil {
+		err = fmt.Errorf("%w (%v)", context.Cause(ctx), err)
+		if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("%w: %w", context.Canceled, err)
+		}
+	}
+	reply.Message.Role = models.RoleAssistant
+	usage := &Usage{
+		Estimate: estimate, PromptTokens: reply.Metrics.PromptTokens, EvalTokens: reply.Metrics.EvalTokens,
+		NumCtx: a.cfg.NumCtx, Dropped: dropped, DoneReason: reply.DoneReason, Duration: a.now().Sub(began),
+	}
+	if err == nil {
+		m := session.TurnMetrics{
+			Model: a.cfg.Model, NumCtx: a.cfg.NumCtx, Estimate: estimate,
+			PromptTokens: reply.Metrics.PromptTokens, EvalTokens: reply.Metrics.EvalTokens,
+			Duration: usage.Duration, PromptDuration: reply.Metrics.PromptDuration,
+			EvalDuration: reply.Metrics.EvalDuration, LoadDuration: reply.Metrics.LoadDuration,
+			Truncated:  reply.Metrics.PromptTokens >= a.cfg.NumCtx,
+			DoneReason: reply.DoneReason,
+		}
+		if rerr := a.rec.RecordTurn(ctx, a.cfg.SessionID, m); rerr != nil {
+			return reply, usage, fmt.Errorf("record turn: %w", rerr)
+		}
+		return reply, usage, nil
+	}
+	return reply, nil, err
+}
+
+// Prefix returns the stable start of every request: the system prompt and
+// the tools offered natively (none in the text tool protocol, where the
+// system prompt describes them).
+func (a *Agent) Prefix() (system string, specs []models.ToolSpec) {
+	all := a.tools.All()
+	specs = make([]models.ToolSpec, len(all))
+	for i, t := range all {
+		specs[i] = t.Spec()
+	}
+	if a.cfg.TextTools {
+		return a.cfg.System, nil
+	}
+	return a.cfg.System, specs
+}
+
+// PrefixTokens estimates what the prefix costs. The prefix only changes
+// when tools are added, so the count is kept until then.
+func (a *Agent) PrefixTokens() int {
+	if n := len(a.tools.All()); n == a.prefixTools {
+		return a.prefixCost
+	}
+	system, specs := a.Prefix()
+	cost := a.counter.MessageTokens(models.Message{Role: models.RoleSystem, Content: system})
+	for _, s := range specs {
+		cost += a.counter.Count(string(s.WireJSON()))
+	}
+	a.prefixCost, a.prefixTools = cost, len(a.tools.All())
+	return cost
+}
+
+// request assembles the next request inside the window: the prefix, then as
+// much of the history as fits next to the reply's reserve.
+func (a *Agent) request() (req models.Request, estimate, dropped int) {
+	system, specs := a.Prefix()
+	prefix := a.PrefixTokens()
+	available := a.cfg.NumCtx - a.cfg.Reserve - prefix
+	history, cost := budget.Fit(a.history, a.costs, available)
+	estimate, dropped = prefix+cost, len(a.history)-len(history)
+	msgs := make([]models.Message, 0, len(history)+1)
+	msgs = append(msgs, models.Message{Role: models.RoleSystem, Content: system})
+	if a.cfg.TextTools {
+		msgs = append(msgs, textProtocol(history)...)
+	} else {
+		msgs = append(msgs, history...)
+	}
+	return models.Request{
+		Model:    a.cfg.Model,
+		Messages: msgs,
+		Tools:    specs,
+		Options: models.Options{
+			NumCtx:      a.cfg.NumCtx,
+			NumPredict:  a.cfg.Reserve,
+			Temperature: a.cfg.Temperature,
+			Think:       a.cfg.Think,
+			KeepAlive:   a.cfg.KeepAlive,
+		},
+	}, estimate, dropped
+}
+
+// append adds m to the history and the store.
+func (a *Agent) append(ctx context.Context, m models.Message) error {
+	a.remember(m)
+	if err := a.rec.AppendMessage(ctx, a.cfg.SessionID, m); err != nil {
+		return fmt.Errorf("save message: %w", err)
+	}
+	return nil
+}
+
+// recoverCalls returns the calls of an assistant message: the structured
+// ones, or those written in its text, which are then removed from the text
+// so that the user is not shown a tool call as an answer.
+func (a *Agent) recoverCalls(m *models.Message) ([]models.ToolCall, string) {
+	repair := models.RepairNative
+	if len(m.ToolCalls) == 0 {
+		calls, rest, how := models.ExtractToolCalls(m.Content)
+		if len(calls) == 0 {
+			return nil, ""
+		}
+		m.ToolCalls, m.Content, repair = calls, rest, how
+	}
+	for i := range m.ToolCalls {
+		if m.ToolCalls[i].ID == "" {
+			a.callSeq++
+			m.ToolCalls[i].ID = fmt.Sprintf("call_%d", a.callSeq)
+		}
+	}
+	return m.ToolCalls, repair
+}
+
+// textProtocol rewrites history for a model that takes no native tools:
+// calls become <tool_call> text and results become user messages.
+func textProtocol(history []models.Message) []models.Message {
+	out := make([]models.Message, 0, len(history))
+	for _, m := range history {
+		switch {
+		case m.Role == models.RoleAssistant && len(m.ToolCalls) > 0:
+			var b strings.Builder
+			b.WriteString(m.Content)
+			for _, c := range m.ToolCalls {
+				if b.Len() > 0 {
+					b.WriteByte('\n')
+				}
+				fmt.Fprintf(&b, `<tool_call>{"name": %q, "arguments": %s}</tool_call>`, c.Name, c.Arguments)
+			}
+			out = append(out, models.Message{Role: models.RoleAssistant, Content: b.String()})
+		case m.Role == models.RoleTool:
+			out = append(out, models.Message{Role: models.RoleUser,
+				Content: fmt.Sprintf("<tool_response name=%q>\n%s\n</tool_response>", m.ToolName, m.Content)})
+		default:
+			out = append(out, m)
+		}
+	}
+	return out
+}

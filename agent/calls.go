@@ -1,0 +1,156 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ternhq/tern/models"
+	"github.com/ternhq/tern/session"
+	"github.com/ternhq/tern/tools"
+)
+
+// outcome is one finished call.
+type outcome struct {
+	call   models.ToolCall
+	result tools.Result
+	took   time.Duration
+}
+
+// runCalls runs the calls of one reply and returns the tool messages that
+// answer them, in call order. Consecutive read-only calls run in parallel;
+// a call that writes or executes runs alone, after approval. Every call gets
+// an answer, even when the context is cancelled, so the history stays whole.
+func (a *Agent) runCalls(ctx context.Context, calls []models.ToolCall, repair string, send func(Event)) []models.Message {
+	outs := make([]outcome, len(calls))
+	for i := 0; i < len(calls); {
+		j := i + 1
+		if a.readOnly(calls[i]) {
+			for j < len(calls) && a.readOnly(calls[j]) {
+				j++
+			}
+		}
+		var wg sync.WaitGroup
+		for k := i; k < j; k++ {
+			send(ToolStart{ID: calls[k].ID, Name: calls[k].Name, Args: calls[k].Arguments, Repair: repairLabel(repair)})
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				began := a.now()
+				res := a.call(ctx, calls[k])
+				outs[k] = outcome{call: calls[k], result: res, took: a.now().Sub(began)}
+				send(ToolEnd{ID: calls[k].ID, Name: calls[k].Name, Output: res.Output, IsError: res.IsError,
+					Summary: res.Summary, Diff: res.Diff, Duration: outs[k].took})
+			}()
+		}
+		wg.Wait()
+		i = j
+	}
+
+	msgs := make([]models.Message, len(outs))
+	for i, o := range outs {
+		msgs[i] = models.Message{Role: models.RoleTool, Content: o.result.Output, ToolName: o.call.Name, ToolCallID: o.call.ID}
+		rec := session.ToolCallRecord{
+			CallID: o.call.ID, Name: o.call.Name, Args: o.call.Arguments, Output: o.result.Output,
+			IsError: o.result.IsError, Summary: o.result.Summary, Duration: o.took, Repair: repair,
+		}
+		if err := a.rec.RecordToolCall(context.WithoutCancel(ctx), a.cfg.SessionID, rec); err != nil {
+			a.log.Error("record tool call", "tool", o.call.Name, "err", err)
+		}
+	}
+	return msgs
+}
+
+func repairLabel(repair string) string {
+	if repair == models.RepairNative {
+		return ""
+	}
+	return repair
+}
+
+func (a *Agent) readOnly(c models.ToolCall) bool {
+	t, ok := a.lookup(c.Name)
+	return !ok || t.Effect() == tools.ReadOnly
+}
+
+// call checks and runs one call. Whatever goes wrong becomes a result the
+// model can learn from.
+func (a *Agent) call(ctx context.Context, c models.ToolCall) tools.Result {
+	if err := ctx.Err(); err != nil {
+		return tools.Result{Output: "not run: the user cancelled the turn", IsError: true, Summary: "cancelled"}
+	}
+	t, ok := a.lookup(c.Name)
+	if !ok {
+		return tools.Errorf("unknown tool %q. Available tools: %s.", c.Name, strings.Join(a.toolNames(), ", "))
+	}
+	spec := t.Spec()
+	args, notes, err := models.CheckArgs(spec, c.Arguments)
+	if err != nil {
+		return tools.Errorf("%v", err)
+	}
+	if t.Effect() != tools.ReadOnly {
+		if res, ok := a.approve(ctx, t, args); !ok {
+			return res
+		}
+	}
+	res := t.Run(ctx, tools.Input{Args: args})
+	if len(notes) > 0 {
+		res.Output = "(" + strings.Join(notes, "; ") + ")\n" + res.Output
+	}
+	return res
+}
+
+// lookup finds the tool a call names, forgiving the slips small models make
+// in names: case, a "functions." prefix, dashes for underscores.
+func (a *Agent) lookup(name string) (tools.Tool, bool) {
+	if t, ok := a.tools.Get(name); ok {
+		return t, true
+	}
+	norm := strings.ToLower(strings.TrimSpace(name))
+	norm = strings.TrimPrefix(norm, "functions.")
+	norm = strings.ReplaceAll(norm, "-", "_")
+	for _, t := range a.tools.All() {
+		if t.Spec().Name == norm {
+			return t, true
+		}
+	}
+	return nil, false
+}
+
+func (a *Agent) toolNames() []string {
+	var names []string
+	for _, t := range a.tools.All() {
+		names = append(names, t.Spec().Name)
+	}
+	return names
+}
+
+// approve asks the user (or the headless policy) whether a call that
+// changes something may run. ok is false when it may not; res then says so.
+func (a *Agent) approve(ctx context.Context, t tools.Tool, args json.RawMessage) (res tools.Result, ok bool) {
+	name := t.Spec().Name
+	if a.always[name] {
+		return tools.Result{}, true
+	}
+	if a.approver == nil {
+		return tools.Errorf("%s is not allowed in this session.", name), false
+	}
+	d, err := a.approver.Approve(ctx, Approval{Tool: name, Effect: t.Effect(), Args: args})
+	if err != nil {
+		return tools.Errorf("not run: approval failed: %v", err), false
+	}
+	if !d.Allow {
+		msg := fmt.Sprintf("The user denied this %s call.", name)
+		if d.Reason != "" {
+			msg += " Reason: " + d.Reason
+		}
+		return tools.Result{Output: msg, IsError: true, Summary: "denied"}, false
+	}
+	if d.Always {
+		a.always[name] = true
+	}
+	return tools.Result{}, true
+}

@@ -1,0 +1,122 @@
+package agent
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/ternhq/tern/models"
+)
+
+// Event is one thing that happened during a turn. The set is closed: Token,
+// Thinking, ToolStart, ToolEnd, Message, Notice and Done. A consumer may
+// merge Token and Thinking deltas, but must never drop the others.
+type Event interface {
+	// Type names the event in NDJSON output ("token", "tool_start", …).
+	Type() string
+}
+
+// Token is a piece of the assistant's answer as it streams.
+type Token struct {
+	Text string `json:"text"`
+}
+
+// Thinking is a piece of the model's reasoning as it streams.
+type Thinking struct {
+	Text string `json:"text"`
+}
+
+// ToolStart says a tool call is about to run.
+type ToolStart struct {
+	ID   string          `json:"id"`
+	Name string          `json:"name"`
+	Args json.RawMessage `json:"args"`
+	// Repair says how the call was recovered when the model did not use the
+	// structured field ("tagged", "fenced", …); empty for native calls.
+	Repair string `json:"repair,omitempty"`
+}
+
+// ToolEnd says a tool call finished.
+type ToolEnd struct {
+	ID       string        `json:"id"`
+	Name     string        `json:"name"`
+	Output   string        `json:"output"`
+	IsError  bool          `json:"is_error"`
+	Summary  string        `json:"summary"`
+	Diff     string        `json:"diff,omitempty"`
+	Duration time.Duration `json:"duration_ns"`
+}
+
+// Message is a complete assistant message, added to the history.
+type Message struct {
+	Message models.Message `json:"message"`
+	// Usage is the request's accounting; nil for a reply cut short.
+	Usage *Usage `json:"usage,omitempty"`
+}
+
+// Usage is one model request's token accounting.
+type Usage struct {
+	// Estimate is tern's own count of the prompt it sent.
+	Estimate int `json:"estimate"`
+	// PromptTokens is what the server evaluated (after any truncation).
+	PromptTokens int `json:"prompt_tokens"`
+	EvalTokens   int `json:"eval_tokens"`
+	NumCtx       int `json:"num_ctx"`
+	// Dropped counts history messages left out to fit the window.
+	Dropped    int           `json:"dropped"`
+	DoneReason string        `json:"done_reason"`
+	Duration   time.Duration `json:"duration_ns"`
+}
+
+// Notice levels.
+const (
+	Info = "info"
+	Warn = "warn"
+)
+
+// Notice is something the user should know that is not the model's words:
+// a tool mode chosen, a turn limit near, history dropped to fit.
+type Notice struct {
+	Level string `json:"level"`
+	Text  string `json:"text"`
+}
+
+// Done reasons.
+const (
+	DoneStop     = "stop"      // the model answered
+	DoneMaxTurns = "max_turns" // the turn limit was reached
+	DoneCanceled = "canceled"  // the user cancelled
+	DoneError    = "error"     // the turn could not go on
+)
+
+// Done ends a turn. It is always the last event of Run.
+type Done struct {
+	Reason string `json:"reason"`
+	// Turns counts the model requests the turn made.
+	Turns        int           `json:"turns"`
+	PromptTokens int           `json:"prompt_tokens"`
+	EvalTokens   int           `json:"eval_tokens"`
+	Duration     time.Duration `json:"duration_ns"`
+	Error        string        `json:"error,omitempty"`
+}
+
+func (Token) Type() string     { return "token" }
+func (Thinking) Type() string  { return "thinking" }
+func (ToolStart) Type() string { return "tool_start" }
+func (ToolEnd) Type() string   { return "tool_end" }
+func (Message) Type() string   { return "message" }
+func (Notice) Type() string    { return "notice" }
+func (Done) Type() string      { return "done" }
+
+// MarshalEvent encodes e as one JSON object with its type in a "type"
+// field, as `tern ask --json` prints it.
+func MarshalEvent(e Event) ([]byte, error) {
+	body, err := json.Marshal(e)
+	if err != nil {
+		return nil, err
+	}
+	head := `{"type":"` + e.Type() + `"`
+	if string(body) == "{}" {
+		return []byte(head + "}"), nil
+	}
+	return append([]byte(head+","), body[1:]...), nil
+}

@@ -1,0 +1,45 @@
+package agent
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestCallFilter(t *testing.T) {
+	tests := []struct {
+		name      string
+		chunks    []string
+		wantShown string
+		wantHeld  string
+	}{
+		{"plain prose streams", []string{"The answer ", "is 42.\nDone."}, "The answer is 42.\nDone.", ""},
+		{"go code streams", []string{"```go\nfunc main() {}\n```"}, "```go\nfunc main() {}\n```", ""},
+		{"html-like tags stream", []string{"use <b>bold</b> and [link]"}, "use <b>bold</b> and [link]", ""},
+		{"tagged call split across chunks", []string{"Let me look. <tool", "_call>{\"name\":", "\"x\"}</tool_call>"}, "Let me look. ", "<tool_call>{\"name\":\"x\"}</tool_call>"},
+		{"bare call at line start", []string{"{\"na", "me\": \"grep\", \"arguments\": {}}"}, "", "{\"name\": \"grep\", \"arguments\": {}}"},
+		{"fenced json call", []string{"Sure.\n```json\n", "{\"name\": \"grep\"}\n```"}, "Sure.\n", "```json\n{\"name\": \"grep\"}\n```"},
+		{"json that is not a call streams", []string{"{\"path\": \"a.go\"}\nok"}, "{\"path\": \"a.go\"}\nok", ""},
+		{"python tag", []string{"<|python_tag|>{\"name\":\"x\"}"}, "", "<|python_tag|>{\"name\":\"x\"}"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newCallFilter()
+			var shown strings.Builder
+			for _, c := range tt.chunks {
+				shown.WriteString(f.Write(c))
+			}
+			held := f.Held()
+			if tt.wantHeld == "" {
+				// Whatever is pending at the end is released by the agent.
+				shown.WriteString(held)
+				held = ""
+			}
+			if shown.String() != tt.wantShown {
+				t.Errorf("shown = %q, want %q", shown.String(), tt.wantShown)
+			}
+			if held != tt.wantHeld {
+				t.Errorf("held = %q, want %q", held, tt.wantHeld)
+			}
+		})
+	}
+}
