@@ -1,0 +1,39 @@
+# tern — build, run, test. `make help` lists the targets.
+GO       ?= go
+BIN      := bin/tern
+PKGS     := ./...
+ARGS     ?=
+
+.PHONY: help build run test test-short bench lint fake clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
+
+build: ## build bin/tern
+	$(GO) build -o $(BIN) ./cmd/tern
+
+run: build ## build, then run tern in this repository (pass flags with ARGS="...")
+	./$(BIN) $(ARGS)
+
+test: ## run every test with the race detector (the CI command)
+	$(GO) test -race -count=1 $(PKGS)
+
+test-short: ## run the tests without the race detector, faster
+	$(GO) test -count=1 $(PKGS)
+
+bench: ## run the benchmarks (speed and memory targets)
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime=3x $(PKGS)
+
+lint: ## gofmt, go vet and the go.mod tidiness check
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+	@cp go.mod /tmp/tern-go.mod.bak; cp go.sum /tmp/tern-go.sum.bak; \
+	$(GO) mod tidy; \
+	if ! git diff --quiet -- go.mod go.sum; then echo "go.mod/go.sum not tidy (run go mod tidy):"; git diff -- go.mod go.sum | head -40; \
+	  cp /tmp/tern-go.mod.bak go.mod; cp /tmp/tern-go.sum.bak go.sum; exit 1; fi
+
+fake: ## run a fake Ollama on 127.0.0.1:11434 to try tern without a GPU
+	$(GO) run ./cmd/fakeollama $(ARGS)
+
+clean: ## remove build output
+	rm -rf bin

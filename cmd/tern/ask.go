@@ -1,0 +1,221 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ternhq/tern/agent"
+)
+
+func (a *app) askCommand() *cobra.Command {
+	var jsonOut bool
+	var resume string
+	cmd := &cobra.Command{
+		Use:   `ask "PROMPT"`,
+		Short: "Run one headless turn and stream the answer to stdout",
+		Long: `Run one turn of the agent on PROMPT ("-" reads it from stdin) and stream the
+answer to stdout. Tool calls and notices go to stderr. With --json, stdout
+carries one JSON event per line instead (see README for the fields).
+
+Ctrl+C cancels the turn cleanly (exit 130); what was said is kept in the
+session, which 'tern ask --resume ID' continues.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			prompt := strings.Join(args, " ")
+			if prompt == "-" {
+				data, err := io.ReadAll(a.stdin)
+				if err != nil {
+					return fmt.Errorf("read prompt from stdin: %w", err)
+				}
+				prompt = string(data)
+			}
+			if strings.TrimSpace(prompt) == "" {
+				return exitCodeError{exitUsage, errors.New("the prompt is empty")}
+			}
+			return a.ask(cmd.Context(), prompt, resume, jsonOut)
+		},
+	}
+	cmd.Flags().BoolVar(&jsonOut, "json", false, "print NDJSON events instead of text")
+	cmd.Flags().StringVar(&resume, "resume", "", "continue the session with this ID (or unique prefix)")
+	return cmd
+}
+
+func (a *app) ask(ctx context.Context, prompt, resume string, jsonOut bool) error {
+	ctx, stop := interruptible(ctx)
+	defer stop()
+	r, err := a.startRun(ctx, resume, headlessApprover{yes: a.yes})
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+
+	var out eventWriter = newTextWriter(a.stdout, a.stderr, a.verbose)
+	if jsonOut {
+		out = newJSONWriter(a.stdout)
+	}
+	if r.back.why != "requested" {
+		out.Write(agent.Notice{Level: agent.Info, Text: fmt.Sprintf("using %s (%s; choose with --model)", r.back.info.Name, r.back.why)})
+	}
+	for _, n := range r.notices {
+		out.Write(agent.Notice{Level: agent.Info, Text: n})
+	}
+	err = r.agent.Run(ctx, prompt, out.Write)
+	if ferr := out.Flush(); ferr != nil && err == nil {
+		err = ferr
+	}
+	if errors.Is(err, context.Canceled) {
+		return exitCodeError{code: exitCanceled, err: fmt.Errorf("cancelled; the conversation so far is saved in session %s", r.sess.ID)}
+	}
+	if err != nil {
+		return explain(err, r.back.client.Host(), r.back.info.Name, r.back.installed)
+	}
+	return nil
+}
+
+// headlessApprover is the approval policy of `tern ask`: with --yes, writes
+// and commands run; without, they are refused with a result that tells the
+// model (and, through it, the user) how to allow them.
+type headlessApprover struct{ yes bool }
+
+func (h headlessApprover) Approve(ctx context.Context, ap agent.Approval) (agent.Decision, error) {
+	if h.yes && !ap.Destructive {
+		return agent.Decision{Allow: true}, nil
+	}
+	reason := "tern ask runs without approval prompts; rerun with --yes to allow " + ap.Effect.String() + " tools"
+	if ap.Destructive {
+		reason = "destructive commands are never run headless"
+	}
+	return agent.Decision{Allow: false, Reason: reason}, nil
+}
+
+// eventWriter renders agent events.
+type eventWriter interface {
+	Write(agent.Event)
+	Flush() error
+}
+
+// jsonWriter prints one JSON object per event.
+type jsonWriter struct {
+	w   *bufio.Writer
+	err error
+}
+
+func newJSONWriter(w io.Writer) *jsonWriter { return &jsonWriter{w: bufio.NewWriter(w)} }
+
+func (j *jsonWriter) Write(e agent.Event) {
+	if j.err != nil {
+		return
+	}
+	b, err := agent.MarshalEvent(e)
+	if err != nil {
+		j.err = err
+		return
+	}
+	j.w.Write(b)
+	j.w.WriteByte('\n')
+	// Flush per event so a reader sees tokens as they stream.
+	j.err = j.w.Flush()
+}
+
+func (j *jsonWriter) Flush() error { return j.err }
+
+// textWriter streams the answer to stdout and everything else, briefly, to
+// stderr.
+type textWriter struct {
+	out, diag io.Writer
+	verbose   bool
+	// atLineStart tracks stdout, so the answer ends with a newline.
+	atLineStart bool
+	thinking    bool
+}
+
+func newTextWriter(out, diag io.Writer, verbose bool) *textWriter {
+	return &textWriter{out: out, diag: diag, verbose: verbose, atLineStart: true}
+}
+
+func (t *textWriter) Write(e agent.Event) {
+	switch e := e.(type) {
+	case agent.Token:
+		t.endThinking()
+		fmt.Fprint(t.out, e.Text)
+		t.atLineStart = strings.HasSuffix(e.Text, "\n")
+	case agent.Thinking:
+		if t.verbose {
+			if !t.thinking {
+				fmt.Fprint(t.diag, "thinking: ")
+				t.thinking = true
+			}
+			fmt.Fprint(t.diag, e.Text)
+		}
+	case agent.ToolStart:
+		t.endThinking()
+		t.newline()
+		fmt.Fprintf(t.diag, "▸ %s %s\n", e.Name, compactArgs(e.Args))
+	case agent.ToolEnd:
+		mark := "✓"
+		if e.IsError {
+			mark = "✗"
+		}
+		line := e.Summary
+		if e.IsError {
+			line = firstLine(e.Output)
+		}
+		fmt.Fprintf(t.diag, "  %s %s\n", mark, line)
+	case agent.Notice:
+		t.newline()
+		fmt.Fprintf(t.diag, "tern: %s\n", e.Text)
+	case agent.Message:
+		// The answer was already streamed as tokens.
+	case agent.Done:
+		t.endThinking()
+		t.newline()
+		if t.verbose {
+			fmt.Fprintf(t.diag, "tern: %s after %d request(s), %d prompt + %d generated tokens, %s\n",
+				e.Reason, e.Turns, e.PromptTokens, e.EvalTokens, e.Duration.Round(1e6))
+		}
+	}
+}
+
+func (t *textWriter) endThinking() {
+	if t.thinking {
+		fmt.Fprintln(t.diag)
+		t.thinking = false
+	}
+}
+
+func (t *textWriter) newline() {
+	if !t.atLineStart {
+		fmt.Fprintln(t.out)
+		t.atLineStart = true
+	}
+}
+
+func (t *textWriter) Flush() error { return nil }
+
+// compactArgs renders call arguments on one short line.
+func compactArgs(args json.RawMessage) string {
+	var m map[string]any
+	if json.Unmarshal(args, &m) != nil || len(m) == 0 {
+		return ""
+	}
+	s := string(args)
+	if len(s) > 120 {
+		s = s[:117] + "…"
+	}
+	return s
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if len(s) > 160 {
+		s = s[:157] + "…"
+	}
+	return s
+}

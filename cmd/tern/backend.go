@@ -1,0 +1,187 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ternhq/tern/models"
+	"github.com/ternhq/tern/models/ollama"
+)
+
+// backend is a reachable Ollama with the model chosen for this run.
+type backend struct {
+	client    *ollama.Client
+	installed []models.ModelInfo
+	info      models.ModelInfo
+	// why says how the model was chosen, for the user.
+	why       string
+	plan      ollama.Plan
+	textTools bool
+}
+
+// connect reaches Ollama, chooses the model and plans the context window.
+// Its errors are written for the user: they say what to run to fix things.
+func (a *app) connect(ctx context.Context, cfg Config) (*backend, error) {
+	client, err := ollama.New(cfg.Host)
+	if err != nil {
+		return nil, fmt.Errorf("ollama host: %w", err)
+	}
+	installed, err := client.List(ctx)
+	if err != nil {
+		return nil, explain(err, client.Host(), "", nil)
+	}
+	b := &backend{client: client, installed: installed}
+	name, why, err := chooseModel(ctx, cfg.Model, installed, client.Show)
+	if err != nil {
+		return nil, explain(err, client.Host(), cfg.Model, installed)
+	}
+	info, err := client.Show(ctx, name)
+	if err != nil {
+		return nil, explain(err, client.Host(), name, installed)
+	}
+	if info.SizeBytes == 0 {
+		if i := slices.IndexFunc(installed, func(m models.ModelInfo) bool { return m.Name == name }); i >= 0 {
+			info.SizeBytes = installed[i].SizeBytes
+		}
+	}
+	b.info, b.why = info, why
+	b.plan = ollama.PlanContext(info, a.vramBytes(ctx, cfg), cfg.Ctx)
+	switch cfg.ToolMode {
+	case "text":
+		b.textTools = true
+	case "native":
+		b.textTools = false
+	default:
+		b.textTools = !info.Has(models.CapTools)
+	}
+	return b, nil
+}
+
+// vramBytes is the GPU memory to plan for: --vram or the config, else what
+// nvidia-smi reports, else 8 GiB.
+func (a *app) vramBytes(ctx context.Context, cfg Config) int64 {
+	explicit := a.cmd.PersistentFlags().Changed("vram") || cfg.VRAMGiB != defaultConfig().VRAMGiB
+	if !explicit {
+		if v, ok := ollama.DetectVRAM(ctx); ok {
+			return v
+		}
+	}
+	return int64(cfg.VRAMGiB * (1 << 30))
+}
+
+// chooseModel resolves the model to use. A requested name must be installed
+// ("qwen3" matches "qwen3:latest"); with none requested, the best installed
+// chat model is picked, preferring tool support, a family that handles
+// tools well and a size that fits a laptop GPU.
+func chooseModel(ctx context.Context, want string, installed []models.ModelInfo, show func(context.Context, string) (models.ModelInfo, error)) (name, why string, err error) {
+	if want != "" {
+		for _, m := range installed {
+			if m.Name == want || m.Name == want+":latest" {
+				return m.Name, "requested", nil
+			}
+		}
+		return "", "", fmt.Errorf("%w: %s", models.ErrModelNotFound, want)
+	}
+	type candidate struct {
+		info  models.ModelInfo
+		score int
+	}
+	var cands []candidate
+	for _, m := range installed {
+		info, err := show(ctx, m.Name)
+		if err != nil {
+			continue // a model that cannot be shown cannot be used either
+		}
+		if info.Has(models.CapEmbedding) || !info.Has(models.CapCompletion) && len(info.Capabilities) > 0 {
+			continue
+		}
+		info.ParameterSize = cmp.Or(info.ParameterSize, m.ParameterSize)
+		cands = append(cands, candidate{info, modelScore(m.Name, info)})
+	}
+	if len(cands) == 0 {
+		return "", "", errNoChatModel
+	}
+	slices.SortStableFunc(cands, func(x, y candidate) int { return cmp.Compare(y.score, x.score) })
+	best := cands[0].info
+	why = "best installed model with tool support"
+	if !best.Has(models.CapTools) {
+		why = "no installed model supports tools natively; best chat model"
+	}
+	return best.Name, why, nil
+}
+
+var errNoChatModel = errors.New("no chat model installed")
+
+// preferredFamilies rank families by how well their 4B–8B models use tools.
+var preferredFamilies = []string{"qwen3", "qwen2.5-coder", "qwen2.5", "llama3.1", "llama3.2", "granite3", "mistral"}
+
+// modelScore ranks a model for automatic choice: tools first, then a size
+// that fits an 8 GB GPU, then family.
+func modelScore(name string, info models.ModelInfo) int {
+	score := 0
+	if info.Has(models.CapTools) {
+		score += 1000
+	}
+	if b := billions(info.ParameterSize); b >= 3.5 && b <= 9 {
+		score += 300
+	} else if b > 0 && b < 3.5 {
+		score += 200
+	} else if b > 9 && b <= 15 {
+		score += 100
+	}
+	n := strings.ToLower(name)
+	for i, f := range preferredFamilies {
+		if strings.HasPrefix(n, f) || strings.HasPrefix(strings.ToLower(info.Family), f) {
+			score += 10 * (len(preferredFamilies) - i)
+			break
+		}
+	}
+	return score
+}
+
+// billions parses a parameter size such as "8.2B" or "513M".
+func billions(size string) float64 {
+	size = strings.TrimSpace(strings.ToUpper(size))
+	mult := 1.0
+	switch {
+	case strings.HasSuffix(size, "B"):
+		size = strings.TrimSuffix(size, "B")
+	case strings.HasSuffix(size, "M"):
+		size, mult = strings.TrimSuffix(size, "M"), 1e-3
+	case strings.HasSuffix(size, "K"):
+		size, mult = strings.TrimSuffix(size, "K"), 1e-6
+	}
+	f, err := strconv.ParseFloat(size, 64)
+	if err != nil {
+		return 0
+	}
+	return f * mult
+}
+
+// explain turns a backend error into one the user can act on.
+func explain(err error, host, model string, installed []models.ModelInfo) error {
+	switch {
+	case errors.Is(err, context.Canceled):
+		return err
+	case errors.Is(err, models.ErrUnreachable):
+		return fmt.Errorf("cannot reach Ollama at %s: start it with `ollama serve` (or open the Ollama app), or point --host / OLLAMA_HOST at a running server", host)
+	case errors.Is(err, errNoChatModel):
+		return fmt.Errorf("no chat model is installed in Ollama at %s: run `ollama pull qwen3:8b` (or another model with tool support)", host)
+	case errors.Is(err, models.ErrModelNotFound):
+		names := make([]string, len(installed))
+		for i, m := range installed {
+			names[i] = m.Name
+		}
+		have := "none"
+		if len(names) > 0 {
+			have = strings.Join(names, ", ")
+		}
+		return fmt.Errorf("model %q is not installed: run `ollama pull %s` (installed: %s)", model, model, have)
+	}
+	return err
+}

@@ -1,0 +1,232 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ternhq/tern/models"
+	"github.com/ternhq/tern/models/ollama"
+	"github.com/ternhq/tern/prompts"
+)
+
+func (a *app) doctorCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "doctor",
+		Short: "Check Ollama, the models, the context plan and the workspace",
+		Long: `Check that Ollama answers, which models are installed and what they can do,
+which model tern would use with which context window (and the arithmetic
+behind it), whether an embedding model is there for semantic search, and the
+state of the workspace. Every problem comes with the command that fixes it.
+Exits 1 when tern could not run a turn as configured.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.doctor(cmd.Context())
+		},
+	}
+}
+
+// report prints doctor's lines: a label column, a mark, the finding.
+type report struct {
+	w        io.Writer
+	problems int
+}
+
+func (r *report) ok(label, format string, args ...any) {
+	fmt.Fprintf(r.w, "%-11s ✓ %s\n", label, fmt.Sprintf(format, args...))
+}
+
+func (r *report) bad(label, format string, args ...any) {
+	r.problems++
+	fmt.Fprintf(r.w, "%-11s ✗ %s\n", label, fmt.Sprintf(format, args...))
+}
+
+func (r *report) note(label, format string, args ...any) {
+	fmt.Fprintf(r.w, "%-11s · %s\n", label, fmt.Sprintf(format, args...))
+}
+
+func (r *report) detail(format string, args ...any) {
+	fmt.Fprintf(r.w, "%-11s   %s\n", "", fmt.Sprintf(format, args...))
+}
+
+func (a *app) doctor(ctx context.Context) error {
+	root, err := a.workspaceRoot()
+	if err != nil {
+		return err
+	}
+	cfg, err := a.config(root)
+	if err != nil {
+		return err
+	}
+	r := &report{w: a.stdout}
+	defer func() {
+		if r.problems == 0 {
+			fmt.Fprintln(a.stdout, "\nAll checks passed.")
+		}
+	}()
+
+	client, err := ollama.New(cfg.Host)
+	if err != nil {
+		r.bad("Ollama", "%v", err)
+		return exitCodeError{code: exitError}
+	}
+	version, err := client.Version(ctx)
+	if err != nil {
+		r.bad("Ollama", "not reachable at %s", client.Host())
+		r.detail("start it with `ollama serve` (or open the Ollama app), or set --host / OLLAMA_HOST")
+		a.doctorWorkspace(r, root)
+		return exitCodeError{code: exitError}
+	}
+	r.ok("Ollama", "%s (version %s)", client.Host(), version)
+
+	installed, err := client.List(ctx)
+	if err != nil {
+		r.bad("Models", "listing failed: %v", err)
+		return exitCodeError{code: exitError}
+	}
+	infos := make(map[string]models.ModelInfo, len(installed))
+	if len(installed) == 0 {
+		r.bad("Models", "none installed; run `ollama pull qwen3:8b`")
+	} else {
+		r.ok("Models", "%d installed", len(installed))
+		for _, m := range installed {
+			info, err := client.Show(ctx, m.Name)
+			if err != nil {
+				r.detail("%-28s (show failed: %v)", m.Name, err)
+				continue
+			}
+			info.SizeBytes = m.SizeBytes
+			infos[m.Name] = info
+			r.detail("%-28s %8s  %-10s %6s  %s", m.Name, humanBytes(m.SizeBytes), m.Family, m.ParameterSize, capList(info))
+		}
+	}
+
+	a.doctorModel(ctx, r, client, cfg, installed, infos)
+	a.doctorEmbed(r, cfg, installed, infos)
+	a.doctorWorkspace(r, root)
+	if r.problems > 0 {
+		return exitCodeError{code: exitError}
+	}
+	return nil
+}
+
+func (a *app) doctorModel(ctx context.Context, r *report, client *ollama.Client, cfg Config, installed []models.ModelInfo, infos map[string]models.ModelInfo) {
+	show := func(ctx context.Context, name string) (models.ModelInfo, error) {
+		if info, ok := infos[name]; ok {
+			return info, nil
+		}
+		return client.Show(ctx, name)
+	}
+	name, why, err := chooseModel(ctx, cfg.Model, installed, show)
+	if err != nil {
+		r.bad("Chat model", "%v", explain(err, client.Host(), cfg.Model, installed))
+		return
+	}
+	info := infos[name]
+	r.ok("Chat model", "%s (%s)", name, why)
+	r.detail("capabilities: %s", strings.Join(capStrings(info), ", "))
+	trained := "unknown"
+	if info.ContextLength > 0 {
+		trained = fmt.Sprint(info.ContextLength)
+	}
+	modelfile := "unset"
+	if info.ModelfileNumCtx > 0 {
+		modelfile = fmt.Sprint(info.ModelfileNumCtx)
+	}
+	r.detail("trained context: %s tokens; Modelfile num_ctx: %s", trained, modelfile)
+	switch {
+	case cfg.ToolMode == "text" || (cfg.ToolMode == "auto" && !info.Has(models.CapTools)):
+		r.note("Tools", "text tool protocol (tools described in the prompt, calls parsed from text)")
+		if !info.Has(models.CapTools) {
+			r.detail("%s has no native tool support; a model with it works better, e.g. `ollama pull qwen3:8b`", name)
+		}
+	default:
+		r.ok("Tools", "native tool calls")
+	}
+	plan := ollama.PlanContext(info, a.vramBytes(ctx, cfg), cfg.Ctx)
+	r.ok("Context", "%d tokens (%s)", plan.NumCtx, plan.Source)
+	for _, line := range plan.Explanation {
+		r.detail("%s", line)
+	}
+	if running, err := client.Running(ctx); err == nil {
+		for _, m := range running {
+			if m.Name == name && m.ContextLength > 0 && m.ContextLength != plan.NumCtx {
+				r.note("Loaded", "%s is loaded with %d tokens; tern's first request reloads it with %d", name, m.ContextLength, plan.NumCtx)
+			}
+		}
+	}
+}
+
+func (a *app) doctorEmbed(r *report, cfg Config, installed []models.ModelInfo, infos map[string]models.ModelInfo) {
+	want := cfg.EmbedModel
+	for _, m := range installed {
+		if m.Name == want || m.Name == want+":latest" {
+			if info, ok := infos[m.Name]; ok && !info.Has(models.CapEmbedding) {
+				r.bad("Embeddings", "%s does not list the embedding capability; set embed_model to an embedding model", m.Name)
+				return
+			}
+			r.ok("Embeddings", "%s", m.Name)
+			return
+		}
+	}
+	r.note("Embeddings", "%s is not installed; search is lexical only. For semantic search: `ollama pull %s`", want, want)
+}
+
+func (a *app) doctorWorkspace(r *report, root string) {
+	kind := "directory"
+	if _, err := os.Stat(filepath.Join(root, ".git")); err == nil {
+		kind = "git repository"
+	}
+	r.ok("Workspace", "%s (%s)", root, kind)
+	notes, name, _, err := prompts.ProjectNotes(root, notesMaxBytes)
+	switch {
+	case err != nil:
+		r.bad("Notes", "%v", err)
+	case notes == "":
+		r.note("Notes", "no AGENTS.md; project notes there are added to every prompt")
+	default:
+		r.ok("Notes", "%s (%d bytes)", name, len(notes))
+	}
+	if _, err := os.Stat(filepath.Join(root, ".tern", "tern.db")); errors.Is(err, os.ErrNotExist) {
+		r.note("Sessions", "none yet")
+	} else {
+		r.ok("Sessions", "%s", filepath.Join(".tern", "tern.db"))
+	}
+}
+
+func capStrings(info models.ModelInfo) []string {
+	s := make([]string, len(info.Capabilities))
+	for i, c := range info.Capabilities {
+		s[i] = string(c)
+	}
+	return s
+}
+
+// capList names the capabilities that matter to tern.
+func capList(info models.ModelInfo) string {
+	var s []string
+	for _, c := range []models.Capability{models.CapTools, models.CapThinking, models.CapEmbedding, models.CapVision} {
+		if info.Has(c) {
+			s = append(s, string(c))
+		}
+	}
+	return strings.Join(s, " ")
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.0f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.0f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

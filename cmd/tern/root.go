@@ -1,0 +1,224 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes.
+const (
+	exitOK       = 0
+	exitError    = 1
+	exitUsage    = 2
+	exitCanceled = 130 // as a shell reports a command stopped by SIGINT
+)
+
+// app is one invocation of tern: its streams, environment and flags.
+type app struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+
+	// flags common to every command
+	dir       string
+	model     string
+	host      string
+	ctxTokens int
+	vram      float64
+	tier      int
+	yes       bool
+	maxTurns  int
+	allowRead []string
+	toolMode  string
+	verbose   bool
+
+	cmd *cobra.Command // the root, for Changed checks
+}
+
+// exitError carries an exit code through cobra.
+type exitCodeError struct {
+	code int
+	err  error
+}
+
+func (e exitCodeError) Error() string { return e.err.Error() }
+func (e exitCodeError) Unwrap() error { return e.err }
+
+// Main runs tern with args and returns the process exit code. Tests call it
+// directly; main calls it with the real process streams.
+func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
+	root := a.rootCommand()
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	var ec exitCodeError
+	switch {
+	case errors.As(err, &ec) && ec.err == nil:
+		return ec.code
+	case errors.As(err, &ec):
+		fmt.Fprintf(stderr, "tern: %v\n", ec.err)
+		return ec.code
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintln(stderr, "tern: cancelled")
+		return exitCanceled
+	case isUsage(err):
+		fmt.Fprintf(stderr, "tern: %v\nRun 'tern --help' for usage.\n", err)
+		return exitUsage
+	}
+	fmt.Fprintf(stderr, "tern: %v\n", err)
+	return exitError
+}
+
+// isUsage tells cobra's flag and argument errors apart from failures.
+func isUsage(err error) bool {
+	msg := err.Error()
+	for _, s := range []string{"unknown command", "unknown flag", "unknown shorthand", "flag needs an argument", "invalid argument", "accepts ", "requires at least", "requires exactly"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *app) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "tern",
+		Short: "A terminal coding agent for small local models",
+		Long: `tern works a repository with a small local model served by Ollama: it reads,
+searches and edits code and runs commands, keeping every prompt inside the
+few thousand tokens such a model can really use.
+
+Run 'tern doctor' first to check Ollama, the model and the context plan.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return fmt.Errorf("the TUI is not available in this build yet; use 'tern ask \"PROMPT\"'")
+		},
+	}
+	a.cmd = root
+	f := root.PersistentFlags()
+	f.StringVar(&a.dir, "dir", "", "workspace root (default: the git root above the current directory, else the current directory)")
+	f.StringVar(&a.model, "model", "", "Ollama model to use (default: $TERN_MODEL, the config's model, else the best installed model with tool support)")
+	f.StringVar(&a.host, "host", "", "Ollama address (default: $OLLAMA_HOST, else 127.0.0.1:11434)")
+	f.IntVar(&a.ctxTokens, "ctx", 0, "context window in tokens (default: the largest that fits in --vram)")
+	f.Float64Var(&a.vram, "vram", 0, "GPU memory in GiB to plan the context window for (default 8, or what nvidia-smi reports)")
+	f.IntVar(&a.tier, "tier", 0, "tool tier to start at: 0 read, 1 edit, 2 commands, 3 external")
+	f.BoolVar(&a.yes, "yes", false, "allow writes and commands without asking (destructive commands are still refused)")
+	f.IntVar(&a.maxTurns, "max-turns", 0, "most model requests per prompt (default 25)")
+	f.StringSliceVar(&a.allowRead, "allow-read", nil, "also allow reading this directory outside the workspace (repeatable)")
+	f.StringVar(&a.toolMode, "tool-mode", "", "how tools reach the model: auto, native or text")
+	f.BoolVarP(&a.verbose, "verbose", "v", false, "log details to stderr")
+
+	root.AddCommand(a.askCommand(), a.doctorCommand(), a.sessionsCommand())
+	return root
+}
+
+// workspaceRoot finds the directory tern works in: --dir, else the nearest
+// directory above the current one that holds .git, else the current one.
+func (a *app) workspaceRoot() (string, error) {
+	dir := a.dir
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", fmt.Errorf("find the current directory: %w", err)
+		}
+		dir = wd
+		for d := wd; ; d = filepath.Dir(d) {
+			if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+				dir = d
+				break
+			}
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("workspace %s: %w", dir, err)
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return "", fmt.Errorf("workspace: %w", err)
+	}
+	if !st.IsDir() {
+		return "", fmt.Errorf("workspace %s is not a directory", abs)
+	}
+	return abs, nil
+}
+
+// config loads the config files and applies the environment and flags.
+func (a *app) config(root string) (Config, error) {
+	cfg, _, err := loadConfig(root, a.getenv)
+	if err != nil {
+		return cfg, err
+	}
+	if v := a.getenv("TERN_MODEL"); v != "" {
+		cfg.Model = v
+	}
+	if v := a.getenv("OLLAMA_HOST"); v != "" && cfg.Host == "" {
+		cfg.Host = v
+	}
+	flags := a.cmd.PersistentFlags()
+	set := func(name string, apply func()) {
+		if flags.Changed(name) {
+			apply()
+		}
+	}
+	set("model", func() { cfg.Model = a.model })
+	set("host", func() { cfg.Host = a.host })
+	set("ctx", func() { cfg.Ctx = a.ctxTokens })
+	set("vram", func() { cfg.VRAMGiB = a.vram })
+	set("max-turns", func() { cfg.MaxTurns = a.maxTurns })
+	set("allow-read", func() { cfg.AllowRead = append(cfg.AllowRead, a.allowRead...) })
+	set("tool-mode", func() { cfg.ToolMode = a.toolMode })
+	switch cfg.ToolMode {
+	case "auto", "native", "text":
+	default:
+		return cfg, fmt.Errorf("--tool-mode must be auto, native or text, not %q", cfg.ToolMode)
+	}
+	if cfg.Ctx < 0 || (cfg.Ctx > 0 && cfg.Ctx < 1024) {
+		return cfg, fmt.Errorf("--ctx %d is too small; use at least 1024 tokens", cfg.Ctx)
+	}
+	if cfg.MaxTurns < 1 {
+		return cfg, fmt.Errorf("--max-turns must be at least 1")
+	}
+	return cfg, nil
+}
+
+// interruptible returns a context cancelled by the first SIGINT or SIGTERM.
+// A second signal is left to its default action, so a stuck process can
+// still be killed with Ctrl+C.
+func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case <-sig:
+			signal.Stop(sig)
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sig)
+		cancel()
+	}
+}

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/ternhq/tern/agent"
+	"github.com/ternhq/tern/context/budget"
+	"github.com/ternhq/tern/models"
+	"github.com/ternhq/tern/prompts"
+	"github.com/ternhq/tern/session"
+	"github.com/ternhq/tern/tools"
+)
+
+// notesMaxBytes caps the project notes sent in the system prompt.
+const notesMaxBytes = 4 << 10
+
+// run is one agent session, wired: the workspace, the store, the model and
+// the agent that drives them.
+type run struct {
+	root    string
+	cfg     Config
+	back    *backend
+	store   *session.Store
+	sess    session.Session
+	resumed bool
+	ws      *tools.Workspace
+	counter *budget.Counter
+	agent   *agent.Agent
+	notices []string
+}
+
+// startRun opens the workspace and the model, and creates a session or
+// resumes the one named by resume.
+func (a *app) startRun(ctx context.Context, resume string, approver agent.Approver) (*run, error) {
+	root, err := a.workspaceRoot()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := a.config(root)
+	if err != nil {
+		return nil, err
+	}
+
+	// Loading the token tables takes a moment; do it while Ollama answers.
+	type counted struct {
+		c   *budget.Counter
+		err error
+	}
+	counterc := make(chan counted, 1)
+	go func() {
+		c, err := budget.NewCounter()
+		counterc <- counted{c, err}
+	}()
+
+	back, err := a.connect(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	cnt := <-counterc
+	if cnt.err != nil {
+		return nil, cnt.err
+	}
+	ws, err := tools.NewWorkspace(root, cfg.AllowRead...)
+	if err != nil {
+		return nil, err
+	}
+	store, err := session.OpenWorkspace(ctx, root)
+	if err != nil {
+		return nil, err
+	}
+	r := &run{root: root, cfg: cfg, back: back, store: store, ws: ws, counter: cnt.c}
+	if err := r.openSession(ctx, resume); err != nil {
+		store.Close()
+		return nil, err
+	}
+	if err := r.newAgent(ctx, approver); err != nil {
+		store.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *run) openSession(ctx context.Context, resume string) error {
+	if resume == "" {
+		s, err := r.store.Create(ctx, r.back.info.Name, r.root)
+		if err != nil {
+			return fmt.Errorf("create session: %w", err)
+		}
+		r.sess = s
+		return nil
+	}
+	s, err := r.store.Get(ctx, resume)
+	if errors.Is(err, session.ErrNotFound) {
+		return fmt.Errorf("no session %q in %s; list them with `tern sessions`", resume, r.root)
+	}
+	if err != nil {
+		return err
+	}
+	r.sess, r.resumed = s, true
+	if s.Model != r.back.info.Name {
+		r.notices = append(r.notices, fmt.Sprintf("session %s was started with %s; continuing with %s", s.ID, s.Model, r.back.info.Name))
+	}
+	return nil
+}
+
+func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
+	set := tools.NewSet(tools.ReadOnlyTools(r.ws)...)
+	notes, notesFile, cut, err := prompts.ProjectNotes(r.root, notesMaxBytes)
+	if err != nil {
+		return err
+	}
+	if cut {
+		r.notices = append(r.notices, fmt.Sprintf("%s is long; only its first %d KiB are in the prompt", notesFile, notesMaxBytes>>10))
+	}
+	sys := prompts.System{Family: r.back.info.Family, Repo: filepath.Base(r.root), Notes: notes}
+	if r.back.textTools {
+		sys.TextTools = set.Specs()
+		r.notices = append(r.notices, fmt.Sprintf("%s has no native tool support; using the text tool protocol", r.back.info.Name))
+	}
+	system, err := prompts.Render(sys)
+	if err != nil {
+		return err
+	}
+	var history []models.Message
+	if r.resumed {
+		if history, err = r.store.Messages(ctx, r.sess.ID); err != nil {
+			return fmt.Errorf("load session %s: %w", r.sess.ID, err)
+		}
+	}
+	think := r.cfg.Think
+	if !r.back.info.Has(models.CapThinking) {
+		think = ""
+	}
+	r.agent = agent.New(agent.Config{
+		SessionID:   r.sess.ID,
+		Model:       r.back.info.Name,
+		NumCtx:      r.back.plan.NumCtx,
+		MaxTurns:    r.cfg.MaxTurns,
+		System:      system,
+		TextTools:   r.back.textTools,
+		Think:       think,
+		Temperature: r.cfg.Temperature,
+		KeepAlive:   r.cfg.KeepAlive.Duration,
+		History:     history,
+	}, r.back.client, set, r.store, approver, r.counter)
+	return nil
+}
+
+// Close releases the store.
+func (r *run) Close() error { return r.store.Close() }

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ternhq/tern/session"
+)
+
+func (a *app) sessionsCommand() *cobra.Command {
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "sessions",
+		Short: "List past sessions in this workspace",
+		Long: `List the sessions stored in this workspace's .tern/tern.db, newest first.
+Continue one with 'tern ask --resume ID "..."' (a unique prefix of the ID is enough).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.sessions(cmd.Context(), limit)
+		},
+	}
+	cmd.Flags().IntVarP(&limit, "limit", "n", 20, "most sessions to list")
+	return cmd
+}
+
+func (a *app) sessions(ctx context.Context, limit int) error {
+	root, err := a.workspaceRoot()
+	if err != nil {
+		return err
+	}
+	store, err := session.OpenWorkspace(ctx, root)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	list, err := store.List(ctx, limit)
+	if err != nil {
+		return err
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(a.stderr, `no sessions yet; start one with tern ask "..."`)
+		return nil
+	}
+	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSTARTED\tMODEL\tTURNS\tTOKENS\tFIRST PROMPT")
+	for _, s := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\n", s.ID, s.Started.Local().Format("2006-01-02 15:04"),
+			s.Model, s.Turns, s.PromptTokens+s.EvalTokens, oneLine(s.Title, 60))
+	}
+	return tw.Flush()
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len([]rune(s)) > n {
+		s = string([]rune(s)[:n-1]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,83 @@
+// Package tern_test holds checks on the shape of the whole module.
+package tern_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/ternhq/tern"
+
+// allowed lists, for each package (prefix), the internal packages it may
+// import. The import graph is the architecture (DESIGN.md): models at the
+// bottom, cmd/tern at the top, tui talking only to the agent and the store.
+var allowed = map[string][]string{
+	"models":            {},
+	"models/ollama":     {"models"},
+	"models/ollamatest": {"models"},
+	"prompts":           {"models"},
+	"context/budget":    {"models"},
+	"context/compact":   {"models", "context/budget", "prompts"},
+	"session":           {"models"},
+	"index/ignore":      {},
+	"index":             {"index/", "models"},
+	"rag":               {"index", "models", "context/budget"},
+	"tools":             {"models", "index/ignore", "tools/"},
+	"disclosure":        {"models", "tools", "context/budget"},
+	"agent":             {"models", "tools", "session", "context/", "disclosure", "prompts"},
+	"tui":               {"agent", "session", "models", "context/budget", "disclosure"},
+	"cmd/fakeollama":    {"models/ollamatest"},
+	"cmd/tern":          {""}, // the top: may import anything
+}
+
+func TestImportDirection(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg := strings.TrimPrefix(strings.TrimPrefix(fields[0], module), "/")
+		if pkg == "" {
+			continue
+		}
+		rules, ok := rulesFor(pkg)
+		if !ok {
+			t.Errorf("package %s has no entry in deps_test.go: add one saying what it may import", pkg)
+			continue
+		}
+		for _, imp := range fields[1:] {
+			if !strings.HasPrefix(imp, module+"/") {
+				continue
+			}
+			dep := strings.TrimPrefix(imp, module+"/")
+			if strings.HasPrefix(dep, pkg+"/") {
+				continue // a package may use its own subpackages
+			}
+			if !permitted(rules, dep) {
+				t.Errorf("%s imports %s, which DESIGN.md's direction forbids", pkg, dep)
+			}
+		}
+	}
+}
+
+// rulesFor finds the most specific entry for pkg.
+func rulesFor(pkg string) ([]string, bool) {
+	best, found := "", false
+	for p := range allowed {
+		if (pkg == p || strings.HasPrefix(pkg, p+"/")) && len(p) >= len(best) {
+			best, found = p, true
+		}
+	}
+	return allowed[best], found
+}
+
+func permitted(rules []string, dep string) bool {
+	for _, r := range rules {
+		if r == "" || dep == r || (strings.HasSuffix(r, "/") && strings.HasPrefix(dep, r)) {
+			return true
+		}
+	}
+	return false
+}
