@@ -58,7 +58,7 @@ func (g gitRun) run(ctx context.Context, args ...string) (string, error) {
 		return stdout.String(), fmt.Errorf("git %s: %w", args[0], context.Cause(ctx))
 	case err != nil:
 		msg := strings.TrimSpace(stderr.String())
-		if strings.Contains(msg, "not a git repository") {
+		if strings.Contains(strings.ToLower(msg), "not a git repository") {
 			return "", ErrNotRepo
 		}
 		if msg == "" {
