@@ -115,7 +115,7 @@ func (r *requestTools) Run(ctx context.Context, in tools.Input) tools.Result {
 	tier, ok := parseTier(args.Tier)
 	if !ok {
 		if s.intents != nil {
-			if hit, found := s.wanted(s.intents.Detect(args.Reason + " " + string(args.Tier))); found {
+			if hit, found := s.wanted(s.intents.Detect(args.Reason+" "+string(args.Tier)), NumTiers-1); found {
 				tier, ok = hit.Tier, true
 			}
 		}

@@ -241,32 +241,27 @@ func (s *Set) Notify(text string) {
 }
 
 // OnPrompt reads the user's prompt for what it asks to do and unlocks the
-// tier it needs, within the cap. What changed is queued as notices.
+// tier it needs, within the cap; a request beyond the cap is reported. What
+// changed is queued as notices.
 func (s *Set) OnPrompt(ctx context.Context, prompt string) {
 	if s.intents == nil {
 		return
 	}
-	hit, ok := s.wanted(s.intents.Detect(prompt))
-	if !ok {
-		return
-	}
-	s.mu.Lock()
-	cur := s.tier
-	s.mu.Unlock()
-	switch {
-	case hit.Tier <= cur:
-	case cur >= s.max:
-		s.Notify(fmt.Sprintf("the request looks like it needs %s (%q), but this session is capped at %s (--max-tier)", hit.Tier, hit.Word, s.max))
-	default:
+	hits := s.intents.Detect(prompt)
+	if hit, ok := s.wanted(hits, s.max); ok && hit.Tier > s.Tier() {
 		s.raise(ctx, hit.Tier, fmt.Sprintf("the request says %q", hit.Word))
+	}
+	if hit, ok := s.wanted(hits, NumTiers-1); ok && hit.Tier > s.max {
+		s.Notify(fmt.Sprintf("the request looks like it needs %s (%q), but this session is capped at %s (--max-tier)", hit.Tier, hit.Word, s.max))
 	}
 }
 
-// wanted picks, of the detected hits, the highest tier that has tools.
-func (s *Set) wanted(hits []Hit) (Hit, bool) {
+// wanted picks, of the detected hits up to tier limit, the highest tier
+// that has tools.
+func (s *Set) wanted(hits []Hit, limit Tier) (Hit, bool) {
 	best, ok := Hit{}, false
 	for _, h := range hits {
-		if h.Tier.Valid() && len(s.tiers[h.Tier]) > 0 && (!ok || h.Tier > best.Tier) {
+		if h.Tier.Valid() && h.Tier <= limit && len(s.tiers[h.Tier]) > 0 && (!ok || h.Tier > best.Tier) {
 			best, ok = h, true
 		}
 	}

@@ -147,12 +147,18 @@ func TestOnPromptUnlocks(t *testing.T) {
 	}
 	capped := newSet(t, 0, 1)
 	capped.OnPrompt(t.Context(), "run the tests")
-	if capped.Tier() != Edit {
+	if capped.Tier() != Read {
 		t.Errorf("capped at 1, 'run' unlocked %s", capped.Tier())
 	}
-	capped.OnPrompt(t.Context(), "run the tests")
-	if n := capped.Notices(); len(n) == 0 || !strings.Contains(n[len(n)-1], "capped at tier 1 (edit) (--max-tier)") {
+	if n := capped.Notices(); len(n) != 1 || !strings.Contains(n[0], `needs tier 2 (commands) ("run"), but this session is capped at tier 1 (edit) (--max-tier)`) {
 		t.Errorf("notices = %q, want a word about the cap", n)
+	}
+	capped.OnPrompt(t.Context(), "fix the bug and run the tests")
+	if capped.Tier() != Edit {
+		t.Errorf("capped at 1, 'fix … and run' unlocked %s, want tier 1", capped.Tier())
+	}
+	if n := capped.Notices(); len(n) != 2 {
+		t.Errorf("notices = %q, want the unlock and the cap", n)
 	}
 }
 
