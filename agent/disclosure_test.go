@@ -39,11 +39,15 @@ func newTiered(t *testing.T, model ollamatest.Model, start, maxTier disclosure.T
 	if err != nil {
 		t.Fatal(err)
 	}
+	intents, err := disclosure.DefaultIntents()
+	if err != nil {
+		t.Fatal(err)
+	}
 	set, err := disclosure.New(disclosure.Config{
 		Tools:   [disclosure.NumTiers][]tools.Tool{tools.ReadOnlyTools(ws), tools.EditTools(ws, nil), cmds},
 		Start:   start,
 		Max:     maxTier,
-		Intents: disclosure.DefaultIntents(),
+		Intents: intents,
 	})
 	if err != nil {
 		t.Fatal(err)

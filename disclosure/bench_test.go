@@ -6,7 +6,7 @@ import (
 
 // BenchmarkDetect reads a long-ish prompt for intent, as every turn does.
 func BenchmarkDetect(b *testing.B) {
-	in := DefaultIntents()
+	in := defaultIntents(b)
 	prompt := "The retry loop in agent/loop.go gives up too early when the server is slow. " +
 		"Don't change the public API, but fix the backoff so it waits longer, add a test for it, " +
 		"and then run the tests. What does maxRetries do, by the way?"

@@ -4,6 +4,15 @@ import (
 	"testing"
 )
 
+func defaultIntents(tb testing.TB) *Intents {
+	tb.Helper()
+	in, err := DefaultIntents()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return in
+}
+
 // detectTier is the highest tier text asks for.
 func detectTier(in *Intents, text string) (Tier, string) {
 	best, word := Read, ""
@@ -16,7 +25,7 @@ func detectTier(in *Intents, text string) (Tier, string) {
 }
 
 func TestDetect(t *testing.T) {
-	in := DefaultIntents()
+	in := defaultIntents(t)
 	tests := []struct {
 		text string
 		want Tier
@@ -101,7 +110,7 @@ func TestDetect(t *testing.T) {
 }
 
 func TestInflections(t *testing.T) {
-	in := DefaultIntents()
+	in := defaultIntents(t)
 	for _, text := range []string{
 		"please fixing", "and fixed", "to be modified", "and running", "and committed", "please writes",
 		"we should be rewriting it", "try modifying", "and implemented", "and upgraded", "to be deployed",
@@ -117,7 +126,7 @@ func TestInflections(t *testing.T) {
 }
 
 func TestOverrides(t *testing.T) {
-	in := DefaultIntents().With(Overrides{
+	in := defaultIntents(t).With(Overrides{
 		Edit:     []string{"frobnicate", "-add"},
 		Commands: []string{"@pytest"},
 		Negation: []string{"skip"},
@@ -138,7 +147,7 @@ func TestOverrides(t *testing.T) {
 			t.Errorf("Detect(%q) = %s (by %q), want %s", tt.text, got, w, tt.want)
 		}
 	}
-	if got, _ := detectTier(DefaultIntents(), "add a flag"); got != Edit {
+	if got, _ := detectTier(defaultIntents(t), "add a flag"); got != Edit {
 		t.Error("With changed the intents it was called on")
 	}
 }

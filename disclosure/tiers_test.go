@@ -47,7 +47,7 @@ func fakeTiers() [NumTiers][]tools.Tool {
 
 func newSet(t *testing.T, start, maxTier Tier, opts ...func(*Config)) *Set {
 	t.Helper()
-	cfg := Config{Tools: fakeTiers(), Start: start, Max: maxTier, Intents: DefaultIntents()}
+	cfg := Config{Tools: fakeTiers(), Start: start, Max: maxTier, Intents: defaultIntents(t)}
 	for _, o := range opts {
 		o(&cfg)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ternhq/tern/agent"
+	"github.com/ternhq/tern/tools"
 )
 
 func (a *app) askCommand() *cobra.Command {
@@ -92,7 +93,11 @@ func (h headlessApprover) Approve(ctx context.Context, ap agent.Approval) (agent
 	case ap.Destructive:
 		return agent.Decision{Reason: fmt.Sprintf("it %s; tern ask refuses destructive commands unless run with --yolo", ap.Why)}, nil
 	}
-	return agent.Decision{Reason: "tern ask runs without approval prompts; the user must rerun with --yes to allow " + ap.Effect.String() + " tools"}, nil
+	what := "file changes"
+	if ap.Effect != tools.Writes {
+		what = "commands"
+	}
+	return agent.Decision{Reason: "tern ask runs without approval prompts; the user must rerun with --yes to allow " + what}, nil
 }
 
 // eventWriter renders agent events.

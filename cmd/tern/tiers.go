@@ -35,11 +35,15 @@ func buildToolSet(o toolOptions) (*disclosure.Set, error) {
 	if err != nil {
 		return nil, err
 	}
+	intents, err := disclosure.DefaultIntents()
+	if err != nil {
+		return nil, err
+	}
 	return disclosure.New(disclosure.Config{
 		Tools:   [disclosure.NumTiers][]tools.Tool{tools.ReadOnlyTools(o.ws), tools.EditTools(o.ws, o.cp), cmds},
 		Start:   disclosure.Tier(o.cfg.Tier),
 		Max:     disclosure.Tier(o.cfg.MaxTier),
-		Intents: disclosure.DefaultIntents().With(o.cfg.Intent),
+		Intents: intents.With(o.cfg.Intent),
 		Restore: o.restore,
 		Save:    o.save,
 	})
