@@ -67,7 +67,11 @@ type Config struct {
 	// TextTools selects the text tool protocol: tools are described in the
 	// system prompt and calls parsed from the reply text, for models that
 	// cannot take tools natively.
-	TextTools   bool
+	TextTools bool
+	// SystemFor, in the text tool protocol, renders the system prompt for
+	// the tools offered, so that tools unlocked later are described too.
+	// When nil, System is sent as it is.
+	SystemFor   func(tools []models.ToolSpec) string
 	Think       string
 	Temperature *float64
 	KeepAlive   time.Duration
@@ -93,8 +97,11 @@ type Agent struct {
 	// costs[i] is the token estimate of history[i], counted once.
 	costs   []int
 	callSeq int
-	// prefixCost caches PrefixTokens for a tool list of prefixTools tools.
-	prefixCost, prefixTools int
+	// prefixCost caches PrefixTokens for the tool list named prefixKey.
+	prefixCost int
+	prefixKey  string
+	// system caches the text protocol's system prompt for systemKey's tools.
+	system, systemKey string
 	// always remembers tools the user allowed for the rest of the session.
 	always map[string]bool
 }
@@ -116,8 +123,8 @@ func New(cfg Config, model chatModel, tb toolbox, rec recorder, ap Approver, cou
 	a := &Agent{
 		cfg: cfg, model: model, tools: tb, rec: rec, approver: ap, counter: counter,
 		log: cfg.Logger, now: cfg.Now,
-		always:      make(map[string]bool),
-		prefixTools: -1,
+		always:    make(map[string]bool),
+		prefixKey: "\xff", // no tool list
 	}
 	for _, m := range cfg.History {
 		a.remember(m)
@@ -163,6 +170,7 @@ func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event)) (err e
 		send(done)
 	}()
 
+	a.readPrompt(ctx, prompt, send)
 	if err := a.append(ctx, models.Message{Role: models.RoleUser, Content: prompt}); err != nil {
 		return err
 	}
@@ -203,6 +211,7 @@ func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event)) (err e
 			return nil
 		}
 		results := a.runCalls(ctx, calls, repair, send)
+		a.relayNotices(send)
 		for _, m := range results {
 			if err := a.append(ctx, m); err != nil {
 				return err
@@ -275,23 +284,27 @@ func (a *Agent) Prefix() (system string, specs []models.ToolSpec) {
 		specs[i] = t.Spec()
 	}
 	if a.cfg.TextTools {
-		return a.cfg.System, nil
+		return a.textSystem(specs), nil
 	}
 	return a.cfg.System, specs
 }
 
 // PrefixTokens estimates what the prefix costs. The prefix only changes
-// when tools are added, so the count is kept until then.
+// when the tools do, so the count is kept until then.
 func (a *Agent) PrefixTokens() int {
-	if n := len(a.tools.All()); n == a.prefixTools {
+	system, specs := a.Prefix()
+	key := toolKey(specs)
+	if a.cfg.TextTools {
+		key = system
+	}
+	if key == a.prefixKey {
 		return a.prefixCost
 	}
-	system, specs := a.Prefix()
 	cost := a.counter.MessageTokens(models.Message{Role: models.RoleSystem, Content: system})
 	for _, s := range specs {
 		cost += a.counter.Count(string(s.WireJSON()))
 	}
-	a.prefixCost, a.prefixTools = cost, len(a.tools.All())
+	a.prefixCost, a.prefixKey = cost, key
 	return cost
 }
 

@@ -17,6 +17,12 @@ type Approval struct {
 	Preview string
 	// Destructive marks calls that always ask, whatever was allowed before.
 	Destructive bool
+	// Why says, for a destructive call, what makes it so ("deletes files
+	// recursively").
+	Why string
+	// Once means the answer covers this call only: Decision.Always is
+	// ignored, so the approver need not offer it.
+	Once bool
 }
 
 // Decision is the answer to an Approval.

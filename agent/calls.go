@@ -92,7 +92,11 @@ func (a *Agent) call(ctx context.Context, c models.ToolCall) tools.Result {
 		return tools.Errorf("%v", err)
 	}
 	if t.Effect() != tools.ReadOnly {
-		if res, ok := a.approve(ctx, t, args); !ok {
+		rv := review(ctx, t, args)
+		if rv.Refused != nil {
+			return *rv.Refused
+		}
+		if res, ok := a.approve(ctx, t, args, rv); !ok {
 			return res
 		}
 	}
@@ -129,16 +133,21 @@ func (a *Agent) toolNames() []string {
 }
 
 // approve asks the user (or the headless policy) whether a call that
-// changes something may run. ok is false when it may not; res then says so.
-func (a *Agent) approve(ctx context.Context, t tools.Tool, args json.RawMessage) (res tools.Result, ok bool) {
+// changes something may run, showing what the review found. Calls the
+// configuration allows run without asking; destructive calls, and those
+// reviewed as "once", ask every time. ok is false when the call may not
+// run; res then says so.
+func (a *Agent) approve(ctx context.Context, t tools.Tool, args json.RawMessage, rv tools.Review) (res tools.Result, ok bool) {
 	name := t.Spec().Name
-	if a.always[name] {
+	once := rv.Once || rv.Destructive != ""
+	if rv.Allowed && rv.Destructive == "" || a.always[name] && !once {
 		return tools.Result{}, true
 	}
 	if a.approver == nil {
 		return tools.Errorf("%s is not allowed in this session.", name), false
 	}
-	d, err := a.approver.Approve(ctx, Approval{Tool: name, Effect: t.Effect(), Args: args})
+	d, err := a.approver.Approve(ctx, Approval{Tool: name, Effect: t.Effect(), Args: args,
+		Preview: rv.Preview, Destructive: rv.Destructive != "", Why: rv.Destructive, Once: once})
 	if err != nil {
 		return tools.Errorf("not run: approval failed: %v", err), false
 	}
@@ -149,7 +158,7 @@ func (a *Agent) approve(ctx context.Context, t tools.Tool, args json.RawMessage)
 		}
 		return tools.Result{Output: msg, IsError: true, Summary: "denied"}, false
 	}
-	if d.Always {
+	if d.Always && !once {
 		a.always[name] = true
 	}
 	return tools.Result{}, true

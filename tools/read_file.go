@@ -105,6 +105,7 @@ func (t *readFile) Run(ctx context.Context, in Input) Result {
 		return fail("read_file "+rel+": past end", "offset %d is past the end of %s, which has %s; use an offset from 1 to %d",
 			offset, rel, plural(p.total, "line", "lines"), p.total)
 	}
+	t.ws.reads.mark(abs)
 	out := p.text.String()
 	if !p.valid {
 		out += "(the file is not valid UTF-8; invalid bytes are shown as \uFFFD)\n"

@@ -22,7 +22,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 // tool. A change here changes every prompt prefix, so it must be deliberate
 // (go test ./tools -run SpecGolden -update).
 func TestSpecGolden(t *testing.T) {
-	for _, tool := range ReadOnlyTools(newFixture(t)) {
+	for _, tool := range allTools(t) {
 		name := tool.Spec().Name
 		t.Run(name, func(t *testing.T) {
 			got := append(tool.Spec().WireJSON(), '\n')
@@ -43,16 +43,34 @@ func TestSpecGolden(t *testing.T) {
 	}
 }
 
+// allTools returns every tool of this package, tier by tier.
+func allTools(t *testing.T) []Tool {
+	t.Helper()
+	ws := newFixture(t)
+	cmds, err := CommandTools(ws, nil, CommandPolicy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return slices.Concat(ReadOnlyTools(ws), EditTools(ws, nil), cmds)
+}
+
 // TestSpecsShort keeps the descriptions within what a small model reads
-// well and within the tier-0 token budget.
+// well and within the token budget of their tier.
 func TestSpecsShort(t *testing.T) {
-	tools := ReadOnlyTools(newFixture(t))
+	effects := map[string]Effect{
+		"read_file": ReadOnly, "list_dir": ReadOnly, "grep": ReadOnly, "glob": ReadOnly,
+		"edit_file": Writes, "write_file": Writes,
+		"run_command": Executes, "git_status": ReadOnly, "git_diff": ReadOnly, "git_commit": Executes,
+	}
 	var names []string
-	for _, tool := range tools {
+	for _, tool := range allTools(t) {
 		spec := tool.Spec()
 		names = append(names, spec.Name)
-		if tool.Effect() != ReadOnly {
-			t.Errorf("%s: effect %v, want read-only", spec.Name, tool.Effect())
+		if tool.Effect() != effects[spec.Name] {
+			t.Errorf("%s: effect %v, want %v", spec.Name, tool.Effect(), effects[spec.Name])
+		}
+		if _, ok := tool.(Reviewer); !ok && tool.Effect() != ReadOnly {
+			t.Errorf("%s changes things but cannot review a call before it runs", spec.Name)
 		}
 		if n := len(strings.Fields(spec.Description)); n > 45 {
 			t.Errorf("%s: description has %d words, want at most 45", spec.Name, n)
@@ -63,28 +81,46 @@ func TestSpecsShort(t *testing.T) {
 			}
 		}
 	}
-	if want := []string{"read_file", "list_dir", "grep", "glob"}; !slices.Equal(names, want) {
-		t.Errorf("ReadOnlyTools order = %v, want %v", names, want)
+	want := []string{"read_file", "list_dir", "grep", "glob", "edit_file", "write_file", "run_command", "git_status", "git_diff", "git_commit"}
+	if !slices.Equal(names, want) {
+		t.Errorf("tool order = %v, want %v", names, want)
 	}
 }
 
-// TestSpecTokens counts the cl100k tokens of the four tools' wire form,
-// the nearest offline stand-in for what the model's tokenizer sees.
+// TestSpecTokens counts the cl100k tokens of each tool's wire form, the
+// nearest offline stand-in for what the model's tokenizer sees, and keeps
+// each tier within its share of the budget (the whole tier-0 request under
+// 1,000 tokens, every tier together under 2,500).
 func TestSpecTokens(t *testing.T) {
 	tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader())
 	enc, err := tiktoken.GetEncoding("cl100k_base")
 	if err != nil {
 		t.Fatal(err)
 	}
-	total := 0
-	for _, tool := range ReadOnlyTools(newFixture(t)) {
-		n := len(enc.Encode(string(tool.Spec().WireJSON()), nil, nil))
-		t.Logf("%-9s %3d tokens", tool.Spec().Name, n)
-		total += n
+	ws := newFixture(t)
+	cmds, err := CommandTools(ws, nil, CommandPolicy{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Logf("all four  %3d tokens", total)
-	const budget = 420 // of the < 1,000 the whole tier-0 request may use
-	if total > budget {
-		t.Errorf("the four tools take %d cl100k tokens, over their budget of %d", total, budget)
+	tiers := []struct {
+		name   string
+		tools  []Tool
+		budget int
+	}{
+		{"tier 0 (read)", ReadOnlyTools(ws), 420},
+		{"tier 1 (edit)", EditTools(ws, nil), 260},
+		{"tier 2 (commands)", cmds, 320},
+	}
+	for _, tier := range tiers {
+		total := 0
+		for _, tool := range tier.tools {
+			n := len(enc.Encode(string(tool.Spec().WireJSON()), nil, nil))
+			t.Logf("%-11s %3d tokens", tool.Spec().Name, n)
+			total += n
+		}
+		t.Logf("%s: %d tokens", tier.name, total)
+		if total > tier.budget {
+			t.Errorf("%s takes %d cl100k tokens, over its budget of %d", tier.name, total, tier.budget)
+		}
 	}
 }

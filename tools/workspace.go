@@ -36,6 +36,7 @@ type Workspace struct {
 	rules     *ignore.Rules
 	allowRead []readArea // outside the root, each with its own ignore rules
 	now       func() time.Time
+	reads     readLog // files read_file showed the model in this session
 }
 
 type readArea struct {
@@ -258,21 +259,38 @@ func (e *pathError) Unwrap() error { return e.err }
 // returns that path relative to the root. It creates .tern with a .gitignore
 // of "*", so spilled output never shows up in git.
 func (w *Workspace) Spill(name, content string) (relPath string, err error) {
+	f, rel, err := w.openSpill(name)
+	if err != nil {
+		return "", err
+	}
+	_, werr := f.WriteString(content)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		return "", fmt.Errorf("spill output: %w", werr)
+	}
+	return rel, nil
+}
+
+// openSpill creates a new spill file for name under .tern/outputs and
+// returns it open for writing, with its path relative to the root.
+func (w *Workspace) openSpill(name string) (f *os.File, relPath string, err error) {
 	tern := filepath.Join(w.root, ".tern")
 	if err := os.MkdirAll(filepath.Join(tern, "outputs"), 0o755); err != nil {
-		return "", fmt.Errorf("spill output: %w", err)
+		return nil, "", fmt.Errorf("spill output: %w", err)
 	}
 	dir, err := filepath.EvalSymlinks(filepath.Join(tern, "outputs"))
 	if err != nil {
-		return "", fmt.Errorf("spill output: %w", err)
+		return nil, "", fmt.Errorf("spill output: %w", err)
 	}
 	if !within(w.root, dir) {
-		return "", fmt.Errorf("spill output: %s leads outside the workspace", dir)
+		return nil, "", fmt.Errorf("spill output: %s leads outside the workspace", dir)
 	}
 	gitignore := filepath.Join(tern, ".gitignore")
 	if _, err := os.Lstat(gitignore); errors.Is(err, fs.ErrNotExist) {
 		if err := os.WriteFile(gitignore, []byte("*\n"), 0o644); err != nil {
-			return "", fmt.Errorf("spill output: %w", err)
+			return nil, "", fmt.Errorf("spill output: %w", err)
 		}
 	}
 	base := w.now().Format("20060102-150405.000") + "-" + fileSafe(name)
@@ -286,16 +304,9 @@ func (w *Workspace) Spill(name, content string) (relPath string, err error) {
 			continue // another call spilled in the same millisecond
 		}
 		if err != nil {
-			return "", fmt.Errorf("spill output: %w", err)
+			return nil, "", fmt.Errorf("spill output: %w", err)
 		}
-		_, werr := f.WriteString(content)
-		if cerr := f.Close(); werr == nil {
-			werr = cerr
-		}
-		if werr != nil {
-			return "", fmt.Errorf("spill output: %w", werr)
-		}
-		return w.relOf(filepath.Join(dir, file)), nil
+		return f, w.relOf(filepath.Join(dir, file)), nil
 	}
 }
 

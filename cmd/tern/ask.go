@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ternhq/tern/agent"
+	"github.com/ternhq/tern/tools"
 )
 
 func (a *app) askCommand() *cobra.Command {
@@ -50,7 +51,7 @@ session, which 'tern ask --resume ID' continues.`,
 func (a *app) ask(ctx context.Context, prompt, resume string, jsonOut bool) error {
 	ctx, stop := interruptible(ctx)
 	defer stop()
-	r, err := a.startRun(ctx, resume, headlessApprover{yes: a.yes})
+	r, err := a.startRun(ctx, resume, headlessApprover{yes: a.yes || a.yolo, yolo: a.yolo})
 	if err != nil {
 		return err
 	}
@@ -80,19 +81,23 @@ func (a *app) ask(ctx context.Context, prompt, resume string, jsonOut bool) erro
 }
 
 // headlessApprover is the approval policy of `tern ask`: with --yes, writes
-// and commands run; without, they are refused with a result that tells the
-// model (and, through it, the user) how to allow them.
-type headlessApprover struct{ yes bool }
+// and commands run, but destructive ones are refused; with --yolo those run
+// too. Without either, calls are refused with a result that tells the model
+// (and, through it, the user) how to allow them.
+type headlessApprover struct{ yes, yolo bool }
 
 func (h headlessApprover) Approve(ctx context.Context, ap agent.Approval) (agent.Decision, error) {
-	if h.yes && !ap.Destructive {
+	switch {
+	case h.yolo, h.yes && !ap.Destructive:
 		return agent.Decision{Allow: true}, nil
+	case ap.Destructive:
+		return agent.Decision{Reason: fmt.Sprintf("it %s; tern ask refuses destructive commands unless run with --yolo", ap.Why)}, nil
 	}
-	reason := "tern ask runs without approval prompts; rerun with --yes to allow " + ap.Effect.String() + " tools"
-	if ap.Destructive {
-		reason = "destructive commands are never run headless"
+	what := "file changes"
+	if ap.Effect != tools.Writes {
+		what = "commands"
 	}
-	return agent.Decision{Allow: false, Reason: reason}, nil
+	return agent.Decision{Reason: "tern ask runs without approval prompts; the user must rerun with --yes to allow " + what}, nil
 }
 
 // eventWriter renders agent events.

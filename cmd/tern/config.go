@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/ternhq/tern/disclosure"
 )
 
 // Config is tern's configuration. Values come, lowest precedence first,
@@ -30,6 +32,15 @@ type Config struct {
 	// ToolMode is "auto" (native when the model has the tools capability),
 	// "native" or "text".
 	ToolMode string `toml:"tool_mode"`
+	// Tier is the tool tier a new session starts at; MaxTier caps it.
+	Tier    int `toml:"tier"`
+	MaxTier int `toml:"max_tier"`
+	// AllowCommands run without approval; DenyCommands never run.
+	AllowCommands []string `toml:"allow_commands"`
+	DenyCommands  []string `toml:"deny_commands"`
+	// Intent adds words to (or, with a leading "-", removes them from) the
+	// lists that unlock tiers from the user's prompt.
+	Intent disclosure.Overrides `toml:"intent"`
 }
 
 func defaultConfig() Config {
@@ -39,6 +50,7 @@ func defaultConfig() Config {
 		EmbedModel: "nomic-embed-text",
 		KeepAlive:  duration{30 * time.Minute},
 		ToolMode:   "auto",
+		MaxTier:    int(disclosure.External),
 	}
 }
 
@@ -96,5 +108,24 @@ func loadConfig(root string, getenv func(string) string) (Config, []string, erro
 	default:
 		return cfg, read, fmt.Errorf("config: tool_mode must be auto, native or text, not %q", cfg.ToolMode)
 	}
+	if err := checkTiers(cfg, "tier", "max_tier"); err != nil {
+		return cfg, read, fmt.Errorf("config: %w", err)
+	}
 	return cfg, read, nil
+}
+
+// checkTiers checks the tier settings, naming them as the user wrote them.
+func checkTiers(cfg Config, tierName, maxName string) error {
+	for _, v := range []struct {
+		name string
+		n    int
+	}{{tierName, cfg.Tier}, {maxName, cfg.MaxTier}} {
+		if !disclosure.Tier(v.n).Valid() {
+			return fmt.Errorf("%s must be 0 (read), 1 (edit), 2 (commands) or 3 (external), not %d", v.name, v.n)
+		}
+	}
+	if cfg.Tier > cfg.MaxTier {
+		return fmt.Errorf("%s %d is above %s %d", tierName, cfg.Tier, maxName, cfg.MaxTier)
+	}
+	return nil
 }

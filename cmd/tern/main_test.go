@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -301,7 +302,7 @@ func TestBinary(t *testing.T) {
 		}
 		f.srv.Script(ollamatest.Reply{Chunks: chunks, ChunkDelay: 20 * time.Millisecond})
 		cmd := run("ask", "talk slowly")
-		var stdout, stderr bytes.Buffer
+		var stdout, stderr syncBuffer // read while the process writes
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -319,4 +320,22 @@ func TestBinary(t *testing.T) {
 			t.Errorf("stderr = %s", stderr.String())
 		}
 	})
+}
+
+// syncBuffer is a bytes.Buffer safe to read while another goroutine writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -35,7 +35,9 @@ type app struct {
 	ctxTokens int
 	vram      float64
 	tier      int
+	maxTier   int
 	yes       bool
+	yolo      bool
 	maxTurns  int
 	allowRead []string
 	toolMode  string
@@ -119,13 +121,15 @@ Run 'tern doctor' first to check Ollama, the model and the context plan.`,
 	f.IntVar(&a.ctxTokens, "ctx", 0, "context window in tokens (default: the largest that fits in --vram)")
 	f.Float64Var(&a.vram, "vram", 0, "GPU memory in GiB to plan the context window for (default 8, or what nvidia-smi reports)")
 	f.IntVar(&a.tier, "tier", 0, "tool tier to start at: 0 read, 1 edit, 2 commands, 3 external")
+	f.IntVar(&a.maxTier, "max-tier", 3, "highest tool tier the session may unlock (0 makes it read-only)")
 	f.BoolVar(&a.yes, "yes", false, "allow writes and commands without asking (destructive commands are still refused)")
+	f.BoolVar(&a.yolo, "yolo", false, "allow everything without asking, destructive commands too (implies --yes)")
 	f.IntVar(&a.maxTurns, "max-turns", 0, "most model requests per prompt (default 25)")
 	f.StringSliceVar(&a.allowRead, "allow-read", nil, "also allow reading this directory outside the workspace (repeatable)")
 	f.StringVar(&a.toolMode, "tool-mode", "", "how tools reach the model: auto, native or text")
 	f.BoolVarP(&a.verbose, "verbose", "v", false, "log details to stderr")
 
-	root.AddCommand(a.askCommand(), a.doctorCommand(), a.sessionsCommand())
+	root.AddCommand(a.askCommand(), a.doctorCommand(), a.sessionsCommand(), a.promptCommand(), a.undoCommand())
 	return root
 }
 
@@ -188,6 +192,14 @@ func (a *app) config(root string) (Config, error) {
 	set("max-turns", func() { cfg.MaxTurns = a.maxTurns })
 	set("allow-read", func() { cfg.AllowRead = append(cfg.AllowRead, a.allowRead...) })
 	set("tool-mode", func() { cfg.ToolMode = a.toolMode })
+	set("tier", func() { cfg.Tier = a.tier })
+	set("max-tier", func() { cfg.MaxTier = a.maxTier })
+	if flags.Changed("tier") && !flags.Changed("max-tier") && cfg.Tier > cfg.MaxTier {
+		cfg.MaxTier = cfg.Tier // asking for a tier raises a configured cap
+	}
+	if err := checkTiers(cfg, "--tier", "--max-tier"); err != nil {
+		return cfg, err
+	}
 	switch cfg.ToolMode {
 	case "auto", "native", "text":
 	default:

@@ -4,12 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 
 	"github.com/ternhq/tern/agent"
 	"github.com/ternhq/tern/context/budget"
+	"github.com/ternhq/tern/disclosure"
 	"github.com/ternhq/tern/models"
-	"github.com/ternhq/tern/prompts"
 	"github.com/ternhq/tern/session"
 	"github.com/ternhq/tern/tools"
 )
@@ -26,10 +25,14 @@ type run struct {
 	store   *session.Store
 	sess    session.Session
 	resumed bool
-	ws      *tools.Workspace
-	counter *budget.Counter
-	agent   *agent.Agent
-	notices []string
+	// tierFlag is set when --tier was given: it then moves a resumed
+	// session to that tier.
+	tierFlag bool
+	ws       *tools.Workspace
+	counter  *budget.Counter
+	agent    *agent.Agent
+	tools    *disclosure.Set
+	notices  []string
 }
 
 // startRun opens the workspace and the model, and creates a session or
@@ -71,7 +74,8 @@ func (a *app) startRun(ctx context.Context, resume string, approver agent.Approv
 	if err != nil {
 		return nil, err
 	}
-	r := &run{root: root, cfg: cfg, back: back, store: store, ws: ws, counter: cnt.c}
+	r := &run{root: root, cfg: cfg, back: back, store: store, ws: ws, counter: cnt.c,
+		tierFlag: a.cmd.PersistentFlags().Changed("tier")}
 	if err := r.openSession(ctx, resume); err != nil {
 		store.Close()
 		return nil, err
@@ -107,22 +111,18 @@ func (r *run) openSession(ctx context.Context, resume string) error {
 }
 
 func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
-	set := tools.NewSet(tools.ReadOnlyTools(r.ws)...)
-	notes, notesFile, cut, err := prompts.ProjectNotes(r.root, notesMaxBytes)
+	set, err := r.toolSet(ctx, r.tierFlag)
 	if err != nil {
 		return err
 	}
-	if cut {
-		r.notices = append(r.notices, fmt.Sprintf("%s is long; only its first %d KiB are in the prompt", notesFile, notesMaxBytes>>10))
+	r.tools = set
+	system, systemFor, notes, err := systemPrompt(r.root, r.back.info.Family, specsOf(set.All()), r.back.textTools)
+	if err != nil {
+		return err
 	}
-	sys := prompts.System{Family: r.back.info.Family, Repo: filepath.Base(r.root), Notes: notes}
+	r.notices = append(r.notices, notes...)
 	if r.back.textTools {
-		sys.TextTools = set.Specs()
 		r.notices = append(r.notices, fmt.Sprintf("%s has no native tool support; using the text tool protocol", r.back.info.Name))
-	}
-	system, err := prompts.Render(sys)
-	if err != nil {
-		return err
 	}
 	var history []models.Message
 	if r.resumed {
@@ -140,6 +140,7 @@ func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
 		NumCtx:      r.back.plan.NumCtx,
 		MaxTurns:    r.cfg.MaxTurns,
 		System:      system,
+		SystemFor:   systemFor,
 		TextTools:   r.back.textTools,
 		Think:       think,
 		Temperature: r.cfg.Temperature,

@@ -1,0 +1,75 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/ternhq/tern/models"
+	"github.com/ternhq/tern/tools"
+)
+
+// promptReader is a toolbox that reads each user prompt and may offer more
+// tools for it; *disclosure.Set satisfies it.
+type promptReader interface {
+	OnPrompt(ctx context.Context, prompt string)
+}
+
+// noticer is a toolbox with news for the user: tools unlocked, a
+// checkpoint taken. *disclosure.Set satisfies it.
+type noticer interface {
+	Notices() []string
+}
+
+// readPrompt lets the toolbox see the user's prompt before the request is
+// made, and passes on what it has to say.
+func (a *Agent) readPrompt(ctx context.Context, prompt string, send func(Event)) {
+	if r, ok := a.tools.(promptReader); ok {
+		r.OnPrompt(ctx, prompt)
+	}
+	a.relayNotices(send)
+}
+
+// relayNotices turns the toolbox's news into Notice events.
+func (a *Agent) relayNotices(send func(Event)) {
+	n, ok := a.tools.(noticer)
+	if !ok {
+		return
+	}
+	for _, text := range n.Notices() {
+		send(Notice{Level: Info, Text: text})
+	}
+}
+
+// review asks a tool that can tell what a call would do; other tools get
+// an empty review.
+func review(ctx context.Context, t tools.Tool, args json.RawMessage) tools.Review {
+	if r, ok := t.(tools.Reviewer); ok {
+		return r.Review(ctx, args)
+	}
+	return tools.Review{}
+}
+
+// toolKey names a tool list, to tell when the prefix changed: it grows
+// when tools unlock, and changes shape when the tier is lowered.
+func toolKey(specs []models.ToolSpec) string {
+	var b strings.Builder
+	for _, s := range specs {
+		b.WriteString(s.Name)
+		b.WriteByte(0)
+	}
+	return b.String()
+}
+
+// textSystem returns the system prompt of the text tool protocol, which
+// describes the tools: rendered again, by Config.SystemFor, when the tools
+// change. Tools are described at its end, so new ones only append to it.
+func (a *Agent) textSystem(specs []models.ToolSpec) string {
+	if a.cfg.SystemFor == nil {
+		return a.cfg.System
+	}
+	if key := toolKey(specs); key != a.systemKey || a.system == "" {
+		a.system, a.systemKey = a.cfg.SystemFor(specs), key
+	}
+	return a.system
+}

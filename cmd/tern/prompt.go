@@ -1,0 +1,165 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ternhq/tern/context/budget"
+	"github.com/ternhq/tern/disclosure"
+	"github.com/ternhq/tern/models"
+	"github.com/ternhq/tern/prompts"
+	"github.com/ternhq/tern/tools"
+)
+
+// promptConnectTimeout bounds the wait for Ollama: tern prompt works
+// without it.
+const promptConnectTimeout = 3 * time.Second
+
+func (a *app) promptCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "prompt",
+		Short: "Print exactly what the first request would carry, with token counts",
+		Long: `Print the prefix of the first request of a new session: the system prompt
+and the tool schemas of the starting tier (--tier), as JSON exactly as they
+are sent, then the token cost of each part, of each tier and of all tiers,
+counted with cl100k_base (the model's own tokenizer differs a little).
+
+The system prompt depends on the model's family. tern asks Ollama for it;
+when Ollama cannot be reached, it uses the family named by --model (or the
+default template) and says so.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return a.prompt(cmd.Context()) },
+	}
+}
+
+func (a *app) prompt(ctx context.Context) error {
+	root, err := a.workspaceRoot()
+	if err != nil {
+		return err
+	}
+	cfg, err := a.config(root)
+	if err != nil {
+		return err
+	}
+	counter, err := budget.NewCounter()
+	if err != nil {
+		return err
+	}
+	model, family, text := cfg.Model, "", cfg.ToolMode == "text"
+	cctx, cancel := context.WithTimeout(ctx, promptConnectTimeout)
+	back, err := a.connect(cctx, cfg)
+	cancel()
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		family = familyOf(cfg.Model)
+		if model == "" {
+			model = "(no model)"
+		}
+		fmt.Fprintf(a.stderr, "tern: %s\ntern: showing the prompt offline, for the %s template (from --model or the config), with %s tools\n",
+			firstLine(err.Error()), prompts.TemplateFor(family), map[bool]string{true: "text-protocol", false: "native"}[text])
+	} else {
+		model, family, text = back.info.Name, back.info.Family, back.textTools
+	}
+
+	ws, err := tools.NewWorkspace(root, cfg.AllowRead...)
+	if err != nil {
+		return err
+	}
+	set, err := buildToolSet(toolOptions{ws: ws, cfg: cfg})
+	if err != nil {
+		return err
+	}
+	system, render, notes, err := systemPrompt(root, family, specsOf(set.All()), text)
+	if err != nil {
+		return err
+	}
+	for _, n := range notes {
+		fmt.Fprintf(a.stderr, "tern: %s\n", n)
+	}
+	p := promptReport{counter: counter, set: set, system: system, render: render}
+	p.write(a.stdout, model, prompts.TemplateFor(family), text)
+	return nil
+}
+
+// familyOf guesses a model's family from its name: "qwen3:8b" → "qwen3".
+func familyOf(model string) string {
+	name, _, _ := strings.Cut(model, ":")
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	return strings.ToLower(name)
+}
+
+// promptReport prints the first request's prefix and what it costs.
+type promptReport struct {
+	counter *budget.Counter
+	set     *disclosure.Set
+	system  string
+	// render, in the text protocol, renders the system prompt for a tool
+	// list; nil for native tools.
+	render func([]models.ToolSpec) string
+}
+
+func (p promptReport) systemTokens(system string) int {
+	return p.counter.MessageTokens(models.Message{Role: models.RoleSystem, Content: system})
+}
+
+// requestTokens is what a request carrying the tools ts costs: the system
+// prompt and, natively, the tool schemas.
+func (p promptReport) requestTokens(ts []tools.Tool) int {
+	if p.render != nil {
+		return p.systemTokens(p.render(specsOf(ts)))
+	}
+	n := p.systemTokens(p.system)
+	for _, t := range ts {
+		n += p.counter.Count(string(t.Spec().WireJSON()))
+	}
+	return n
+}
+
+func (p promptReport) write(w io.Writer, model, template string, text bool) {
+	visible := p.set.All()
+	fmt.Fprintf(w, "# First request of a new session: %s (%s template), %s, up to %s\n\n",
+		model, template, p.set.Tier(), p.set.Max())
+	fmt.Fprintf(w, "## System prompt (%d tokens)\n\n%s\n", p.systemTokens(p.system), p.system)
+	if text {
+		fmt.Fprintf(w, "## Tools\n\nNone sent natively: the text tool protocol describes them in the system prompt.\n\n")
+	} else {
+		fmt.Fprintf(w, "## Tools (%d, sent as JSON)\n\n", len(visible))
+		for _, t := range visible {
+			fmt.Fprintf(w, "%s\n", t.Spec().WireJSON())
+		}
+		fmt.Fprintln(w)
+	}
+
+	fmt.Fprintf(w, "## Tokens (cl100k_base)\n\n")
+	row := func(part, tier string, tokens int, sent string) {
+		fmt.Fprintf(w, "%-30s %4s %6d  %s\n", part, tier, tokens, sent)
+	}
+	fmt.Fprintf(w, "%-30s %4s %6s  %s\n", "part", "tier", "tokens", "sent")
+	row("system prompt", "", p.systemTokens(p.system), "yes")
+	for _, c := range p.set.Costs(p.counter) {
+		row(c.Name, fmt.Sprint(int(c.Tier)), c.Tokens, map[bool]string{true: "yes", false: "no"}[c.Visible])
+	}
+	fmt.Fprintln(w)
+	var upTo []tools.Tool
+	for t := disclosure.Read; t <= p.set.Max(); t++ {
+		upTo = append(upTo, p.set.Tools(t)...)
+		label := fmt.Sprintf("request at tier %d", t)
+		if t == disclosure.NumTiers-1 {
+			label += " (all tools)"
+		}
+		row(label, "", p.requestTokens(upTo), "")
+	}
+	row(fmt.Sprintf("this request (tier %d)", p.set.Tier()), "", p.requestTokens(visible), "")
+	if text {
+		fmt.Fprintln(w, "\nIn the text tool protocol the tools' cost is part of the system prompt's.")
+	}
+}

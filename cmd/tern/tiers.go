@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/ternhq/tern/disclosure"
+	"github.com/ternhq/tern/models"
+	"github.com/ternhq/tern/prompts"
+	"github.com/ternhq/tern/tools"
+)
+
+// Session meta keys.
+const (
+	metaTools      = "tools"      // the disclosure state: tier and visible tools
+	metaCheckpoint = "checkpoint" // the commit of the undo checkpoint
+)
+
+// toolOptions is what a session's tool set is built from.
+type toolOptions struct {
+	ws  *tools.Workspace
+	cfg Config
+	cp  *tools.Checkpoint
+	// restore and save keep the unlocks of a session across runs.
+	restore *disclosure.State
+	save    func(context.Context, disclosure.State) error
+}
+
+// buildToolSet makes the tools of every tier and the disclosure set that
+// shows them to the model.
+func buildToolSet(o toolOptions) (*disclosure.Set, error) {
+	cmds, err := tools.CommandTools(o.ws, o.cp, tools.CommandPolicy{Allow: o.cfg.AllowCommands, Deny: o.cfg.DenyCommands})
+	if err != nil {
+		return nil, err
+	}
+	intents, err := disclosure.DefaultIntents()
+	if err != nil {
+		return nil, err
+	}
+	return disclosure.New(disclosure.Config{
+		Tools:   [disclosure.NumTiers][]tools.Tool{tools.ReadOnlyTools(o.ws), tools.EditTools(o.ws, o.cp), cmds},
+		Start:   disclosure.Tier(o.cfg.Tier),
+		Max:     disclosure.Tier(o.cfg.MaxTier),
+		Intents: intents.With(o.cfg.Intent),
+		Restore: o.restore,
+		Save:    o.save,
+	})
+}
+
+// toolSet builds the run's tool set: a checkpoint before the first change,
+// recorded in the session; unlocks saved in the session and restored when
+// it resumes; an explicit --tier applied to a resumed session.
+func (r *run) toolSet(ctx context.Context, tierFlag bool) (*disclosure.Set, error) {
+	var set *disclosure.Set
+	cp := tools.NewCheckpoint(r.ws, r.sess.ID, func(ctx context.Context, s tools.Saved) {
+		switch {
+		case s.Err != nil:
+			set.Notify(fmt.Sprintf("no undo checkpoint before the first change (%v); `tern undo` cannot restore this session's changes", unavailable(s.Err)))
+		case !s.Existed:
+			if err := r.store.SetMeta(context.WithoutCancel(ctx), r.sess.ID, metaCheckpoint, s.Commit); err != nil {
+				set.Notify(fmt.Sprintf("checkpoint %.8s saved, but not recorded in the session: %v", s.Commit, err))
+				return
+			}
+			set.Notify(fmt.Sprintf("checkpoint %.8s saved before the first change; `tern undo` restores it", s.Commit))
+		}
+	})
+	o := toolOptions{ws: r.ws, cfg: r.cfg, cp: cp, save: func(ctx context.Context, st disclosure.State) error {
+		return r.store.SetMeta(context.WithoutCancel(ctx), r.sess.ID, metaTools, st.String())
+	}}
+	if r.resumed {
+		v, ok, err := r.store.Meta(ctx, r.sess.ID, metaTools)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			st, err := disclosure.ParseState(v)
+			if err != nil {
+				r.notices = append(r.notices, fmt.Sprintf("the session's saved tools are unreadable (%v); starting at tier %d", err, r.cfg.Tier))
+			} else {
+				o.restore = &st
+			}
+		}
+	}
+	set, err := buildToolSet(o)
+	if err != nil {
+		return nil, err
+	}
+	if r.resumed && tierFlag && set.Tier() != disclosure.Tier(r.cfg.Tier) {
+		if err := set.SetTier(ctx, disclosure.Tier(r.cfg.Tier), "--tier"); err != nil {
+			return nil, err
+		}
+	}
+	return set, nil
+}
+
+// unavailable words why git could not take a checkpoint.
+func unavailable(err error) string {
+	switch {
+	case errors.Is(err, tools.ErrNotRepo):
+		return "the workspace is not in a git repository"
+	case errors.Is(err, tools.ErrNoGit):
+		return "git is not installed"
+	}
+	return err.Error()
+}
+
+// systemPrompt renders the system prompt and returns a renderer of it for
+// other tool lists, for the text tool protocol, where the prompt describes
+// the tools. notes are things to tell the user about it.
+func systemPrompt(root, family string, textTools []models.ToolSpec, text bool) (system string, render func([]models.ToolSpec) string, notes []string, err error) {
+	projectNotes, notesFile, cut, err := prompts.ProjectNotes(root, notesMaxBytes)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	if cut {
+		notes = append(notes, fmt.Sprintf("%s is long; only its first %d KiB are in the prompt", notesFile, notesMaxBytes>>10))
+	}
+	sys := prompts.System{Family: family, Repo: filepath.Base(root), Notes: projectNotes}
+	if text {
+		sys.TextTools = textTools
+	}
+	if system, err = prompts.Render(sys); err != nil {
+		return "", nil, nil, err
+	}
+	if !text {
+		return system, nil, notes, nil
+	}
+	render = func(specs []models.ToolSpec) string {
+		s := sys
+		s.TextTools = specs
+		out, err := prompts.Render(s)
+		if err != nil {
+			return system // the template rendered once already; it cannot fail here
+		}
+		return out
+	}
+	return system, render, notes, nil
+}
+
+// specsOf returns the specifications of ts.
+func specsOf(ts []tools.Tool) []models.ToolSpec {
+	specs := make([]models.ToolSpec, len(ts))
+	for i, t := range ts {
+		specs[i] = t.Spec()
+	}
+	return specs
+}

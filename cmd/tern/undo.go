@@ -1,0 +1,131 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ternhq/tern/session"
+	"github.com/ternhq/tern/tools"
+)
+
+func (a *app) undoCommand() *cobra.Command {
+	var id string
+	cmd := &cobra.Command{
+		Use:   "undo",
+		Short: "Restore the files to the checkpoint taken before a session's first change",
+		Long: `Restore the workspace's files to the git checkpoint tern took before the first
+change of a session (the latest session that has one, or --session ID): files
+changed or deleted since get their content back, files created since are
+removed. Files ignored by git are left alone, and so are git's index,
+branches and stash. Changes made after the session, by anyone, are undone
+too: the list is shown first, and tern asks before it restores (--yes
+skips the question).
+
+The files as they were just before the undo are kept under
+refs/tern/undone/ID, so an undo can itself be undone with git.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return a.undo(cmd.Context(), id) },
+	}
+	cmd.Flags().StringVar(&id, "session", "", "session to undo (ID or unique prefix; default: the latest with a checkpoint)")
+	return cmd
+}
+
+func (a *app) undo(ctx context.Context, id string) error {
+	root, err := a.workspaceRoot()
+	if err != nil {
+		return err
+	}
+	store, err := session.OpenWorkspace(ctx, root)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	sess, err := undoSession(ctx, store, id)
+	if err != nil {
+		return err
+	}
+	ws, err := tools.NewWorkspace(root)
+	if err != nil {
+		return err
+	}
+	plan, err := tools.PlanUndo(ctx, ws, sess.ID)
+	switch {
+	case errors.Is(err, tools.ErrNoCheckpoint):
+		return fmt.Errorf("session %s has no checkpoint: it changed no files, or changed them where git could not take one", sess.ID)
+	case err != nil:
+		return fmt.Errorf("undo is unavailable: %s", unavailable(err))
+	}
+	fmt.Fprintf(a.stdout, "Session %s (%s, %q)\ncheckpoint %.8s, taken before its first change\n", sess.ID, sess.Model, oneLine(sess.Title, 60), plan.Commit)
+	if plan.Empty() {
+		fmt.Fprintln(a.stdout, "Nothing to undo: the files match the checkpoint.")
+		return nil
+	}
+	if len(plan.Restore) > 0 {
+		fmt.Fprintf(a.stdout, "Restore %s:\n", countOf(len(plan.Restore), "file"))
+		for _, p := range plan.Restore {
+			fmt.Fprintf(a.stdout, "  %s\n", p)
+		}
+	}
+	if len(plan.Delete) > 0 {
+		fmt.Fprintf(a.stdout, "Delete %s created since:\n", countOf(len(plan.Delete), "file"))
+		for _, p := range plan.Delete {
+			fmt.Fprintf(a.stdout, "  %s\n", p)
+		}
+	}
+	if !a.yes && !a.yolo {
+		fmt.Fprint(a.stderr, "Restore these files? [y/N] ")
+		answer, err := bufio.NewReader(a.stdin).ReadString('\n')
+		answer = strings.ToLower(strings.TrimSpace(answer))
+		switch {
+		case answer == "" && err != nil:
+			fmt.Fprintln(a.stderr)
+			return errors.New("no answer on stdin; nothing was changed (rerun with --yes to restore without asking)")
+		case answer != "y" && answer != "yes":
+			return errors.New("nothing was changed")
+		}
+	}
+	saved, err := plan.Apply(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "Restored %s and deleted %s. The files as they were before this undo are in %s (`git checkout %s -- .` brings them back).\n",
+		countOf(len(plan.Restore), "file"), countOf(len(plan.Delete), "file"), saved, saved)
+	return nil
+}
+
+// undoSession finds the session to undo: the one named, else the latest
+// that recorded a checkpoint.
+func undoSession(ctx context.Context, store *session.Store, id string) (session.Session, error) {
+	if id != "" {
+		s, err := store.Get(ctx, id)
+		if errors.Is(err, session.ErrNotFound) {
+			return s, fmt.Errorf("no session %q in this workspace; list them with `tern sessions`", id)
+		}
+		return s, err
+	}
+	list, err := store.List(ctx, 200)
+	if err != nil {
+		return session.Session{}, err
+	}
+	for _, s := range list {
+		if _, ok, err := store.Meta(ctx, s.ID, metaCheckpoint); err != nil {
+			return s, err
+		} else if ok {
+			return s, nil
+		}
+	}
+	return session.Session{}, errors.New("no session in this workspace has a checkpoint: none has changed files yet")
+}
+
+// countOf returns "1 file" or "3 files".
+func countOf(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

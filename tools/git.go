@@ -1,0 +1,90 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// Git failures that callers explain differently from other git errors.
+var (
+	ErrNoGit   = errors.New("git is not installed (not found in PATH)")
+	ErrNotRepo = errors.New("not inside a git repository")
+)
+
+// gitTimeout bounds one git command; a commit's hooks may take a while.
+const gitTimeout = 60 * time.Second
+
+// gitEnv turns off everything that could make git wait for a person or
+// print for a terminal.
+var gitEnv = []string{
+	"GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "PAGER=cat", "GIT_EDITOR=true",
+	"GIT_OPTIONAL_LOCKS=0", "LC_ALL=C",
+}
+
+// gitRun is one git invocation.
+type gitRun struct {
+	dir   string
+	env   []string // added to gitEnv
+	stdin io.Reader
+}
+
+// run runs git with args in g.dir and returns its standard output. The
+// error carries git's own message; it wraps ErrNoGit or ErrNotRepo when
+// those are the cause.
+func (g gitRun) run(ctx context.Context, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = g.dir
+	cmd.Env = append(append(os.Environ(), gitEnv...), g.env...)
+	cmd.Stdin = g.stdin
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	inGroup(cmd)
+	cmd.Cancel = func() error { return signalGroup(cmd, true) }
+	cmd.WaitDelay = 2 * time.Second
+	err := cmd.Run()
+	switch {
+	case errors.Is(err, exec.ErrNotFound):
+		return "", ErrNoGit
+	case err != nil && ctx.Err() != nil:
+		return stdout.String(), fmt.Errorf("git %s: %w", args[0], context.Cause(ctx))
+	case err != nil:
+		msg := strings.TrimSpace(stderr.String())
+		if strings.Contains(strings.ToLower(msg), "not a git repository") {
+			return "", ErrNotRepo
+		}
+		if msg == "" {
+			msg = strings.TrimSpace(stdout.String())
+		}
+		return stdout.String(), fmt.Errorf("git %s: %s (%w)", args[0], firstLines(msg, 6), err)
+	}
+	return stdout.String(), nil
+}
+
+// firstLines returns the first n lines of s.
+func firstLines(s string, n int) string {
+	lines := strings.SplitN(s, "\n", n+1)
+	if len(lines) > n {
+		lines = append(lines[:n], "…")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// gitProblem words a git failure for the model.
+func gitProblem(root string, err error) string {
+	switch {
+	case errors.Is(err, ErrNoGit):
+		return "git is not installed on this machine (not found in PATH); the git tools cannot work"
+	case errors.Is(err, ErrNotRepo):
+		return fmt.Sprintf("the workspace (%s) is not inside a git repository; there is no git history here", root)
+	}
+	return err.Error()
+}

@@ -1,0 +1,34 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Reviewer is a tool that can check a call before it runs: whether it can
+// run at all, what it would do, and how careful the user should be with it.
+// The agent asks for a review before it asks the user for approval, and
+// shows the preview in that question.
+type Reviewer interface {
+	Review(ctx context.Context, args json.RawMessage) Review
+}
+
+// Review is what a call would do, found out without doing it.
+type Review struct {
+	// Preview shows the change or the action: a diff, a command line.
+	Preview string
+	// Destructive, when not empty, says why the call could destroy work that
+	// cannot be recovered ("deletes files recursively"). Such calls ask every
+	// time, and headless runs refuse them unless told otherwise.
+	Destructive string
+	// Once means the user must approve each call of this kind; an earlier
+	// "allow for the session" does not cover it.
+	Once bool
+	// Allowed means the user's configuration allows this call without
+	// asking (a command on the allow list).
+	Allowed bool
+	// Refused, when set, is the call's result: it cannot run as asked (the
+	// edit does not apply, the command is denied), so there is nothing to
+	// approve.
+	Refused *Result
+}

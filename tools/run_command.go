@@ -1,0 +1,292 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/ternhq/tern/models"
+)
+
+//go:embed run_command.md
+var runCommandDoc string
+
+// Command time limits.
+const (
+	DefaultCommandTimeout = 30 * time.Second
+	MaxCommandTimeout     = 120 * time.Second
+	// stopGrace is how long a stopped command may take to exit after
+	// SIGTERM before its process group is killed.
+	stopGrace = 2 * time.Second
+)
+
+// commandEnv keeps commands from waiting for a person or a pager.
+var commandEnv = []string{
+	"GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "PAGER=cat", "GIT_EDITOR=true",
+	"TERM=dumb", "NO_COLOR=1", "DEBIAN_FRONTEND=noninteractive",
+}
+
+type runCommand struct {
+	ws    *Workspace
+	cp    *Checkpoint
+	rules *commandRules
+	shell string
+	spec  models.ToolSpec
+}
+
+// NewRunCommand returns the run_command tool: a shell command run with
+// bash -c in the workspace root, with no input, a timeout, its combined
+// output capped (the whole spilled to .tern/outputs), and its whole process
+// group stopped when it ends, times out or is cancelled. The policy's deny
+// patterns are refused outright; its allow patterns run without approval.
+// cp, which may be nil, is saved before the first command runs.
+func NewRunCommand(ws *Workspace, cp *Checkpoint, policy CommandPolicy) (Tool, error) {
+	rules, err := newCommandRules(policy)
+	if err != nil {
+		return nil, err
+	}
+	shell, err := exec.LookPath("bash")
+	if err != nil {
+		shell = "sh"
+	}
+	d := parseDoc(runCommandDoc)
+	return &runCommand{ws: ws, cp: cp, rules: rules, shell: shell, spec: models.ToolSpec{
+		Name:        "run_command",
+		Description: d.text,
+		Parameters: models.Schema(
+			models.Param{Name: "command", Type: "string", Description: d.params["command"], Required: true},
+			models.Param{Name: "timeout", Type: "integer", Description: d.params["timeout"]},
+		),
+	}}, nil
+}
+
+func (t *runCommand) Spec() models.ToolSpec { return t.spec }
+func (t *runCommand) Effect() Effect        { return Executes }
+
+type commandArgs struct {
+	Command string `json:"command"`
+	Timeout intArg `json:"timeout"`
+}
+
+// check decodes a call and applies the deny list.
+func (t *runCommand) check(raw json.RawMessage) (commandArgs, time.Duration, []string, *Result) {
+	var args commandArgs
+	refuse := func(summary, format string, a ...any) (commandArgs, time.Duration, []string, *Result) {
+		r := fail(summary, format, a...)
+		return args, 0, nil, &r
+	}
+	if err := decodeArgs(raw, &args); err != nil {
+		return refuse("run_command: bad arguments", "%v", err)
+	}
+	args.Command = strings.TrimSpace(args.Command)
+	if args.Command == "" {
+		return refuse("run_command: no command", `command is required, e.g. {"command":"go test ./..."}`)
+	}
+	if pat, ok := t.rules.denied(args.Command); ok {
+		return refuse("$ "+oneLineCommand(args.Command)+": denied",
+			"This command is denied by the user's configuration (deny_commands %q). Do not try to get around it; do the task another way or tell the user what you need.", pat)
+	}
+	var notes []string
+	timeout := time.Duration(args.Timeout.or(0)) * time.Second
+	switch {
+	case timeout <= 0:
+		timeout = DefaultCommandTimeout
+	case timeout > MaxCommandTimeout:
+		notes = append(notes, fmt.Sprintf("timeout lowered to the maximum, %d s", int(MaxCommandTimeout.Seconds())))
+		timeout = MaxCommandTimeout
+	}
+	return args, timeout, notes, nil
+}
+
+// Review shows the command line and says whether it is destructive or
+// allowed by the configuration.
+func (t *runCommand) Review(_ context.Context, raw json.RawMessage) Review {
+	args, timeout, _, refused := t.check(raw)
+	if refused != nil {
+		return Review{Refused: refused}
+	}
+	why := t.rules.destructive(args.Command)
+	return Review{
+		Preview:     fmt.Sprintf("$ %s\n(in %s, timeout %s)", args.Command, t.ws.root, timeout),
+		Destructive: why,
+		Allowed:     why == "" && t.rules.allowed(args.Command),
+	}
+}
+
+func (t *runCommand) Run(ctx context.Context, in Input) Result {
+	args, timeout, notes, refused := t.check(in.Args)
+	if refused != nil {
+		return *refused
+	}
+	limit := in.Limit
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	t.cp.Save(ctx)
+	began := time.Now()
+	sink := newOutputSink(max(limit-300, 256), func() (*os.File, string, error) { return t.ws.openSpill("run_command") })
+	ended, err := runGroup(ctx, t.shell, args.Command, t.ws.root, timeout, sink)
+	sink.close()
+	took := time.Since(began).Round(10 * time.Millisecond)
+	summary := "$ " + oneLineCommand(args.Command)
+	if err != nil {
+		return fail(summary+": not started", "the command could not be started: %v", err)
+	}
+
+	var b strings.Builder
+	for _, n := range notes {
+		b.WriteString("(" + n + ")\n")
+	}
+	switch ended.how {
+	case endTimeout:
+		fmt.Fprintf(&b, "Timed out after %s: the command and everything it started were stopped. Output so far:\n", timeout)
+	case endCancel:
+		b.WriteString("Cancelled by the user: the command and everything it started were stopped. Output so far:\n")
+	}
+	out := sink.text()
+	if out == "" {
+		out = "(no output)"
+	}
+	b.WriteString(strings.TrimSuffix(out, "\n"))
+	b.WriteByte('\n')
+	if ended.strays {
+		b.WriteString("(processes it left running in the background were stopped)\n")
+	}
+	res := Result{IsError: ended.how != endExit || ended.code != 0}
+	switch ended.how {
+	case endExit:
+		fmt.Fprintf(&b, "exit code %d", ended.code)
+		summary += fmt.Sprintf(" → exit %d (%s)", ended.code, took)
+	case endTimeout:
+		b.WriteString("exit code: none (timed out)")
+		summary += fmt.Sprintf(" → timed out after %s", timeout)
+	case endCancel:
+		b.WriteString("exit code: none (cancelled)")
+		summary += " → cancelled"
+	case endSignal:
+		fmt.Fprintf(&b, "killed by %s", ended.signal)
+		summary += " → killed by " + ended.signal
+	}
+	res.Output, res.Summary = b.String(), summary
+	return res
+}
+
+// How a command ended.
+const (
+	endExit = iota
+	endSignal
+	endTimeout
+	endCancel
+)
+
+type ending struct {
+	how    int
+	code   int
+	signal string
+	// strays is set when processes of its group outlived the command.
+	strays bool
+}
+
+// runGroup runs command with shell -c in dir, in a process group of its
+// own, writing its combined output to out. On timeout or cancellation it
+// stops the group (SIGTERM, then SIGKILL after stopGrace); when the command
+// exits it kills what it left behind in the group. It returns when the
+// command has ended and its output is drained; an error means it did not
+// start.
+func runGroup(ctx context.Context, shell, command, dir string, timeout time.Duration, out io.Writer) (ending, error) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return ending{}, err
+	}
+	cmd := exec.Command(shell, "-c", command)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), commandEnv...)
+	cmd.Stdout, cmd.Stderr = pw, pw // one pipe, so the output stays in order
+	inGroup(cmd)
+	if err := cmd.Start(); err != nil {
+		pr.Close()
+		pw.Close()
+		return ending{}, err
+	}
+	pw.Close() // the command holds its own copy
+	drained := make(chan struct{})
+	go func() {
+		io.Copy(out, pr)
+		close(drained)
+	}()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+
+	var end ending
+	var waitErr error
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case waitErr = <-exited:
+	case <-timer.C:
+		end.how = endTimeout
+		waitErr = stop(cmd, exited)
+	case <-ctx.Done():
+		end.how = endCancel
+		waitErr = stop(cmd, exited)
+	}
+	if groupAlive(cmd) {
+		end.strays = end.how == endExit
+		signalGroup(cmd, true)
+	}
+	// A process that left the group may still hold the pipe open.
+	select {
+	case <-drained:
+	case <-time.After(stopGrace):
+		pr.Close()
+		<-drained
+	}
+	pr.Close()
+	if end.how == endExit {
+		var exitErr *exec.ExitError
+		switch {
+		case waitErr == nil:
+		case errors.As(waitErr, &exitErr) && exitErr.ExitCode() >= 0:
+			end.code = exitErr.ExitCode()
+		case errors.As(waitErr, &exitErr):
+			end.how, end.signal = endSignal, signalName(exitErr)
+		default:
+			return end, waitErr
+		}
+	}
+	return end, nil
+}
+
+// stop ends cmd's process group: SIGTERM, then SIGKILL if it has not
+// exited within stopGrace. It returns the command's wait error.
+func stop(cmd *exec.Cmd, exited <-chan error) error {
+	signalGroup(cmd, false)
+	select {
+	case err := <-exited:
+		return err
+	case <-time.After(stopGrace):
+	}
+	signalGroup(cmd, true)
+	return <-exited
+}
+
+func signalName(e *exec.ExitError) string {
+	s := e.String() // "signal: killed"
+	return strings.TrimPrefix(s, "signal: ")
+}
+
+// oneLineCommand shortens a command for a summary line.
+func oneLineCommand(c string) string {
+	r := []rune(squeeze(c))
+	if len(r) > 80 {
+		return string(r[:77]) + "…"
+	}
+	return string(r)
+}

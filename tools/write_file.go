@@ -1,0 +1,110 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/ternhq/tern/models"
+)
+
+//go:embed write_file.md
+var writeFileDoc string
+
+type writeFile struct {
+	ws   *Workspace
+	cp   *Checkpoint
+	spec models.ToolSpec
+}
+
+// NewWriteFile returns the write_file tool. It creates files; it replaces
+// an existing file only when asked to overwrite one the model has read,
+// because small models rewriting whole files drop code they did not see.
+// cp, which may be nil, is saved before the first change.
+func NewWriteFile(ws *Workspace, cp *Checkpoint) Tool {
+	d := parseDoc(writeFileDoc)
+	return &writeFile{ws: ws, cp: cp, spec: models.ToolSpec{
+		Name:        "write_file",
+		Description: d.text,
+		Parameters: models.Schema(
+			models.Param{Name: "path", Type: "string", Description: d.params["path"], Required: true},
+			models.Param{Name: "content", Type: "string", Description: d.params["content"], Required: true},
+			models.Param{Name: "overwrite", Type: "boolean", Description: d.params["overwrite"]},
+		),
+	}}
+}
+
+func (t *writeFile) Spec() models.ToolSpec { return t.spec }
+func (t *writeFile) Effect() Effect        { return Writes }
+
+type writeArgs struct {
+	Path      string  `json:"path"`
+	Content   string  `json:"content"`
+	Overwrite boolArg `json:"overwrite"`
+}
+
+// Review checks the call and shows the new file, or the change to the old.
+func (t *writeFile) Review(ctx context.Context, raw json.RawMessage) Review {
+	f, args, refused := t.check(raw)
+	if refused != nil {
+		return Review{Refused: refused}
+	}
+	diff, _, _ := unifiedDiff(f.rel, f.content, args.Content, 3)
+	return Review{Preview: diff}
+}
+
+func (t *writeFile) Run(ctx context.Context, in Input) Result {
+	f, args, refused := t.check(in.Args)
+	if refused != nil {
+		return *refused
+	}
+	t.cp.Save(ctx)
+	if err := f.write(args.Content); err != nil {
+		return fail("write_file "+f.rel+": error", "cannot write %s: %v", f.rel, err)
+	}
+	t.ws.reads.mark(f.abs)
+	diff, added, removed := unifiedDiff(f.rel, f.content, args.Content, 3)
+	lines := strings.Count(args.Content, "\n")
+	if args.Content != "" && !strings.HasSuffix(args.Content, "\n") {
+		lines++
+	}
+	if !f.exists {
+		return Result{Output: fmt.Sprintf("Created %s (%s).", f.rel, plural(lines, "line", "lines")),
+			Summary: fmt.Sprintf("%s: new, %s", f.rel, plural(lines, "line", "lines")), Diff: diff}
+	}
+	short, _, _ := unifiedDiff(f.rel, f.content, args.Content, 2)
+	return Result{Output: fmt.Sprintf("Replaced %s (%s, +%d -%d):\n%s", f.rel, plural(lines, "line", "lines"), added, removed, diffForModel(short, in.Limit)),
+		Summary: fmt.Sprintf("%s: +%d -%d", f.rel, added, removed), Diff: diff}
+}
+
+// check decodes the call and loads the file, refusing what must not be
+// written.
+func (t *writeFile) check(raw json.RawMessage) (target, writeArgs, *Result) {
+	var args writeArgs
+	if err := decodeArgs(raw, &args); err != nil {
+		r := fail("write_file: bad arguments", "%v", err)
+		return target{}, args, &r
+	}
+	f, refused := t.ws.loadTarget("write_file", args.Path)
+	if refused != nil {
+		return f, args, refused
+	}
+	refuse := func(what, format string, a ...any) (target, writeArgs, *Result) {
+		r := fail("write_file "+f.rel+": "+what, format, a...)
+		return target{}, args, &r
+	}
+	switch {
+	case len(args.Content) > maxChangeBytes:
+		return refuse("too large", "content is %s; write_file writes files up to %s", humanSize(int64(len(args.Content))), humanSize(maxChangeBytes))
+	case f.exists && !bool(args.Overwrite):
+		return refuse("exists", "%s already exists (%s). To change part of it, call edit_file with old_string and new_string. To replace the whole file, read it with read_file first, then call write_file with overwrite set to true",
+			f.rel, plural(strings.Count(f.content, "\n"), "line", "lines"))
+	case f.exists && !f.read:
+		return refuse("not read", "%s exists and you have not read it in this session. Read it with read_file first; replacing a file you have not seen loses its code. To change part of it, use edit_file", f.rel)
+	case f.exists && f.content == args.Content:
+		return refuse("no change", "%s already has exactly this content; nothing to write", f.rel)
+	}
+	return f, args, nil
+}
