@@ -24,9 +24,10 @@ func (c *Counter) MessageTokens(m models.Message) int {
 // fits, and earlier turns are added back whole, newest first, while they
 // fit. When the current turn alone is too big, its user message is kept and
 // the newest of its steps that fit follow it; a step starts at an assistant
-// message, so a tool result never loses the call it answers. The last
-// message is always kept, whatever it costs: a caller that cannot afford
-// even that must shorten it first (Assemble does).
+// message, so a tool result never loses the call it answers. The newest
+// step (or the last message, when it is not part of one) is always kept,
+// whatever it costs: a caller that cannot afford even that must shorten it
+// first (Assemble does).
 func Fit(history []models.Message, costs []int, available int) (kept []models.Message, cost int) {
 	s := fit(history, costs, available)
 	if s.empty() {
@@ -108,12 +109,41 @@ func fit(history []models.Message, costs []int, available int) selection {
 		}
 	}
 	if start == last && history[last].Role != models.RoleAssistant && last != u {
-		// Not even one whole step fits; keep the last message alone.
-		return selection{user: u, start: last, cost: costs[last]}
+		// Not even one whole step fits: keep the newest step anyway (a tool
+		// result never goes without its call), or the last message alone
+		// when it has no step.
+		start, steps = last, 0
+		for i := last; i > first; i-- {
+			if history[i].Role == models.RoleAssistant {
+				start = i
+				break
+			}
+		}
+		for i := start; i <= last; i++ {
+			steps += costs[i]
+		}
+		return selection{user: u, start: start, cost: steps}
 	}
 	s := selection{user: u, start: start, cost: steps}
 	if u >= 0 && u < start && costs[u]+steps <= available {
 		s.withUser, s.cost = true, costs[u]+steps
 	}
 	return s
+}
+
+// FitIndices is Fit by position: the indices of the messages kept, in
+// order.
+func FitIndices(history []models.Message, costs []int, available int) []int {
+	s := fit(history, costs, available)
+	if s.empty() {
+		return nil
+	}
+	idx := make([]int, 0, 1+len(history)-s.start)
+	if s.withUser {
+		idx = append(idx, s.user)
+	}
+	for i := s.start; i < len(history); i++ {
+		idx = append(idx, i)
+	}
+	return idx
 }
