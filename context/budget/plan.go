@@ -163,7 +163,7 @@ func squeeze(m Meter, history []models.Message, costs []int, u, room int) squeez
 		if len(step) > 0 {
 			budget = min(costs[u], max(room-stepCost, room/3))
 		}
-		q, c, cut := shortenMessage(m, history[u], costs[u], budget)
+		q, c, cut := ShortenMessage(m, history[u], costs[u], budget)
 		out.msgs, out.cost, out.message = append(out.msgs, q), c, c
 		if cut {
 			out.shortened++
@@ -208,7 +208,7 @@ func squeezeStep(m Meter, step []models.Message, costs []int, left int) (msgs []
 			msgs[i], cost = msg, cost+costs[i]
 			continue
 		}
-		short, c, cut := shortenMessage(m, msg, costs[i], share)
+		short, c, cut := ShortenMessage(m, msg, costs[i], share)
 		msgs[i], cost = short, cost+c
 		if cut {
 			shortened++
@@ -217,33 +217,36 @@ func squeezeStep(m Meter, step []models.Message, costs []int, left int) (msgs []
 	return msgs, cost, shortened, cost <= left
 }
 
-// shortenMessage cuts msg's text so that the message costs at most max,
-// when it can: the tool calls of an assistant message are never cut.
-func shortenMessage(m Meter, msg models.Message, cost, max int) (models.Message, int, bool) {
-	if cost <= max {
+// ShortenMessage cuts msg's text so that the message costs at most limit by
+// m's count; cost is its count now. It reports whether it cut anything.
+// The tool calls of an assistant message are never cut: such a message
+// may stay over limit. A text that cannot be cut to fit is replaced by a
+// one-line note, never sent whole.
+func ShortenMessage(m Meter, msg models.Message, cost, limit int) (models.Message, int, bool) {
+	if cost <= limit {
 		return msg, cost, false
 	}
 	bare := msg
 	bare.Content = ""
 	base := m.MessageTokens(bare)
-	room := max - base
+	room := limit - base
 	for range 4 {
 		if room < 0 {
 			break
 		}
 		short := msg
-		short.Content = Shorten(m.Count, msg.Content, room)
-		if c := m.MessageTokens(short); c <= max {
+		short.Content = shorten(m.Count, msg.Content, max(cost-base, room+1), room)
+		c := m.MessageTokens(short)
+		if c <= limit {
 			return short, c, true
-		} else {
-			room -= c - max + 2
 		}
+		room -= c - limit + 2
+	}
+	if msg.Content == "" {
+		return msg, cost, false
 	}
 	bare.Content = fmt.Sprintf("[%d tokens cut: too large for the context window]", cost-base)
-	if c := m.MessageTokens(bare); c <= max {
-		return bare, c, true
-	}
-	return msg, cost, false
+	return bare, m.MessageTokens(bare), true
 }
 
 // The bounds of a tool's output cap, in bytes, and the bytes one token is

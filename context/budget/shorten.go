@@ -16,7 +16,11 @@ const headShare = 0.6
 // returned as it is. A max too small for even the note gives a bare note,
 // or "" when not even that fits.
 func Shorten(count func(string) int, text string, max int) string {
-	total := count(text)
+	return shorten(count, text, count(text), max)
+}
+
+// shorten is Shorten when the caller knows text's count, total.
+func shorten(count func(string) int, text string, total, max int) string {
 	if total <= max {
 		return text
 	}
