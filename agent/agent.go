@@ -73,6 +73,9 @@ type Config struct {
 	KeepAlive   time.Duration
 	// History is the conversation so far, for a resumed session.
 	History []models.Message
+	Logger  *slog.Logger
+	Now     func() time.Time
+
 	// Calibration is the model's token-count correction learnt so far (the
 	// zero value: none yet); Calibrations, when set, keeps what is learnt.
 	Calibration  budget.Calibration
@@ -81,8 +84,6 @@ type Config struct {
 	// compacted before a request (default DefaultCompactAt); 1 or more
 	// turns automatic compaction off.
 	CompactAt float64
-	Logger  *slog.Logger
-	Now     func() time.Time
 }
 
 // Agent runs the turns of one session. Its methods must not be called

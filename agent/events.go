@@ -57,20 +57,21 @@ type Message struct {
 type Usage struct {
 	// Estimate is tern's own count of the prompt it sent.
 	Estimate int `json:"estimate"`
-	// Calibrated is the estimate in the model's tokens, as the request was
-	// planned with it; Factor is the correction after this reply.
-	Calibrated int     `json:"calibrated"`
-	Factor     float64 `json:"factor"`
 	// PromptTokens is what the server evaluated (after any truncation).
 	PromptTokens int `json:"prompt_tokens"`
-	// Truncated is set when the server very probably cut the prompt.
-	Truncated bool `json:"truncated"`
 	EvalTokens   int `json:"eval_tokens"`
 	NumCtx       int `json:"num_ctx"`
 	// Dropped counts history messages left out to fit the window.
 	Dropped    int           `json:"dropped"`
 	DoneReason string        `json:"done_reason"`
 	Duration   time.Duration `json:"duration_ns"`
+
+	// Calibrated is the estimate in the model's tokens, as the request was
+	// planned with it; Factor is the correction after this reply.
+	Calibrated int     `json:"calibrated"`
+	Factor     float64 `json:"factor"`
+	// Truncated is set when the server very probably cut the prompt.
+	Truncated bool `json:"truncated"`
 }
 
 // Notice levels.
