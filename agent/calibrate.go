@@ -42,7 +42,7 @@ func (a *Agent) fittedStep(ctx context.Context, send func(Event)) (models.Reply,
 		return reply, usage, err
 	}
 	send(Notice{Level: Warn, Text: a.verdict + ": the start of the prompt was probably cut. Compacting and asking again; ignore the reply above."})
-	if _, err := a.compact(ctx, send, true); err != nil {
+	if _, err := a.compact(ctx, send, false); err != nil {
 		return models.Reply{}, nil, err
 	}
 	again, usage, err := a.step(ctx, send)

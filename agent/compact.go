@@ -70,13 +70,15 @@ func (a *Agent) autoCompact(ctx context.Context, send func(Event)) error {
 }
 
 // compact runs the ladder down to half the room, saves the result and says
-// what it did. asked is set for /compact and for a retry after truncation.
-func (a *Agent) compact(ctx context.Context, send func(Event), asked bool) (compact.Result, error) {
+// what it did. thorough, for /compact, folds all but the current turn
+// whatever the history's size.
+func (a *Agent) compact(ctx context.Context, send func(Event), thorough bool) (compact.Result, error) {
 	target := a.cal.Unscale(a.room() / 2)
 	summaryMax := a.cal.Unscale(int(summaryShare * float64(a.cfg.NumCtx)))
 	ladder := compact.Ladder{
 		Cost: a.cost, Count: a.counter.Count, Summarize: a.summarize,
 		SummaryMax: summaryMax, TranscriptMax: a.transcriptMax(summaryMax),
+		Limit: a.cal.Unscale(a.room()), Thorough: thorough,
 	}
 	res, err := ladder.Compact(ctx, a.history, a.costs, target)
 	if err != nil {
@@ -84,7 +86,7 @@ func (a *Agent) compact(ctx context.Context, send func(Event), asked bool) (comp
 	}
 	if res.Freed() <= 0 {
 		a.stalledAt = res.Before
-		if asked {
+		if thorough {
 			send(Notice{Level: Info, Text: fmt.Sprintf("nothing to compact: the conversation takes %d tokens", a.cal.Scale(res.Before))})
 		}
 		return res, nil

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/ternhq/tern/agent"
 )
 
 // Config is tern's configuration. Values come, lowest precedence first,
@@ -30,6 +32,10 @@ type Config struct {
 	// ToolMode is "auto" (native when the model has the tools capability),
 	// "native" or "text".
 	ToolMode string `toml:"tool_mode"`
+
+	// CompactThreshold is the share of the context window past which the
+	// conversation is compacted before a request; 1 turns that off.
+	CompactThreshold float64 `toml:"compact_threshold"`
 }
 
 func defaultConfig() Config {
@@ -39,6 +45,8 @@ func defaultConfig() Config {
 		EmbedModel: "nomic-embed-text",
 		KeepAlive:  duration{30 * time.Minute},
 		ToolMode:   "auto",
+
+		CompactThreshold: agent.DefaultCompactAt,
 	}
 }
 
@@ -95,6 +103,9 @@ func loadConfig(root string, getenv func(string) string) (Config, []string, erro
 	case "auto", "native", "text":
 	default:
 		return cfg, read, fmt.Errorf("config: tool_mode must be auto, native or text, not %q", cfg.ToolMode)
+	}
+	if cfg.CompactThreshold < 0.2 || cfg.CompactThreshold > 1 {
+		return cfg, read, fmt.Errorf("config: compact_threshold must be between 0.2 and 1 (a share of the context window), not %v", cfg.CompactThreshold)
 	}
 	return cfg, read, nil
 }

@@ -56,6 +56,14 @@ type Ladder struct {
 	SummaryMax int
 	// TranscriptMax caps the transcript the model is asked to summarise.
 	TranscriptMax int
+	// Limit is the most the history may cost for a request to fit. The
+	// current turn is cut only beyond it, so that compaction does not
+	// undo the work of the turn in progress; 0 means the target.
+	Limit int
+	// Thorough prunes every old tool output and summarises every turn
+	// before the current one, whatever the target, as /compact asks;
+	// trimming still stops at the target.
+	Thorough bool
 }
 
 // Result is a compacted history and what was done to it.
@@ -108,18 +116,24 @@ func plural(n int) string {
 func (l Ladder) Compact(ctx context.Context, history []models.Message, costs []int, target int) (Result, error) {
 	h := &state{msgs: clone(history), costs: clone(costs)}
 	r := Result{Before: h.total()}
-	if r.Before > target {
-		r.Pruned = l.prune(h, target)
+	limit := max(l.Limit, target)
+	over := func() bool { return h.total() > target || l.Thorough }
+	if over() {
+		r.Pruned = l.prune(h, target, max(currentUser(h.msgs), 0))
 	}
-	if h.total() > target && l.Summarize != nil {
+	if over() && l.Summarize != nil {
 		n, err := l.summarize(ctx, h, target)
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return Result{}, fmt.Errorf("summarise history: %w", ctxErr)
 		}
 		r.Summarized, r.SummaryErr = n, err
 	}
+	if h.total() > limit {
+		// The current turn itself is too large: its older outputs go too.
+		r.Pruned += l.prune(h, limit, len(h.msgs))
+	}
 	if h.total() > target {
-		r.Trimmed = l.trim(h, target)
+		r.Trimmed = l.trim(h, target, limit)
 	}
 	r.History, r.Costs, r.After = h.msgs, h.costs, h.total()
 	return r, nil
@@ -156,20 +170,22 @@ func isMarker(m models.Message) bool {
 	return m.Role == models.RoleUser && (strings.HasPrefix(m.Content, SummaryPrefix) || m.Content == TrimNote)
 }
 
-// prune replaces tool outputs with stubs, oldest first, until the history
-// costs at most target. The outputs of the newest step, which the model has
-// not answered yet, are kept.
-func (l Ladder) prune(h *state, target int) int {
-	newest := len(h.msgs)
+// prune replaces the tool outputs before end with stubs, oldest first,
+// until the history costs at most target. The outputs of the newest step,
+// which the model has not answered yet, are always kept.
+func (l Ladder) prune(h *state, target, end int) int {
+	newest := len(h.msgs) // the step whose outputs await an answer
 	for i := len(h.msgs) - 1; i >= 0; i-- {
-		if h.msgs[i].Role == models.RoleAssistant && len(h.msgs[i].ToolCalls) > 0 {
-			newest = i
+		if h.msgs[i].Role == models.RoleAssistant {
+			if len(h.msgs[i].ToolCalls) > 0 {
+				newest = i
+			}
 			break
 		}
 	}
 	calls := map[string]models.ToolCall{}
 	pruned, total := 0, h.total()
-	for i := 0; i < newest && total > target; i++ {
+	for i := 0; i < min(newest, end) && (total > target || l.Thorough); i++ {
 		m := h.msgs[i]
 		for _, c := range m.ToolCalls {
 			calls[c.ID] = c
@@ -221,14 +237,18 @@ func (l Ladder) summarize(ctx context.Context, h *state, target int) (int, error
 		if i > cu || h.msgs[i].Role != models.RoleUser || isMarker(h.msgs[i]) {
 			continue
 		}
-		if i == 0 || tail+l.SummaryMax > target {
+		if i == 0 || l.Thorough || tail+l.SummaryMax > target {
 			break
 		}
 		k = i
 	}
 	older := h.msgs[:k]
-	if len(older) == 1 && isMarker(older[0]) {
-		return 0, nil // only an earlier summary, already as small as it gets
+	olderCost := 0
+	for _, c := range h.costs[:k] {
+		olderCost += c
+	}
+	if len(older) == 1 && isMarker(older[0]) || olderCost < l.SummaryMax/2 {
+		return 0, nil // too little to be worth a model call
 	}
 	system, user, err := prompts.RenderSummary(prompts.Summary{
 		Transcript: Transcript(older, l.Count, l.TranscriptMax),
@@ -250,10 +270,6 @@ func (l Ladder) summarize(ctx context.Context, h *state, target int) (int, error
 		note.Content = SummaryPrefix + budget.Shorten(l.Count, notes, max(l.SummaryMax-l.Cost(models.Message{Role: models.RoleUser, Content: SummaryPrefix}), 0))
 	}
 	cost := l.Cost(note)
-	olderCost := 0
-	for _, c := range h.costs[:k] {
-		olderCost += c
-	}
 	if cost >= olderCost {
 		return 0, fmt.Errorf("%w: the summary (%d tokens) is no smaller than what it replaces (%d)", ErrBadSummary, cost, olderCost)
 	}
@@ -263,10 +279,10 @@ func (l Ladder) summarize(ctx context.Context, h *state, target int) (int, error
 }
 
 // trim drops the oldest messages until the history costs at most target:
-// whole turns first, then the oldest steps of the current turn. A summary
-// at the start is kept, the current question always, and a note says
-// messages were removed.
-func (l Ladder) trim(h *state, target int) int {
+// whole turns first, then, only when the current turn alone is over limit,
+// its oldest steps. A summary at the start is kept, the current question
+// always, and a note says messages were removed.
+func (l Ladder) trim(h *state, target, limit int) int {
 	var head []models.Message
 	var headCosts []int
 	if len(h.msgs) > 0 && strings.HasPrefix(h.msgs[0].Content, SummaryPrefix) {
@@ -282,7 +298,15 @@ func (l Ladder) trim(h *state, target int) int {
 	for _, c := range headCosts {
 		headCost += c
 	}
-	idx := budget.FitIndices(rest, restCosts, target-headCost-noteCost)
+	avail := target - headCost - noteCost
+	turn := 0
+	for i := max(currentUser(rest), 0); i < len(rest); i++ {
+		turn += restCosts[i]
+	}
+	if turn > avail {
+		avail = min(turn, limit-headCost-noteCost)
+	}
+	idx := budget.FitIndices(rest, restCosts, avail)
 	if cu := currentUser(rest); cu >= 0 && !slices.Contains(idx, cu) {
 		idx = append([]int{cu}, idx...) // Fit left it out: it comes before what was kept
 	}

@@ -154,7 +154,7 @@ func TestBadSummaryFallsBackToTrim(t *testing.T) {
 		{"garbage", strings.Repeat("the the the\n", 40), nil, "parts asked for"},
 		{"loop", strings.Repeat("Goal: x\nFiles: y\n", 10), nil, "repeats itself"},
 		{"tool call", `<tool_call>{"name":"read_file"}</tool_call> goal files`, nil, "tool call"},
-		{"too big to help", "Goal: " + strings.Repeat("everything ", 400) + "\nFiles: all", nil, "no smaller"},
+		{"too big to help", "Goal: " + strings.Repeat("everything ", 600) + "\nFiles: all", nil, "no smaller"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -163,7 +163,7 @@ func TestBadSummaryFallsBackToTrim(t *testing.T) {
 				h = append(h, user(fmt.Sprintf("question %d: %s", i, strings.Repeat("words ", 40))), answer(strings.Repeat("reply ", 60)))
 			}
 			if tt.name == "too big to help" {
-				h = append([]models.Message{user("tiny"), answer("ok")}, h[len(h)-4:]...)
+				h = append([]models.Message{user("tiny"), answer(strings.Repeat("x", 4400))}, h[len(h)-4:]...)
 			}
 			s, _ := fixedSummary(tt.reply, tt.err)
 			l := ladder(s)
@@ -206,6 +206,31 @@ func TestTrimKeepsQuestionOfAHugeTurn(t *testing.T) {
 		if m.Role == models.RoleTool && (i == 0 || len(r.History[i-1].ToolCalls) == 0) {
 			t.Errorf("tool result %d lost its call", i)
 		}
+	}
+}
+
+func TestCurrentTurnWithinLimitIsLeftWhole(t *testing.T) {
+	var h []models.Message
+	for i := range 4 {
+		h = append(h, toolTurn(i, strings.Repeat("old output\n", 100))...)
+	}
+	cur := toolTurn(9, strings.Repeat("new output\n", 100))[:3]
+	cur = append(cur, toolTurn(10, strings.Repeat("newer output\n", 100))[1:3]...)
+	h = append(h, cur...)
+	l := ladder(nil)
+	l.Limit = 2000
+	r, err := l.Compact(t.Context(), h, costs(h), 300)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := r.History[len(r.History)-len(cur):]
+	for i := range cur {
+		if got[i].Content != cur[i].Content {
+			t.Fatalf("message %d of the current turn changed to %.60q; it fits the limit and must stay whole", i, got[i].Content)
+		}
+	}
+	if r.History[0].Content != TrimNote || len(r.History) != len(cur)+1 {
+		t.Errorf("older turns not trimmed: %s", r)
 	}
 }
 
