@@ -116,8 +116,10 @@ type Agent struct {
 	// stalledAt is the history's cost after a compaction that freed too
 	// little to repeat; 0 when none did.
 	stalledAt int
-	// notices wait for the next request to be sent.
-	notices []Notice
+	// notices wait for the next request to be sent; roomWarned is set once
+	// the user was told the prefix leaves little room.
+	notices    []Notice
+	roomWarned bool
 }
 
 // New returns an agent for one session.

@@ -90,8 +90,19 @@ func (a *Agent) outputLimit(n int) int {
 	return budget.OutputLimit(a.room()-a.cal.Scale(turn), n)
 }
 
-// flushNotices sends the notices queued while the history changed.
+// minRoomShare is the least share of the window the conversation should
+// have; below it the user is told once to use a larger window.
+const minRoomShare = 0.25
+
+// flushNotices sends the notices queued while the history changed, and
+// says so once when the prefix leaves the conversation too little room.
 func (a *Agent) flushNotices(send func(Event)) {
+	if room := a.room(); !a.roomWarned && float64(room) < minRoomShare*float64(a.cfg.NumCtx) {
+		a.roomWarned = true
+		send(Notice{Level: Warn, Text: fmt.Sprintf(
+			"the system prompt and tools take %d of the %d-token window and the reply keeps %d, leaving %d for the conversation; a larger --ctx would help",
+			a.cal.Scale(a.PrefixTokens()), a.cfg.NumCtx, a.cfg.Reserve, max(room, 0))})
+	}
 	for _, n := range a.notices {
 		send(n)
 	}

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ollama/ollama/api"
+
 	"github.com/ternhq/tern/context/budget"
 	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/models/ollamatest"
@@ -252,4 +254,56 @@ func hasNotice(h *harness, text string) bool {
 		}
 	}
 	return false
+}
+
+// BenchmarkRequest32k200 assembles the request of a 32k-window session
+// with 200 messages of history: the per-request cost of staying inside
+// the window (messages are counted once, when they enter the history).
+func BenchmarkRequest32k200(b *testing.B) {
+	c := counter(b)
+	ws, err := tools.NewWorkspace(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	var history []models.Message
+	seq := 0
+	for len(history) < 200 {
+		history = append(history, models.Message{Role: models.RoleUser, Content: words(r, 40)})
+		history = append(history, randomMessages(r, &seq)...)
+	}
+	a := New(Config{SessionID: "s", Model: "m", NumCtx: 32768, System: "You are a test.", History: history[:200],
+		Calibration: budget.Calibration{Factor: 1.1, Samples: 5}},
+		instantModel{}, tools.NewSet(tools.ReadOnlyTools(ws)...), &memRecorder{}, nil, c)
+	a.PrefixTokens()
+	for b.Loop() {
+		a.request()
+	}
+}
+
+func TestWarnsWhenThePrefixCrowdsTheWindow(t *testing.T) {
+	h := newHarness(t, ollamatest.Qwen3(), withConfig(func(c *Config) {
+		c.NumCtx = 1024
+		c.System = strings.Repeat("A very long set of house rules for the model. ", 40)
+	}))
+	h.srv.Respond(func(api.ChatRequest) ollamatest.Reply { return ollamatest.Reply{Content: "ok"} })
+	for range 2 {
+		if err := h.run(t.Context(), "hi"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n := 0
+	for _, e := range h.events {
+		if no, ok := e.(Notice); ok && strings.Contains(no.Text, "a larger --ctx would help") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d warnings about the crowded window, want exactly 1", n)
+	}
+	for _, r := range h.srv.Records() {
+		if r.Truncated {
+			t.Error("a request was truncated")
+		}
+	}
 }

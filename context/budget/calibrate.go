@@ -92,7 +92,8 @@ type Verdict struct {
 // for the prompt into the second half of the reply's reserve, which a
 // correctly calibrated plan never does. A truncated reply's count is a
 // floor, not a measurement: the factor then only rises, to what the cut
-// proves, and never learns from it by averaging.
+// proves, and never learns from it by averaging. Nor does it learn from a
+// count under half the estimate, which only a cached prefix explains.
 func (c *Calibration) Observe(s Sample) Verdict {
 	if s.Estimate <= 0 || s.Reported <= 0 {
 		return Verdict{}
@@ -114,6 +115,12 @@ func (c *Calibration) Observe(s Sample) Verdict {
 		floor := max(ratio, float64(s.NumCtx)/float64(s.Estimate))
 		c.Factor = clampFactor(max(f, floor))
 		c.Samples++
+		return v
+	}
+	if ratio < MinFactor {
+		// No tokenizer counts half of cl100k: this is a partial count, as
+		// some Ollama versions report when the prompt's start came from the
+		// KV cache. It says nothing about the model's tokenizer.
 		return v
 	}
 	w := sampleWeight

@@ -46,15 +46,24 @@ func TestCalibrationStaysInRange(t *testing.T) {
 		t.Errorf("factor = %v, want clamped at %v", c.Value(), MaxFactor)
 	}
 	for range 40 {
-		c.Observe(Sample{Estimate: 1000, Reported: 10, NumCtx: 32768})
+		c.Observe(Sample{Estimate: 1000, Reported: 520, NumCtx: 32768})
 	}
-	if c.Value() != MinFactor {
-		t.Errorf("factor = %v, want clamped at %v", c.Value(), MinFactor)
+	if c.Value() < MinFactor || c.Value() > 0.53 {
+		t.Errorf("factor = %v, want about 0.52, never under %v", c.Value(), MinFactor)
 	}
 	before := c
 	c.Observe(Sample{Estimate: 1000, Reported: 0, NumCtx: 8192})
 	if c != before {
 		t.Error("a reply without a prompt count changed the calibration")
+	}
+}
+
+func TestCalibrationIgnoresCachedCounts(t *testing.T) {
+	c := Calibration{Factor: 1.1, Samples: 10}
+	// Some Ollama versions count only what the KV cache did not hold.
+	c.Observe(Sample{Estimate: 3000, Reported: 180, NumCtx: 8192, Reserve: 1638})
+	if c.Value() != 1.1 {
+		t.Errorf("a cached prompt's partial count moved the factor to %.3f", c.Value())
 	}
 }
 
