@@ -318,6 +318,10 @@ func (l Ladder) trim(h *state, target, limit int) int {
 	for _, i := range idx {
 		msgs, costs = append(msgs, rest[i]), append(costs, restCosts[i])
 	}
+	trimmed := &state{msgs, costs}
+	if trimmed.total() >= h.total() {
+		return 0 // what would go is smaller than the note saying so
+	}
 	h.msgs, h.costs = msgs, costs
 	return dropped
 }

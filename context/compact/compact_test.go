@@ -100,6 +100,18 @@ func TestPruneKeepsTheNewest(t *testing.T) {
 	}
 }
 
+func TestPruneAnsweredOutputs(t *testing.T) {
+	// The last step was answered, so no output is waiting for the model.
+	h := append(toolTurn(0, strings.Repeat("source line\n", 300)), user("and now?"))
+	r, err := ladder(nil).Compact(t.Context(), h, costs(h), 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Pruned != 1 || r.Trimmed != 0 || !strings.HasPrefix(r.History[2].Content, stubPrefix) {
+		t.Errorf("result = %s; want the answered output pruned", r)
+	}
+}
+
 func TestSummaryReplacesTheOldestTurns(t *testing.T) {
 	var h []models.Message
 	for i := range 12 {
