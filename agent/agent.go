@@ -79,6 +79,15 @@ type Config struct {
 	History []models.Message
 	Logger  *slog.Logger
 	Now     func() time.Time
+
+	// Calibration is the model's token-count correction learnt so far (the
+	// zero value: none yet); Calibrations, when set, keeps what is learnt.
+	Calibration  budget.Calibration
+	Calibrations CalibrationStore
+	// CompactAt is the share of the window past which the history is
+	// compacted before a request (default DefaultCompactAt); 1 or more
+	// turns automatic compaction off.
+	CompactAt float64
 }
 
 // Agent runs the turns of one session. Its methods must not be called
@@ -104,6 +113,20 @@ type Agent struct {
 	system, systemKey string
 	// always remembers tools the user allowed for the rest of the session.
 	always map[string]bool
+
+	// cal corrects token counts toward the model's; verdict says why the
+	// last reply was taken as truncated.
+	cal     budget.Calibration
+	verdict string
+	// callLimit is the output cap of the tool calls being run, in bytes.
+	callLimit int
+	// stalledAt is the history's cost after a compaction that freed too
+	// little to repeat; 0 when none did.
+	stalledAt int
+	// notices wait for the next request to be sent; roomWarned is set once
+	// the user was told the prefix leaves little room.
+	notices    []Notice
+	roomWarned bool
 }
 
 // New returns an agent for one session.
@@ -120,11 +143,15 @@ func New(cfg Config, model chatModel, tb toolbox, rec recorder, ap Approver, cou
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.CompactAt <= 0 {
+		cfg.CompactAt = DefaultCompactAt
+	}
 	a := &Agent{
 		cfg: cfg, model: model, tools: tb, rec: rec, approver: ap, counter: counter,
 		log: cfg.Logger, now: cfg.Now,
 		always:    make(map[string]bool),
 		prefixKey: "\xff", // no tool list
+		cal:       cfg.Calibration,
 	}
 	for _, m := range cfg.History {
 		a.remember(m)
@@ -134,8 +161,9 @@ func New(cfg Config, model chatModel, tb toolbox, rec recorder, ap Approver, cou
 
 // remember adds m to the in-memory history with its token cost.
 func (a *Agent) remember(m models.Message) {
+	m, cost := a.admit(m)
 	a.history = append(a.history, m)
-	a.costs = append(a.costs, a.counter.MessageTokens(m))
+	a.costs = append(a.costs, cost)
 }
 
 // History returns a copy of the conversation so far.
@@ -186,7 +214,7 @@ func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event)) (err e
 		}
 		done.Turns = turn
 
-		reply, usage, err := a.step(ctx, send)
+		reply, usage, err := a.fittedStep(ctx, send)
 		done.PromptTokens += reply.Metrics.PromptTokens
 		done.EvalTokens += reply.Metrics.EvalTokens
 		if err != nil {
@@ -210,6 +238,7 @@ func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event)) (err e
 		if len(calls) == 0 {
 			return nil
 		}
+		a.callLimit = a.outputLimit(len(calls))
 		results := a.runCalls(ctx, calls, repair, send)
 		a.relayNotices(send)
 		for _, m := range results {
@@ -225,7 +254,7 @@ func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event)) (err e
 
 // step makes one model request and streams its reply.
 func (a *Agent) step(ctx context.Context, send func(Event)) (models.Reply, *Usage, error) {
-	req, estimate, dropped := a.request()
+	req, asm := a.request()
 	began := a.now()
 	filter := newCallFilter()
 	reply, err := a.model.Chat(ctx, req, func(d models.Delta) {
@@ -254,16 +283,18 @@ func (a *Agent) step(ctx context.Context, send func(Event)) (models.Reply, *Usag
 	}
 	reply.Message.Role = models.RoleAssistant
 	usage := &Usage{
-		Estimate: estimate, PromptTokens: reply.Metrics.PromptTokens, EvalTokens: reply.Metrics.EvalTokens,
-		NumCtx: a.cfg.NumCtx, Dropped: dropped, DoneReason: reply.DoneReason, Duration: a.now().Sub(began),
+		Estimate: asm.Estimate, Calibrated: asm.Plan.Used(), PromptTokens: reply.Metrics.PromptTokens,
+		EvalTokens: reply.Metrics.EvalTokens, NumCtx: a.cfg.NumCtx, Dropped: asm.Dropped,
+		DoneReason: reply.DoneReason, Duration: a.now().Sub(began),
 	}
 	if err == nil {
+		a.calibrate(ctx, usage)
 		m := session.TurnMetrics{
-			Model: a.cfg.Model, NumCtx: a.cfg.NumCtx, Estimate: estimate,
+			Model: a.cfg.Model, NumCtx: a.cfg.NumCtx, Estimate: asm.Estimate,
 			PromptTokens: reply.Metrics.PromptTokens, EvalTokens: reply.Metrics.EvalTokens,
 			Duration: usage.Duration, PromptDuration: reply.Metrics.PromptDuration,
 			EvalDuration: reply.Metrics.EvalDuration, LoadDuration: reply.Metrics.LoadDuration,
-			Truncated:  reply.Metrics.PromptTokens >= a.cfg.NumCtx,
+			Truncated:  usage.Truncated,
 			DoneReason: reply.DoneReason,
 		}
 		if rerr := a.rec.RecordTurn(ctx, a.cfg.SessionID, m); rerr != nil {
@@ -310,12 +341,10 @@ func (a *Agent) PrefixTokens() int {
 
 // request assembles the next request inside the window: the prefix, then as
 // much of the history as fits next to the reply's reserve.
-func (a *Agent) request() (req models.Request, estimate, dropped int) {
+func (a *Agent) request() (models.Request, budget.Assembly) {
 	system, specs := a.Prefix()
-	prefix := a.PrefixTokens()
-	available := a.cfg.NumCtx - a.cfg.Reserve - prefix
-	history, cost := budget.Fit(a.history, a.costs, available)
-	estimate, dropped = prefix+cost, len(a.history)-len(history)
+	asm := a.assemble()
+	history := asm.Messages
 	msgs := make([]models.Message, 0, len(history)+1)
 	msgs = append(msgs, models.Message{Role: models.RoleSystem, Content: system})
 	if a.cfg.TextTools {
@@ -334,7 +363,7 @@ func (a *Agent) request() (req models.Request, estimate, dropped int) {
 			Think:       a.cfg.Think,
 			KeepAlive:   a.cfg.KeepAlive,
 		},
-	}, estimate, dropped
+	}, asm
 }
 
 // append adds m to the history and the store.

@@ -488,6 +488,7 @@ func TestApproval(t *testing.T) {
 func TestRequestsStayInsideTheWindow(t *testing.T) {
 	h := newHarness(t, ollamatest.Qwen3(), withConfig(func(c *Config) {
 		c.NumCtx = 2048
+		c.CompactAt = 1 // off: this checks assembly alone
 		for i := range 60 {
 			c.History = append(c.History,
 				models.Message{Role: models.RoleUser, Content: strings.Repeat("question words ", 20) + string(rune('a'+i%26))},

@@ -100,7 +100,7 @@ func (a *Agent) call(ctx context.Context, c models.ToolCall) tools.Result {
 			return res
 		}
 	}
-	res := t.Run(ctx, tools.Input{Args: args})
+	res := t.Run(ctx, tools.Input{Args: args, Limit: a.callLimit})
 	if len(notes) > 0 {
 		res.Output = "(" + strings.Join(notes, "; ") + ")\n" + res.Output
 	}

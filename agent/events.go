@@ -65,6 +65,13 @@ type Usage struct {
 	Dropped    int           `json:"dropped"`
 	DoneReason string        `json:"done_reason"`
 	Duration   time.Duration `json:"duration_ns"`
+
+	// Calibrated is the estimate in the model's tokens, as the request was
+	// planned with it; Factor is the correction after this reply.
+	Calibrated int     `json:"calibrated"`
+	Factor     float64 `json:"factor"`
+	// Truncated is set when the server very probably cut the prompt.
+	Truncated bool `json:"truncated"`
 }
 
 // Notice levels.

@@ -1,6 +1,6 @@
 // Package prompts renders the model-facing text tern sends: the system
-// prompt for each model family and the text tool protocol for models that
-// cannot take tools natively. The text lives in embedded template files next
+// prompt for each model family, the text tool protocol for models that
+// cannot take tools natively, and the summary prompt of compaction. The text lives in embedded template files next
 // to this code, covered by golden tests, because every token of it is paid
 // for on every request.
 //

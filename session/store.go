@@ -1,7 +1,8 @@
 // Package session is tern's record of its conversations: a SQLite file
 // (.tern/tern.db) holding sessions, their messages (every message ever
 // written, with the ones a compaction replaced marked superseded), the tool
-// calls made, and per-turn metrics from the model server.
+// calls made, per-turn metrics from the model server, and each model's
+// token-count calibration.
 //
 // Each write is its own short transaction, so a crash loses at most the reply
 // in flight, and several goroutines and two processes (a TUI and a

@@ -11,6 +11,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/ternhq/tern/disclosure"
+	"github.com/ternhq/tern/agent"
 )
 
 // Config is tern's configuration. Values come, lowest precedence first,
@@ -41,6 +42,10 @@ type Config struct {
 	// Intent adds words to (or, with a leading "-", removes them from) the
 	// lists that unlock tiers from the user's prompt.
 	Intent disclosure.Overrides `toml:"intent"`
+
+	// CompactThreshold is the share of the context window past which the
+	// conversation is compacted before a request; 1 turns that off.
+	CompactThreshold float64 `toml:"compact_threshold"`
 }
 
 func defaultConfig() Config {
@@ -51,6 +56,8 @@ func defaultConfig() Config {
 		KeepAlive:  duration{30 * time.Minute},
 		ToolMode:   "auto",
 		MaxTier:    int(disclosure.External),
+
+		CompactThreshold: agent.DefaultCompactAt,
 	}
 }
 
@@ -110,6 +117,9 @@ func loadConfig(root string, getenv func(string) string) (Config, []string, erro
 	}
 	if err := checkTiers(cfg, "tier", "max_tier"); err != nil {
 		return cfg, read, fmt.Errorf("config: %w", err)
+	}
+	if cfg.CompactThreshold < 0.2 || cfg.CompactThreshold > 1 {
+		return cfg, read, fmt.Errorf("config: compact_threshold must be between 0.2 and 1 (a share of the context window), not %v", cfg.CompactThreshold)
 	}
 	return cfg, read, nil
 }

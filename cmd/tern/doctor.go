@@ -150,7 +150,11 @@ func (a *app) doctorModel(ctx context.Context, r *report, client *ollama.Client,
 		r.ok("Tools", "native tool calls")
 	}
 	plan := ollama.PlanContext(info, a.vramBytes(ctx, cfg), cfg.Ctx)
-	r.ok("Context", "%d tokens (%s)", plan.NumCtx, plan.Source)
+	if plan.Source == "fallback" {
+		r.note("Context", "%d tokens (conservative fallback: the architecture numbers are unknown)", plan.NumCtx)
+	} else {
+		r.ok("Context", "%d tokens (%s)", plan.NumCtx, plan.Source)
+	}
 	for _, line := range plan.Explanation {
 		r.detail("%s", line)
 	}

@@ -134,6 +134,10 @@ func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
 	if !r.back.info.Has(models.CapThinking) {
 		think = ""
 	}
+	cal, err := r.calibration(ctx)
+	if err != nil {
+		return err
+	}
 	r.agent = agent.New(agent.Config{
 		SessionID:   r.sess.ID,
 		Model:       r.back.info.Name,
@@ -146,6 +150,10 @@ func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
 		Temperature: r.cfg.Temperature,
 		KeepAlive:   r.cfg.KeepAlive.Duration,
 		History:     history,
+
+		Calibration:  cal,
+		Calibrations: r.store,
+		CompactAt:    r.cfg.CompactThreshold,
 	}, r.back.client, set, r.store, approver, r.counter)
 	return nil
 }

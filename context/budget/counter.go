@@ -1,8 +1,11 @@
 // Package budget counts tokens and decides what of a conversation fits in a
 // model's context window. Counting uses the cl100k_base BPE, loaded from
 // files embedded in the binary (no network, ever); Ollama models use other
-// tokenizers, so counts are estimates that calibration against the server's
-// prompt_eval_count corrects.
+// tokenizers, so counts are estimates that a per-model Calibration, learnt
+// from the server's prompt_eval_count, corrects (and that tells when the
+// server cut a prompt). Assemble plans each request (a Plan: reserve,
+// prefix, retrieval, history, new message) so that it never exceeds the
+// window, shortening what is too large rather than sending it whole.
 //
 // budget imports models only; it must not import agent, tools or anything
 // that does I/O beyond reading its embedded tables.

@@ -24,24 +24,62 @@ func (c *Counter) MessageTokens(m models.Message) int {
 // fits, and earlier turns are added back whole, newest first, while they
 // fit. When the current turn alone is too big, its user message is kept and
 // the newest of its steps that fit follow it; a step starts at an assistant
-// message, so a tool result never loses the call it answers. The last
-// message is always kept, whatever it costs: a caller that cannot afford
-// even that must shorten it first.
+// message, so a tool result never loses the call it answers. The newest
+// step (or the last message, when it is not part of one) is always kept,
+// whatever it costs: a caller that cannot afford even that must shorten it
+// first (Assemble does).
 func Fit(history []models.Message, costs []int, available int) (kept []models.Message, cost int) {
-	if len(history) == 0 {
+	s := fit(history, costs, available)
+	if s.empty() {
 		return nil, 0
 	}
-	u := len(history) - 1
-	for u > 0 && history[u].Role != models.RoleUser {
-		u--
+	kept = make([]models.Message, 0, 1+len(history)-s.start)
+	if s.withUser {
+		kept = append(kept, history[s.user])
 	}
+	return append(kept, history[s.start:]...), s.cost
+}
+
+// selection is what fit chose: history[user] when withUser, then
+// history[start:].
+type selection struct {
+	user     int // the current turn's user message, or -1
+	withUser bool
+	start    int
+	cost     int
+}
+
+func (s selection) empty() bool { return s.start < 0 }
+
+// hasUser reports whether the selection holds the current turn's user
+// message (or there is none to hold).
+func (s selection) hasUser() bool {
+	return s.user < 0 || s.withUser || s.start <= s.user
+}
+
+// currentUser returns the index of the last user message, or -1.
+func currentUser(history []models.Message) int {
+	for u := len(history) - 1; u >= 0; u-- {
+		if history[u].Role == models.RoleUser {
+			return u
+		}
+	}
+	return -1
+}
+
+func fit(history []models.Message, costs []int, available int) selection {
+	if len(history) == 0 {
+		return selection{user: -1, start: -1}
+	}
+	u := currentUser(history)
+	first := max(u, 0) // without a user message the whole history is one turn
 	turn := 0
-	for i := u; i < len(history); i++ {
+	for i := first; i < len(history); i++ {
 		turn += costs[i]
 	}
 	if turn <= available {
-		start, total, keptCost := u, turn, turn
-		for i := u - 1; i >= 0; i-- {
+		start, total, keptCost := first, turn, turn
+		for i := first - 1; i >= 0; i-- {
 			total += costs[i]
 			if total > available {
 				break
@@ -50,15 +88,18 @@ func Fit(history []models.Message, costs []int, available int) (kept []models.Me
 				start, keptCost = i, total
 			}
 		}
-		return history[start:], keptCost
+		return selection{user: u, start: start, cost: keptCost}
 	}
 
 	// The current turn does not fit: keep its question, then the newest
 	// steps that fit after it.
 	last := len(history) - 1
-	left := available - costs[u]
+	left := available
+	if u >= 0 {
+		left -= costs[u]
+	}
 	start, steps := last, costs[last]
-	for i, total := last-1, costs[last]; i > u; i-- {
+	for i, total := last-1, costs[last]; i > first; i-- {
 		total += costs[i]
 		if total > left {
 			break
@@ -67,15 +108,42 @@ func Fit(history []models.Message, costs []int, available int) (kept []models.Me
 			start, steps = i, total
 		}
 	}
-	if start == last && history[last].Role != models.RoleAssistant {
-		// Not even one whole step fits; keep the last message alone.
-		return history[last:], costs[last]
+	if start == last && history[last].Role != models.RoleAssistant && last != u {
+		// Not even one whole step fits: keep the newest step anyway (a tool
+		// result never goes without its call), or the last message alone
+		// when it has no step.
+		start, steps = last, 0
+		for i := last; i > first; i-- {
+			if history[i].Role == models.RoleAssistant {
+				start = i
+				break
+			}
+		}
+		for i := start; i <= last; i++ {
+			steps += costs[i]
+		}
+		return selection{user: u, start: start, cost: steps}
 	}
-	kept = make([]models.Message, 0, 1+len(history)-start)
-	if costs[u]+steps <= available {
-		kept = append(kept, history[u])
-		cost = costs[u]
+	s := selection{user: u, start: start, cost: steps}
+	if u >= 0 && u < start && costs[u]+steps <= available {
+		s.withUser, s.cost = true, costs[u]+steps
 	}
-	kept = append(kept, history[start:]...)
-	return kept, cost + steps
+	return s
+}
+
+// FitIndices is Fit by position: the indices of the messages kept, in
+// order.
+func FitIndices(history []models.Message, costs []int, available int) []int {
+	s := fit(history, costs, available)
+	if s.empty() {
+		return nil
+	}
+	idx := make([]int, 0, 1+len(history)-s.start)
+	if s.withUser {
+		idx = append(idx, s.user)
+	}
+	for i := s.start; i < len(history); i++ {
+		idx = append(idx, i)
+	}
+	return idx
 }

@@ -106,7 +106,11 @@ func PlanContext(info models.ModelInfo, vramBytes int64, override int) Plan {
 	switch {
 	case p.KVBytesPerToken == 0 || p.WeightsBytes == 0:
 		p.NumCtx, p.Source = capTrained(fallbackNumCtx, p.TrainedMax), "fallback"
-		say("cannot size the KV cache: using the fallback window %d", p.NumCtx)
+		if p.NumCtx < fallbackNumCtx {
+			say("cannot size the KV cache: using a conservative 8k window, capped at the trained %d tokens", p.NumCtx)
+		} else {
+			say("cannot size the KV cache: using a conservative 8k window (%d tokens); set --ctx to choose another", p.NumCtx)
+		}
 	default:
 		free := p.VRAMBytes - p.WeightsBytes
 		say("VRAM %s − weights %s = %s left for the KV cache", human(p.VRAMBytes), human(p.WeightsBytes), human(max(free, 0)))

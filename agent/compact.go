@@ -1,0 +1,159 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ternhq/tern/context/compact"
+	"github.com/ternhq/tern/models"
+	"github.com/ternhq/tern/prompts"
+	"github.com/ternhq/tern/session"
+)
+
+// DefaultCompactAt is the share of the window past which the history is
+// compacted before a request.
+const DefaultCompactAt = 0.7
+
+// The proportions of compaction, as shares of the window.
+const (
+	// summaryShare caps the summary note (~12% of the window).
+	summaryShare = 0.12
+	// stallShare: a compaction that frees less than this is not repeated
+	// until the history has grown by as much again.
+	stallShare = 0.05
+)
+
+// historyReplacer is a recorder that can swap the active history for a
+// compacted one, keeping the old messages on record; *session.Store is one.
+// Without it, compaction changes only what the model is sent.
+type historyReplacer interface {
+	ReplaceHistory(ctx context.Context, sessionID string, msgs []models.Message) error
+}
+
+// Compact shrinks the conversation now, as /compact asks, whatever its
+// size: old tool outputs become stubs, then the oldest turns are
+// summarised, or trimmed when the summary fails. It reports what it did as
+// Notice events (no Done: it is not a turn). It returns an error only when
+// ctx ends or the store fails; the session goes on either way. Do not call
+// it while Run is running.
+func (a *Agent) Compact(ctx context.Context, emit func(Event)) error {
+	_, err := a.compact(ctx, emit, true)
+	return err
+}
+
+// historyCost is tern's count of the whole active history.
+func (a *Agent) historyCost() int {
+	n := 0
+	for _, c := range a.costs {
+		n += c
+	}
+	return n
+}
+
+// autoCompact compacts before a request when the prompt would pass the
+// threshold share of the window, unless the last compaction stalled and
+// the history has not grown much since.
+func (a *Agent) autoCompact(ctx context.Context, send func(Event)) error {
+	if a.cfg.CompactAt >= 1 {
+		return nil
+	}
+	h := a.historyCost()
+	used := a.cal.Scale(a.PrefixTokens() + h)
+	if float64(used) <= a.cfg.CompactAt*float64(a.cfg.NumCtx) {
+		return nil
+	}
+	if a.stalledAt > 0 && h < a.stalledAt+a.cal.Unscale(int(stallShare*float64(a.cfg.NumCtx))) {
+		return nil
+	}
+	_, err := a.compact(ctx, send, false)
+	return err
+}
+
+// compact runs the ladder down to half the room, saves the result and says
+// what it did. thorough, for /compact, folds all but the current turn
+// whatever the history's size.
+func (a *Agent) compact(ctx context.Context, send func(Event), thorough bool) (compact.Result, error) {
+	target := a.cal.Unscale(a.room() / 2)
+	summaryMax := a.cal.Unscale(int(summaryShare * float64(a.cfg.NumCtx)))
+	ladder := compact.Ladder{
+		Cost: a.cost, Count: a.counter.Count, Summarize: a.summarize,
+		SummaryMax: summaryMax, TranscriptMax: a.transcriptMax(summaryMax),
+		Limit: a.cal.Unscale(a.room()), Thorough: thorough,
+	}
+	res, err := ladder.Compact(ctx, a.history, a.costs, target)
+	if err != nil {
+		return res, err
+	}
+	if res.Freed() <= 0 {
+		a.stalledAt = res.Before
+		if thorough {
+			send(Notice{Level: Info, Text: fmt.Sprintf("nothing to compact: the conversation takes %d tokens", a.cal.Scale(res.Before))})
+		}
+		return res, nil
+	}
+	if r, ok := a.rec.(historyReplacer); ok {
+		if err := r.ReplaceHistory(ctx, a.cfg.SessionID, res.History); err != nil {
+			return res, fmt.Errorf("save compacted history: %w", err)
+		}
+	}
+	a.history, a.costs = res.History, res.Costs
+	a.stalledAt = 0
+	if a.cal.Scale(res.Freed()) < int(stallShare*float64(a.cfg.NumCtx)) {
+		a.stalledAt = res.After
+	}
+	if res.SummaryErr != nil {
+		send(Notice{Level: Warn, Text: fmt.Sprintf("the summary of the earlier conversation could not be used (%v); dropped the oldest messages instead", res.SummaryErr)})
+	}
+	send(Notice{Level: Info, Text: fmt.Sprintf("compacted the conversation from %d to %d tokens: %s (the full history stays in the session)",
+		a.cal.Scale(res.Before), a.cal.Scale(res.After), res)})
+	return res, nil
+}
+
+// transcriptMax is how much conversation the summary request may carry, in
+// tern's tokens: the window less the summary's own reply and its prompt.
+func (a *Agent) transcriptMax(summaryMax int) int {
+	system, user, err := prompts.RenderSummary(prompts.Summary{MaxWords: summaryMax})
+	if err != nil {
+		return 0
+	}
+	fixed := a.counter.Count(system) + a.counter.Count(user) + 16
+	return max(a.cal.Unscale(a.cfg.NumCtx-a.summaryPredict(summaryMax))-fixed-64, 0)
+}
+
+// summaryPredict is the reply cap of the summary request: the note's cap in
+// the model's tokens, with room for it to finish a sentence.
+func (a *Agent) summaryPredict(maxTokens int) int { return a.cal.Scale(maxTokens) * 5 / 4 }
+
+// summarize asks the model for the notes of compaction: no tools, no
+// thinking, the session's window (a different one would reload the model).
+func (a *Agent) summarize(ctx context.Context, system, user string, maxTokens int) (string, error) {
+	began := a.now()
+	reply, err := a.model.Chat(ctx, models.Request{
+		Model: a.cfg.Model,
+		Messages: []models.Message{
+			{Role: models.RoleSystem, Content: system},
+			{Role: models.RoleUser, Content: user},
+		},
+		Options: models.Options{
+			NumCtx:      a.cfg.NumCtx,
+			NumPredict:  a.summaryPredict(maxTokens),
+			Temperature: a.cfg.Temperature,
+			KeepAlive:   a.cfg.KeepAlive,
+		},
+	}, func(models.Delta) {})
+	if err != nil {
+		return "", err
+	}
+	m := session.TurnMetrics{
+		Model: a.cfg.Model, NumCtx: a.cfg.NumCtx,
+		Estimate:     a.counter.Count(system) + a.counter.Count(user),
+		PromptTokens: reply.Metrics.PromptTokens, EvalTokens: reply.Metrics.EvalTokens,
+		Duration: a.now().Sub(began), PromptDuration: reply.Metrics.PromptDuration,
+		EvalDuration: reply.Metrics.EvalDuration, LoadDuration: reply.Metrics.LoadDuration,
+		Truncated: reply.Metrics.PromptTokens >= a.cfg.NumCtx, DoneReason: "summary " + reply.DoneReason,
+	}
+	if err := a.rec.RecordTurn(context.WithoutCancel(ctx), a.cfg.SessionID, m); err != nil {
+		a.log.Error("record summary turn", "err", err)
+	}
+	return reply.Message.Content, nil
+}

@@ -1,0 +1,110 @@
+package agent
+
+import (
+	"fmt"
+
+	"github.com/ternhq/tern/context/budget"
+	"github.com/ternhq/tern/models"
+)
+
+// This file keeps every request inside the window: it counts messages as
+// they are sent, cuts a message too large for the window when it enters the
+// history, assembles each request under the calibrated budget plan, and
+// sizes tool outputs to what the turn leaves free.
+
+// wireMeter counts messages in the form they are sent: in the text tool
+// protocol, calls and results travel as text.
+type wireMeter struct{ a *Agent }
+
+func (w wireMeter) Count(s string) int                 { return w.a.counter.Count(s) }
+func (w wireMeter) MessageTokens(m models.Message) int { return w.a.cost(m) }
+
+// cost is tern's count of m as it is sent.
+func (a *Agent) cost(m models.Message) int {
+	if a.cfg.TextTools && (m.Role == models.RoleTool || len(m.ToolCalls) > 0) {
+		m = textProtocol([]models.Message{m})[0]
+	}
+	return a.counter.MessageTokens(m)
+}
+
+// room is what the conversation may take of the window, in the model's
+// tokens: the window less the reply's reserve and the prefix.
+func (a *Agent) room() int {
+	return a.cfg.NumCtx - a.cfg.Reserve - a.cal.Scale(a.PrefixTokens())
+}
+
+// admit prepares m for the in-memory history and counts it. A message
+// larger than half the room (a pasted file, a tool that ignored its cap) is
+// cut to that, head and tail kept with a note, and the user told; the
+// store keeps it whole.
+func (a *Agent) admit(m models.Message) (models.Message, int) {
+	c := a.cost(m)
+	limit := a.cal.Unscale(max(a.room()/2, 64))
+	if c <= limit {
+		return m, c
+	}
+	short, sc, cut := budget.ShortenMessage(wireMeter{a}, m, c, limit)
+	if !cut {
+		return m, c
+	}
+	what := "a reply"
+	switch m.Role {
+	case models.RoleUser:
+		what = "your message"
+	case models.RoleTool:
+		what = "the output of " + m.ToolName
+	}
+	a.notices = append(a.notices, Notice{Level: Warn, Text: fmt.Sprintf(
+		"%s is about %d tokens, too large for the %d-token window; the model gets its start and end (%d tokens) with a note",
+		what, a.cal.Scale(c), a.cfg.NumCtx, a.cal.Scale(sc))})
+	return short, sc
+}
+
+// assemble chooses what the next request carries: the prefix, then as much
+// of the history as fits next to the reply's reserve, by calibrated count.
+func (a *Agent) assemble() budget.Assembly {
+	return budget.Assemble(wireMeter{a}, budget.Input{
+		Window: a.cfg.NumCtx, Reserve: a.cfg.Reserve, Calibration: a.cal,
+		Prefix: a.PrefixTokens(), History: a.history, Costs: a.costs,
+	})
+}
+
+// Plan returns how the next request would spend the window, for a status
+// bar or `tern prompt`.
+func (a *Agent) Plan() budget.Plan { return a.assemble().Plan }
+
+// Calibration returns the token-count correction learnt for the model.
+func (a *Agent) Calibration() budget.Calibration { return a.cal }
+
+// outputLimit is the byte cap for each of n tool outputs about to be
+// produced, from what the current turn leaves of the room: earlier turns
+// can be compacted or dropped, the current one cannot.
+func (a *Agent) outputLimit(n int) int {
+	turn := 0
+	for i := len(a.history) - 1; i >= 0; i-- {
+		turn += a.costs[i]
+		if a.history[i].Role == models.RoleUser {
+			break
+		}
+	}
+	return budget.OutputLimit(a.room()-a.cal.Scale(turn), n)
+}
+
+// minRoomShare is the least share of the window the conversation should
+// have; below it the user is told once to use a larger window.
+const minRoomShare = 0.25
+
+// flushNotices sends the notices queued while the history changed, and
+// says so once when the prefix leaves the conversation too little room.
+func (a *Agent) flushNotices(send func(Event)) {
+	if room := a.room(); !a.roomWarned && float64(room) < minRoomShare*float64(a.cfg.NumCtx) {
+		a.roomWarned = true
+		send(Notice{Level: Warn, Text: fmt.Sprintf(
+			"the system prompt and tools take %d of the %d-token window and the reply keeps %d, leaving %d for the conversation; a larger --ctx would help",
+			a.cal.Scale(a.PrefixTokens()), a.cfg.NumCtx, a.cfg.Reserve, max(room, 0))})
+	}
+	for _, n := range a.notices {
+		send(n)
+	}
+	a.notices = a.notices[:0]
+}
