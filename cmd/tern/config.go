@@ -10,8 +10,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/ternhq/tern/disclosure"
 	"github.com/ternhq/tern/agent"
+	"github.com/ternhq/tern/disclosure"
 )
 
 // Config is tern's configuration. Values come, lowest precedence first,
