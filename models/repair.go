@@ -140,7 +140,7 @@ func recoverText(text string, specs []ToolSpec) Recovery {
 	}
 	slices.SortFunc(spans, func(a, b span) int { return a.start - b.start })
 
-	names := toolNames(specs)
+	names := ToolNames(specs)
 	var rec Recovery
 	var rest strings.Builder
 	last := 0
@@ -175,7 +175,8 @@ func tidy(s string) string {
 	return blankLines.ReplaceAllString(strings.TrimSpace(s), "\n\n")
 }
 
-func toolNames(specs []ToolSpec) []string {
+// ToolNames returns the names of specs, in order.
+func ToolNames(specs []ToolSpec) []string {
 	names := make([]string, len(specs))
 	for i, s := range specs {
 		names[i] = s.Name
@@ -192,9 +193,9 @@ func mend(c RepairedCall, specs []ToolSpec) RepairedCall {
 	if len(specs) == 0 {
 		return c
 	}
-	name := ResolveToolName(c.Name, toolNames(specs))
+	name := ResolveToolName(c.Name, ToolNames(specs))
 	if name == "" {
-		c.Problem = fmt.Sprintf("unknown tool %q. Available tools: %s.", c.Name, strings.Join(toolNames(specs), ", "))
+		c.Problem = fmt.Sprintf("unknown tool %q. Available tools: %s.", c.Name, strings.Join(ToolNames(specs), ", "))
 		return c
 	}
 	if name != c.Name {

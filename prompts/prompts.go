@@ -109,3 +109,15 @@ func paramList(t models.ToolSpec) string {
 func exampleCall(format string, t models.ToolSpec) string {
 	return models.FormatCall(format, t.Name, models.ExampleArgs(t))
 }
+
+// TextToolsBlock is the text tool protocol's part of a system prompt: how
+// to write a call, then each tool with one example call in format. A
+// prompt rendered without TextTools, followed by this block, is the prompt
+// rendered with them, so the agent can switch protocols mid-session.
+func TextToolsBlock(specs []models.ToolSpec, format string) (string, error) {
+	var b bytes.Buffer
+	if err := templates.ExecuteTemplate(&b, "texttools", System{TextTools: specs, ToolFormat: format}); err != nil {
+		return "", fmt.Errorf("render text tools: %w", err)
+	}
+	return b.String(), nil
+}

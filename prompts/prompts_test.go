@@ -153,3 +153,18 @@ func TestProjectNotes(t *testing.T) {
 		t.Errorf("notes not cut at a line with a pointer to the rest:\n%s", notes)
 	}
 }
+
+func TestTextToolsBlockExtendsThePrompt(t *testing.T) {
+	specs := []models.ToolSpec{{Name: "glob", Description: "Find files.", Parameters: models.Schema(models.Param{Name: "pattern", Type: "string", Required: true})}}
+	for _, fam := range Families() {
+		base, _ := Render(System{Family: fam, Repo: "demo", Notes: "notes", Reminder: true})
+		whole, _ := Render(System{Family: fam, Repo: "demo", Notes: "notes", Reminder: true, TextTools: specs, ToolFormat: models.FormatLlama})
+		block, err := TextToolsBlock(specs, models.FormatLlama)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if base+block != whole {
+			t.Errorf("%s: prompt + TextToolsBlock differs from the prompt rendered with text tools:\n%q\n%q", fam, base+block, whole)
+		}
+	}
+}
