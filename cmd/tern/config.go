@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/ternhq/tern/models"
 )
 
 // Config is tern's configuration. Values come, lowest precedence first,
@@ -30,6 +32,13 @@ type Config struct {
 	// ToolMode is "auto" (native when the model has the tools capability),
 	// "native" or "text".
 	ToolMode string `toml:"tool_mode"`
+	// ThinkBudget caps a reply's thinking, in tokens, when think is on
+	// (0: half the reply reserve).
+	ThinkBudget int `toml:"think_budget"`
+	// Profiles override the built-in model family profiles, keyed by a
+	// model name ("qwen3:8b"), a prefix of one ("qwen3:") or a profile
+	// name ("qwen3").
+	Profiles map[string]models.ProfileOverride `toml:"profiles"`
 }
 
 func defaultConfig() Config {

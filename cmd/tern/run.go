@@ -30,6 +30,8 @@ type run struct {
 	counter *budget.Counter
 	agent   *agent.Agent
 	notices []string
+	// tools are the tools the agent was given.
+	tools *tools.Set
 }
 
 // startRun opens the workspace and the model, and creates a session or
@@ -76,6 +78,7 @@ func (a *app) startRun(ctx context.Context, resume string, approver agent.Approv
 		store.Close()
 		return nil, err
 	}
+	r.recallToolMode(ctx)
 	if err := r.newAgent(ctx, approver); err != nil {
 		store.Close()
 		return nil, err
@@ -115,10 +118,15 @@ func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
 	if cut {
 		r.notices = append(r.notices, fmt.Sprintf("%s is long; only its first %d KiB are in the prompt", notesFile, notesMaxBytes>>10))
 	}
-	sys := prompts.System{Family: r.back.info.Family, Repo: filepath.Base(r.root), Notes: notes}
+	think := r.cfg.Think
+	if !r.back.info.Has(models.CapThinking) {
+		think = ""
+	}
+	prof := r.back.profile
+	sys := prompts.System{Family: prof.Prompt, Repo: filepath.Base(r.root), Notes: notes,
+		Reminder: prof.OneToolPerReply, NoThink: prof.ThinkControl == models.ThinkTag && think == ""}
 	if r.back.textTools {
-		sys.TextTools = set.Specs()
-		r.notices = append(r.notices, fmt.Sprintf("%s has no native tool support; using the text tool protocol", r.back.info.Name))
+		r.notices = append(r.notices, r.back.textWhy)
 	}
 	system, err := prompts.Render(sys)
 	if err != nil {
@@ -130,10 +138,11 @@ func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
 			return fmt.Errorf("load session %s: %w", r.sess.ID, err)
 		}
 	}
-	think := r.cfg.Think
-	if !r.back.info.Has(models.CapThinking) {
-		think = ""
+	temperature := r.cfg.Temperature
+	if temperature == nil {
+		temperature = prof.Temperature
 	}
+	r.tools = set
 	r.agent = agent.New(agent.Config{
 		SessionID:   r.sess.ID,
 		Model:       r.back.info.Name,
@@ -142,7 +151,11 @@ func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
 		System:      system,
 		TextTools:   r.back.textTools,
 		Think:       think,
-		Temperature: r.cfg.Temperature,
+		Temperature: temperature,
+
+		ToolFormat:      prof.ToolFormat,
+		OneToolPerReply: prof.OneToolPerReply,
+		ThinkBudget:     r.cfg.ThinkBudget,
 		KeepAlive:   r.cfg.KeepAlive.Duration,
 		History:     history,
 	}, r.back.client, set, r.store, approver, r.counter)
