@@ -156,8 +156,8 @@ func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
 		ToolFormat:      prof.ToolFormat,
 		OneToolPerReply: prof.OneToolPerReply,
 		ThinkBudget:     r.cfg.ThinkBudget,
-		KeepAlive:   r.cfg.KeepAlive.Duration,
-		History:     history,
+		KeepAlive:       r.cfg.KeepAlive.Duration,
+		History:         history,
 	}, r.back.client, set, r.store, approver, r.counter)
 	return nil
 }
