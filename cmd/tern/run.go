@@ -152,12 +152,12 @@ func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
 		TextTools:   r.back.textTools,
 		Think:       think,
 		Temperature: temperature,
+		KeepAlive:   r.cfg.KeepAlive.Duration,
+		History:     history,
 
 		ToolFormat:      prof.ToolFormat,
 		OneToolPerReply: prof.OneToolPerReply,
 		ThinkBudget:     r.cfg.ThinkBudget,
-		KeepAlive:       r.cfg.KeepAlive.Duration,
-		History:         history,
 	}, r.back.client, set, r.store, approver, r.counter)
 	return nil
 }
