@@ -89,14 +89,14 @@ func (a *Agent) call(ctx context.Context, c models.ToolCall) tools.Result {
 	t, ok := a.lookup(c.Name)
 	if !ok {
 		res := tools.Errorf("unknown tool %q. Available tools: %s.", c.Name, strings.Join(a.toolNames(), ", "))
-		res.Summary = invalidCall
+		res.Summary = InvalidCall
 		return res
 	}
 	spec := t.Spec()
 	args, notes, err := models.CheckArgs(spec, c.Arguments)
 	if err != nil {
 		res := tools.Errorf("%v", err)
-		res.Summary = invalidCall
+		res.Summary = InvalidCall
 		return res
 	}
 	notes = append(a.notes[c.ID], notes...)

@@ -51,7 +51,7 @@ func (a *Agent) recoverCalls(m *models.Message) recovered {
 		out.calls = append(out.calls, c.ToolCall)
 		out.repairs = append(out.repairs, c.Repair())
 		if c.Problem != "" {
-			a.preset[c.ID] = tools.Result{Output: c.Problem, IsError: true, Summary: invalidCall}
+			a.preset[c.ID] = tools.Result{Output: c.Problem, IsError: true, Summary: InvalidCall}
 		}
 		if len(c.Notes) > 0 {
 			a.notes[c.ID] = c.Notes
@@ -65,9 +65,14 @@ func (a *Agent) recoverCalls(m *models.Message) recovered {
 	return out
 }
 
-// invalidCall is the summary of a call that could not run as written; tern
-// eval counts them.
-const invalidCall = "invalid call"
+// Labels in the session's tool-call records that per-model metrics (tern
+// eval) count: InvalidCall is the summary of a call that could not run as
+// written (unknown tool, bad arguments, unreadable text), and
+// RepairUnreadable the repair label of call text no repair could read.
+const (
+	InvalidCall      = "invalid call"
+	RepairUnreadable = "unreadable"
+)
 
 // allSpecs are the specifications of every tool in the toolbox.
 func (a *Agent) allSpecs() []models.ToolSpec {
@@ -160,14 +165,11 @@ func (a *Agent) recordUnreadable(ctx context.Context, rec recovered) {
 		name = "?"
 	}
 	r := session.ToolCallRecord{Name: name, Args: []byte("{}"), Output: rec.broken, IsError: true,
-		Summary: invalidCall, Repair: repairUnreadable}
+		Summary: InvalidCall, Repair: RepairUnreadable}
 	if err := a.rec.RecordToolCall(context.WithoutCancel(ctx), a.cfg.SessionID, r); err != nil {
 		a.log.Error("record unreadable call", "err", err)
 	}
 }
-
-// repairUnreadable labels call text no repair could read.
-const repairUnreadable = "unreadable"
 
 // shownAfterHold is the part of held-back streamed text the user may see
 // once the reply is complete: none of it if it was call text.

@@ -155,7 +155,7 @@ func TestBrokenCallIsCorrected(t *testing.T) {
 	}
 	var invalid int
 	for _, c := range h.rec.calls {
-		if c.Summary == invalidCall {
+		if c.Summary == InvalidCall {
 			invalid++
 		}
 	}
