@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -301,7 +302,9 @@ func TestBinary(t *testing.T) {
 		}
 		f.srv.Script(ollamatest.Reply{Chunks: chunks, ChunkDelay: 20 * time.Millisecond})
 		cmd := run("ask", "talk slowly")
-		var stdout, stderr bytes.Buffer
+		// exec copies the output on its own goroutines while the test
+		// polls it.
+		var stdout, stderr syncBuffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -319,4 +322,23 @@ func TestBinary(t *testing.T) {
 			t.Errorf("stderr = %s", stderr.String())
 		}
 	})
+}
+
+// syncBuffer is a bytes.Buffer safe to write from one goroutine while
+// another reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
