@@ -202,7 +202,7 @@ func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event)) (err e
 		if turn == warnAt && warnAt < a.cfg.MaxTurns {
 			send(Notice{Level: Warn, Text: fmt.Sprintf("turn %d of %d: the model should finish soon", turn, a.cfg.MaxTurns)})
 		}
-		done.Turns = turn
+		done.Turns = turn + a.guard.retries
 
 		reply, usage, err := a.step(ctx, send)
 		if errors.Is(err, models.ErrToolParse) {

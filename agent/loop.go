@@ -53,6 +53,9 @@ type loopGuard struct {
 	restrict, thinkOff bool
 	// stop, when set, ends the turn once the current calls are answered.
 	stop loopKind
+	// retries counts requests made again in the text protocol, so that
+	// the turn's request count stays true.
+	retries int
 }
 
 func newGuard() *loopGuard {

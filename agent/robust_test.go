@@ -218,8 +218,8 @@ func TestToolParseErrorRetriesInText(t *testing.T) {
 	if ends := toolEnds(h); len(ends) != 1 || ends[0].IsError {
 		t.Errorf("tool ends = %+v", ends)
 	}
-	if h.answer() != "It greets." {
-		t.Errorf("answer = %q", h.answer())
+	if h.answer() != "It greets." || h.done().Turns != 3 {
+		t.Errorf("answer = %q, done %+v; want 3 requests counted", h.answer(), h.done())
 	}
 
 	// A second parse error in the session switches it to text for good.

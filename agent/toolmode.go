@@ -61,6 +61,7 @@ func (a *Agent) textSystemPrompt(specs []models.ToolSpec) string {
 // protocol, where tern parses the raw text itself.
 func (a *Agent) retryAsText(ctx context.Context, send func(Event)) (models.Reply, *Usage, error) {
 	a.mode.parseErrors++
+	a.guard.retries++
 	send(Notice{Level: Warn, Text: "Ollama could not parse the model's tool call; retrying in the text tool protocol"})
 	a.mode.once, a.prefixTools = true, -1
 	reply, usage, err := a.step(ctx, send)

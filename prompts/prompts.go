@@ -1,6 +1,7 @@
 // Package prompts renders the model-facing text tern sends: the system
-// prompt for each model family and the text tool protocol for models that
-// cannot take tools natively. The text lives in embedded template files next
+// prompt for each model family, the text tool protocol for models that
+// cannot take tools natively, and the short corrections (nudges) sent to
+// a model that went astray. The text lives in embedded template files next
 // to this code, covered by golden tests, because every token of it is paid
 // for on every request.
 //
