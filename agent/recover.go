@@ -85,8 +85,8 @@ func (a *Agent) allSpecs() []models.ToolSpec {
 }
 
 // exampleCall is one valid call for a correction: of the tool the model
-// seemed to want, else of the first tool, in the format the model is
-// asked to write calls in.
+// seemed to want, else of the first tool, in its family's call format
+// (which is also what Ollama's parser expects of it natively).
 func (a *Agent) exampleCall(tool string) string {
 	specs := a.allSpecs()
 	if len(specs) == 0 {
@@ -100,11 +100,7 @@ func (a *Agent) exampleCall(tool string) string {
 			}
 		}
 	}
-	format := models.FormatTagged
-	if a.textTools() {
-		format = a.cfg.ToolFormat
-	}
-	return models.FormatCall(format, spec.Name, models.ExampleArgs(spec))
+	return models.FormatCall(a.cfg.ToolFormat, spec.Name, models.ExampleArgs(spec))
 }
 
 // noCalls decides what follows a reply without calls. A normal answer ends
