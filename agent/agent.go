@@ -62,17 +62,24 @@ type Config struct {
 	Reserve int
 	// MaxTurns caps the model requests of one Run (default 25).
 	MaxTurns int
-	// System is the rendered system prompt.
+	// System is the rendered system prompt, without tools: in the text
+	// tool protocol the agent appends their description itself.
 	System string
 	// TextTools selects the text tool protocol: tools are described in the
 	// system prompt and calls parsed from the reply text, for models that
-	// cannot take tools natively.
+	// cannot take tools natively. The agent also falls back to it by
+	// itself when native calls keep failing.
 	TextTools bool
-	// SystemFor, in the text tool protocol, renders the system prompt for
-	// the tools offered, so that tools unlocked later are described too.
-	// When nil, System is sent as it is.
-	SystemFor   func(tools []models.ToolSpec) string
+	// ToolFormat is how calls are written in the text tool protocol
+	// (models.FormatTagged when empty); see models.Profile.
+	ToolFormat string
+	// OneToolPerReply runs only the first call of a reply; the others are
+	// answered with a request to send them one at a time.
+	OneToolPerReply bool
+	// Think turns thinking on ("" is off). ThinkBudget caps a reply's
+	// thinking in tokens (0: half the reply reserve, at least 256).
 	Think       string
+	ThinkBudget int
 	Temperature *float64
 	KeepAlive   time.Duration
 	// History is the conversation so far, for a resumed session.
@@ -109,8 +116,6 @@ type Agent struct {
 	// prefixCost caches PrefixTokens for the tool list named prefixKey.
 	prefixCost int
 	prefixKey  string
-	// system caches the text protocol's system prompt for systemKey's tools.
-	system, systemKey string
 	// always remembers tools the user allowed for the rest of the session.
 	always map[string]bool
 
@@ -127,6 +132,17 @@ type Agent struct {
 	// the user was told the prefix leaves little room.
 	notices    []Notice
 	roomWarned bool
+
+	// mode is the tool protocol state; guard the turn's loop detection.
+	mode  toolMode
+	guard *loopGuard
+	// preset answers calls of the current reply without running them;
+	// notes are prepended to the results of others. Both are filled
+	// before runCalls and only read while calls run.
+	preset map[string]tools.Result
+	notes  map[string][]string
+	// lastReq is the last request sent, for re-read detection.
+	lastReq models.Request
 }
 
 // New returns an agent for one session.
@@ -145,6 +161,9 @@ func New(cfg Config, model chatModel, tb toolbox, rec recorder, ap Approver, cou
 	}
 	if cfg.CompactAt <= 0 {
 		cfg.CompactAt = DefaultCompactAt
+	}
+	if cfg.ToolFormat == "" {
+		cfg.ToolFormat = models.FormatTagged
 	}
 	a := &Agent{
 		cfg: cfg, model: model, tools: tb, rec: rec, approver: ap, counter: counter,
@@ -199,6 +218,7 @@ func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event)) (err e
 	}()
 
 	a.readPrompt(ctx, prompt, send)
+	a.guard = newGuard()
 	if err := a.append(ctx, models.Message{Role: models.RoleUser, Content: prompt}); err != nil {
 		return err
 	}
@@ -212,9 +232,12 @@ func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event)) (err e
 		if turn == warnAt && warnAt < a.cfg.MaxTurns {
 			send(Notice{Level: Warn, Text: fmt.Sprintf("turn %d of %d: the model should finish soon", turn, a.cfg.MaxTurns)})
 		}
-		done.Turns = turn
+		done.Turns = turn + a.guard.retries
 
 		reply, usage, err := a.fittedStep(ctx, send)
+		if errors.Is(err, models.ErrToolParse) {
+			reply, usage, err = a.retryAsText(ctx, send)
+		}
 		done.PromptTokens += reply.Metrics.PromptTokens
 		done.EvalTokens += reply.Metrics.EvalTokens
 		if err != nil {
@@ -227,24 +250,32 @@ func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event)) (err e
 			return err
 		}
 
-		calls, repair := a.recoverCalls(&reply.Message)
+		rec := a.recoverCalls(&reply.Message)
 		if err := a.append(ctx, reply.Message); err != nil {
 			return err
 		}
-		send(Message{Message: reply.Message, Usage: usage})
-		if reply.DoneReason == "length" && len(calls) == 0 {
+		shown := reply.Message
+		shown.Content = rec.shown
+		send(Message{Message: shown, Usage: usage})
+		if reply.DoneReason == "length" && len(rec.calls) == 0 {
 			send(Notice{Level: Warn, Text: fmt.Sprintf("the reply was cut at the output limit (%d tokens)", a.cfg.Reserve)})
 		}
-		if len(calls) == 0 {
-			return nil
+		if len(rec.calls) == 0 {
+			if more, err := a.noCalls(ctx, rec, reply, send, &done); !more || err != nil {
+				return err
+			}
+			continue
 		}
-		a.callLimit = a.outputLimit(len(calls))
-		results := a.runCalls(ctx, calls, repair, send)
+		a.callLimit = a.outputLimit(len(rec.calls))
+		results := a.runCalls(ctx, rec.calls, rec.repairs, send)
 		a.relayNotices(send)
 		for _, m := range results {
 			if err := a.append(ctx, m); err != nil {
 				return err
 			}
+		}
+		if a.stuck(send, &done) {
+			return nil
 		}
 		if err := ctx.Err(); err != nil {
 			return err
@@ -257,7 +288,9 @@ func (a *Agent) step(ctx context.Context, send func(Event)) (models.Reply, *Usag
 	req, asm := a.request()
 	began := a.now()
 	filter := newCallFilter()
-	reply, err := a.model.Chat(ctx, req, func(d models.Delta) {
+	cctx, watch := a.watch(ctx, req)
+	reply, err := a.model.Chat(cctx, req, func(d models.Delta) {
+		watch.delta(d)
 		if d.Thinking != "" {
 			send(Thinking{Text: d.Thinking})
 		}
@@ -265,13 +298,12 @@ func (a *Agent) step(ctx context.Context, send func(Event)) (models.Reply, *Usag
 			send(Token{Text: shown})
 		}
 	})
+	reply, err = watch.finish(cctx, reply, err)
 	defer func() {
 		// Release held text that turned out not to be a tool call.
 		if held := filter.Held(); held != "" && len(reply.Message.ToolCalls) == 0 {
-			if _, rest, how := models.ExtractToolCalls(held); how == "" {
-				send(Token{Text: held})
-			} else if rest != "" {
-				send(Token{Text: rest})
+			if shown := a.shownAfterHold(held); shown != "" {
+				send(Token{Text: shown})
 			}
 		}
 	}()
@@ -309,13 +341,13 @@ func (a *Agent) step(ctx context.Context, send func(Event)) (models.Reply, *Usag
 // the tools offered natively (none in the text tool protocol, where the
 // system prompt describes them).
 func (a *Agent) Prefix() (system string, specs []models.ToolSpec) {
-	all := a.tools.All()
+	all := a.offered(a.tools.All())
 	specs = make([]models.ToolSpec, len(all))
 	for i, t := range all {
 		specs[i] = t.Spec()
 	}
-	if a.cfg.TextTools {
-		return a.textSystem(specs), nil
+	if a.textTools() {
+		return a.textSystemPrompt(specs), nil
 	}
 	return a.cfg.System, specs
 }
@@ -325,7 +357,7 @@ func (a *Agent) Prefix() (system string, specs []models.ToolSpec) {
 func (a *Agent) PrefixTokens() int {
 	system, specs := a.Prefix()
 	key := toolKey(specs)
-	if a.cfg.TextTools {
+	if a.textTools() {
 		key = system
 	}
 	if key == a.prefixKey {
@@ -347,8 +379,8 @@ func (a *Agent) request() (models.Request, budget.Assembly) {
 	history := asm.Messages
 	msgs := make([]models.Message, 0, len(history)+1)
 	msgs = append(msgs, models.Message{Role: models.RoleSystem, Content: system})
-	if a.cfg.TextTools {
-		msgs = append(msgs, textProtocol(history)...)
+	if a.textTools() {
+		msgs = append(msgs, textProtocol(history, a.cfg.ToolFormat)...)
 	} else {
 		msgs = append(msgs, history...)
 	}
@@ -360,7 +392,7 @@ func (a *Agent) request() (models.Request, budget.Assembly) {
 			NumCtx:      a.cfg.NumCtx,
 			NumPredict:  a.cfg.Reserve,
 			Temperature: a.cfg.Temperature,
-			Think:       a.cfg.Think,
+			Think:       a.think(),
 			KeepAlive:   a.cfg.KeepAlive,
 		},
 	}, asm
@@ -375,30 +407,10 @@ func (a *Agent) append(ctx context.Context, m models.Message) error {
 	return nil
 }
 
-// recoverCalls returns the calls of an assistant message: the structured
-// ones, or those written in its text, which are then removed from the text
-// so that the user is not shown a tool call as an answer.
-func (a *Agent) recoverCalls(m *models.Message) ([]models.ToolCall, string) {
-	repair := models.RepairNative
-	if len(m.ToolCalls) == 0 {
-		calls, rest, how := models.ExtractToolCalls(m.Content)
-		if len(calls) == 0 {
-			return nil, ""
-		}
-		m.ToolCalls, m.Content, repair = calls, rest, how
-	}
-	for i := range m.ToolCalls {
-		if m.ToolCalls[i].ID == "" {
-			a.callSeq++
-			m.ToolCalls[i].ID = fmt.Sprintf("call_%d", a.callSeq)
-		}
-	}
-	return m.ToolCalls, repair
-}
-
 // textProtocol rewrites history for a model that takes no native tools:
-// calls become <tool_call> text and results become user messages.
-func textProtocol(history []models.Message) []models.Message {
+// calls become text in the model's call format and results become user
+// messages.
+func textProtocol(history []models.Message, format string) []models.Message {
 	out := make([]models.Message, 0, len(history))
 	for _, m := range history {
 		switch {
@@ -409,7 +421,7 @@ func textProtocol(history []models.Message) []models.Message {
 				if b.Len() > 0 {
 					b.WriteByte('\n')
 				}
-				fmt.Fprintf(&b, `<tool_call>{"name": %q, "arguments": %s}</tool_call>`, c.Name, c.Arguments)
+				b.WriteString(models.FormatCall(format, c.Name, c.Arguments))
 			}
 			out = append(out, models.Message{Role: models.RoleAssistant, Content: b.String()})
 		case m.Role == models.RoleTool:

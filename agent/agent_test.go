@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -65,6 +66,7 @@ func counter(t testing.TB) *budget.Counter {
 // harness is an agent wired to a fake Ollama and a fixture workspace.
 type harness struct {
 	t      *testing.T
+	root   string
 	srv    *ollamatest.Server
 	rec    *memRecorder
 	agent  *Agent
@@ -113,7 +115,7 @@ func newHarness(t *testing.T, model ollamatest.Model, opts ...option) *harness {
 	for _, o := range opts {
 		o(&cfg, &list, &ap)
 	}
-	h := &harness{t: t, srv: srv, rec: &memRecorder{}}
+	h := &harness{t: t, root: root, srv: srv, rec: &memRecorder{}}
 	h.agent = New(cfg, client, tools.NewSet(list...), h.rec, ap, counter(t))
 	return h
 }
@@ -308,8 +310,9 @@ func TestCancelMidStream(t *testing.T) {
 
 func TestTurnLimit(t *testing.T) {
 	h := newHarness(t, ollamatest.Qwen3(), withConfig(func(c *Config) { c.MaxTurns = 5 }))
-	h.srv.Respond(func(api.ChatRequest) ollamatest.Reply {
-		return ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "list_dir", Args: `{}`}}}
+	h.srv.Respond(func(req api.ChatRequest) ollamatest.Reply {
+		// A different search each time: busy, not looping.
+		return ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "grep", Args: fmt.Sprintf(`{"pattern":"x%d"}`, len(req.Messages))}}}
 	})
 	if err := h.run(t.Context(), "loop forever"); err != nil {
 		t.Fatal(err)

@@ -24,7 +24,7 @@ type outcome struct {
 // answer them, in call order. Consecutive read-only calls run in parallel;
 // a call that writes or executes runs alone, after approval. Every call gets
 // an answer, even when the context is cancelled, so the history stays whole.
-func (a *Agent) runCalls(ctx context.Context, calls []models.ToolCall, repair string, send func(Event)) []models.Message {
+func (a *Agent) runCalls(ctx context.Context, calls []models.ToolCall, repairs []string, send func(Event)) []models.Message {
 	outs := make([]outcome, len(calls))
 	for i := 0; i < len(calls); {
 		j := i + 1
@@ -35,7 +35,7 @@ func (a *Agent) runCalls(ctx context.Context, calls []models.ToolCall, repair st
 		}
 		var wg sync.WaitGroup
 		for k := i; k < j; k++ {
-			send(ToolStart{ID: calls[k].ID, Name: calls[k].Name, Args: calls[k].Arguments, Repair: repairLabel(repair)})
+			send(ToolStart{ID: calls[k].ID, Name: calls[k].Name, Args: calls[k].Arguments, Repair: repairLabel(repairs[k])})
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -55,8 +55,9 @@ func (a *Agent) runCalls(ctx context.Context, calls []models.ToolCall, repair st
 		msgs[i] = models.Message{Role: models.RoleTool, Content: o.result.Output, ToolName: o.call.Name, ToolCallID: o.call.ID}
 		rec := session.ToolCallRecord{
 			CallID: o.call.ID, Name: o.call.Name, Args: o.call.Arguments, Output: o.result.Output,
-			IsError: o.result.IsError, Summary: o.result.Summary, Duration: o.took, Repair: repair,
+			IsError: o.result.IsError, Summary: o.result.Summary, Duration: o.took, Repair: repairs[i],
 		}
+		a.rememberResult(o.call, o.result.Output)
 		if err := a.rec.RecordToolCall(context.WithoutCancel(ctx), a.cfg.SessionID, rec); err != nil {
 			a.log.Error("record tool call", "tool", o.call.Name, "err", err)
 		}
@@ -82,15 +83,23 @@ func (a *Agent) call(ctx context.Context, c models.ToolCall) tools.Result {
 	if err := ctx.Err(); err != nil {
 		return tools.Result{Output: "not run: the user cancelled the turn", IsError: true, Summary: "cancelled"}
 	}
+	if res, ok := a.preset[c.ID]; ok {
+		return res
+	}
 	t, ok := a.lookup(c.Name)
 	if !ok {
-		return tools.Errorf("unknown tool %q. Available tools: %s.", c.Name, strings.Join(a.toolNames(), ", "))
+		res := tools.Errorf("unknown tool %q. Available tools: %s.", c.Name, strings.Join(a.toolNames(), ", "))
+		res.Summary = InvalidCall
+		return res
 	}
 	spec := t.Spec()
 	args, notes, err := models.CheckArgs(spec, c.Arguments)
 	if err != nil {
-		return tools.Errorf("%v", err)
+		res := tools.Errorf("%v", err)
+		res.Summary = InvalidCall
+		return res
 	}
+	notes = append(a.notes[c.ID], notes...)
 	if t.Effect() != tools.ReadOnly {
 		rv := review(ctx, t, args)
 		if rv.Refused != nil {
@@ -108,18 +117,14 @@ func (a *Agent) call(ctx context.Context, c models.ToolCall) tools.Result {
 }
 
 // lookup finds the tool a call names, forgiving the slips small models make
-// in names: case, a "functions." prefix, dashes for underscores.
+// in names (models.ResolveToolName): case, a "functions." prefix, dashes
+// for underscores, a small misspelling.
 func (a *Agent) lookup(name string) (tools.Tool, bool) {
 	if t, ok := a.tools.Get(name); ok {
 		return t, true
 	}
-	norm := strings.ToLower(strings.TrimSpace(name))
-	norm = strings.TrimPrefix(norm, "functions.")
-	norm = strings.ReplaceAll(norm, "-", "_")
-	for _, t := range a.tools.All() {
-		if t.Spec().Name == norm {
-			return t, true
-		}
+	if n := models.ResolveToolName(name, a.toolNames()); n != "" {
+		return a.tools.Get(n)
 	}
 	return nil, false
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/ternhq/tern/disclosure"
-	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/models/ollama"
 	"github.com/ternhq/tern/models/ollamatest"
 	"github.com/ternhq/tern/tools"
@@ -256,17 +255,7 @@ func TestApprovalOfEditsAndCommands(t *testing.T) {
 }
 
 func TestTextProtocolDescribesUnlockedTools(t *testing.T) {
-	render := func(specs []models.ToolSpec) string {
-		var b strings.Builder
-		b.WriteString("You are a test.\nTools:\n")
-		for _, s := range specs {
-			b.WriteString("- " + s.Name + "\n")
-		}
-		return b.String()
-	}
-	h := newTiered(t, ollamatest.TinyTools(), 0, 3, nil, func(c *Config) {
-		c.TextTools, c.SystemFor = true, render
-	})
+	h := newTiered(t, ollamatest.TinyTools(), 0, 3, nil, func(c *Config) { c.TextTools = true })
 	h.srv.Script(
 		ollamatest.Reply{Content: `<tool_call>{"name": "request_tools", "arguments": {"tier": 1, "reason": "edit"}}</tool_call>`},
 		ollamatest.Reply{Content: "ok"},
@@ -276,7 +265,7 @@ func TestTextProtocolDescribesUnlockedTools(t *testing.T) {
 	}
 	reqs := h.srv.Requests()
 	first, second := reqs[0].Messages[0].Content, reqs[1].Messages[0].Content
-	if strings.Contains(first, "edit_file") || !strings.Contains(second, "- edit_file\n- write_file\n") {
+	if strings.Contains(first, "- edit_file(") || !strings.Contains(second, "- edit_file(") || !strings.Contains(second, "- write_file(") {
 		t.Errorf("system prompts:\n%s\n---\n%s", first, second)
 	}
 	if !strings.HasPrefix(second, first) {

@@ -93,6 +93,7 @@ const (
 	DoneMaxTurns = "max_turns" // the turn limit was reached
 	DoneCanceled = "canceled"  // the user cancelled
 	DoneError    = "error"     // the turn could not go on
+	DoneStuck    = "stuck"     // the model kept looping after corrections
 )
 
 // Done ends a turn. It is always the last event of Run.

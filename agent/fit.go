@@ -21,8 +21,8 @@ func (w wireMeter) MessageTokens(m models.Message) int { return w.a.cost(m) }
 
 // cost is tern's count of m as it is sent.
 func (a *Agent) cost(m models.Message) int {
-	if a.cfg.TextTools && (m.Role == models.RoleTool || len(m.ToolCalls) > 0) {
-		m = textProtocol([]models.Message{m})[0]
+	if a.textTools() && (m.Role == models.RoleTool || len(m.ToolCalls) > 0) {
+		m = textProtocol([]models.Message{m}, a.cfg.ToolFormat)[0]
 	}
 	return a.counter.MessageTokens(m)
 }

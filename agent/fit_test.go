@@ -195,7 +195,7 @@ type limitTool struct {
 }
 
 func (l *limitTool) Spec() models.ToolSpec {
-	return models.ToolSpec{Name: "probe", Description: "test", Parameters: models.Schema()}
+	return models.ToolSpec{Name: "probe", Description: "test", Parameters: models.Schema(models.Param{Name: "n", Type: "integer"})}
 }
 func (l *limitTool) Effect() tools.Effect { return tools.ReadOnly }
 func (l *limitTool) Run(_ context.Context, in tools.Input) tools.Result {
@@ -209,10 +209,11 @@ func TestToolOutputCapFollowsTheBudget(t *testing.T) {
 	limitsFor := func(numCtx int) []int {
 		lt := &limitTool{}
 		h := newHarness(t, ollamatest.Qwen3(), withTools(lt), withConfig(func(c *Config) { c.NumCtx = numCtx; c.CompactAt = 1 }))
+		// Distinct arguments: the loop guard answers repeated calls itself.
 		h.srv.Script(
-			ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "probe", Args: `{}`}}},
-			ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "probe", Args: `{}`}}},
-			ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "probe", Args: `{}`}, {Name: "probe", Args: `{}`}}},
+			ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "probe", Args: `{"n":1}`}}},
+			ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "probe", Args: `{"n":2}`}}},
+			ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "probe", Args: `{"n":3}`}, {Name: "probe", Args: `{"n":4}`}}},
 			ollamatest.Reply{Content: "done"},
 		)
 		if err := h.run(t.Context(), "probe it"); err != nil {

@@ -60,16 +60,3 @@ func toolKey(specs []models.ToolSpec) string {
 	}
 	return b.String()
 }
-
-// textSystem returns the system prompt of the text tool protocol, which
-// describes the tools: rendered again, by Config.SystemFor, when the tools
-// change. Tools are described at its end, so new ones only append to it.
-func (a *Agent) textSystem(specs []models.ToolSpec) string {
-	if a.cfg.SystemFor == nil {
-		return a.cfg.System
-	}
-	if key := toolKey(specs); key != a.systemKey || a.system == "" {
-		a.system, a.systemKey = a.cfg.SystemFor(specs), key
-	}
-	return a.system
-}

@@ -20,11 +20,12 @@ type callFilter struct {
 }
 
 // callTags start a tool call wherever they appear.
-var callTags = []string{"<tool_call>", "<|python_tag|>", "[TOOL_CALLS]", "<function="}
+var callTags = []string{"<tool_call>", "<|tool_call|>", "<function_call>", "<tool_calls>", "<|python_tag|>", "[TOOL_CALLS]", "<function="}
 
-// callLine matches the start of a line that opens a call written as JSON,
-// bare or fenced.
-var callLine = regexp.MustCompile("^\\s*(\\{\\s*\"(name|function|type|tool|tool_name)\"|```(json|tool|tool_call|tool_code)?\\s*\\n\\s*\\{)")
+// callLine matches the start of a line that opens a call: JSON, bare (in
+// any quotes), in a list or fenced; a tool_code fence; a list of Python
+// calls.
+var callLine = regexp.MustCompile("^\\s*(\\[?\\s*\\{\\s*[\"']?(name|function|type|tool|tool_name|action|tool_calls)[\"']?\\s*:|```(json|tool|tool_call|tool_code)?\\s*\\n\\s*\\{|```tool_code\\s*\\n|\\[[A-Za-z_][\\w.]*\\()")
 
 func newCallFilter() *callFilter { return &callFilter{lineStart: true} }
 
@@ -40,7 +41,7 @@ func (f *callFilter) Write(s string) string {
 	for len(text) > 0 {
 		if f.lineStart {
 			trimmed := strings.TrimLeft(text, " \t")
-			if strings.HasPrefix(trimmed, "{") || strings.HasPrefix(trimmed, "`") {
+			if strings.HasPrefix(trimmed, "{") || strings.HasPrefix(trimmed, "`") || strings.HasPrefix(trimmed, "[") {
 				line, rest, complete := lineOrMore(text)
 				undecided := !complete && len(line) < 64
 				if complete && isCallFence(line) && strings.TrimSpace(rest) == "" {

@@ -20,6 +20,13 @@ func TestCallFilter(t *testing.T) {
 		{"fenced json call", []string{"Sure.\n```json\n", "{\"name\": \"grep\"}\n```"}, "Sure.\n", "```json\n{\"name\": \"grep\"}\n```"},
 		{"json that is not a call streams", []string{"{\"path\": \"a.go\"}\nok"}, "{\"path\": \"a.go\"}\nok", ""},
 		{"python tag", []string{"<|python_tag|>{\"name\":\"x\"}"}, "", "<|python_tag|>{\"name\":\"x\"}"},
+		{"granite tool_call token", []string{"<|tool_", "call|>[{\"name\": \"x\"}]"}, "", "<|tool_call|>[{\"name\": \"x\"}]"},
+		{"mistral marker", []string{"[TOOL_", "CALLS][{\"name\": \"x\"}]"}, "", "[TOOL_CALLS][{\"name\": \"x\"}]"},
+		{"single-quoted bare call", []string{"{'name': 'grep', 'arguments': {}}"}, "", "{'name': 'grep', 'arguments': {}}"},
+		{"list of calls", []string{"[{\"name\": \"grep\"}]"}, "", "[{\"name\": \"grep\"}]"},
+		{"python call list", []string{"[read_file(path=\"a.go\")]"}, "", "[read_file(path=\"a.go\")]"},
+		{"gemma tool_code", []string{"```tool_code\nprint(grep(pattern=\"x\"))\n```"}, "", "```tool_code\nprint(grep(pattern=\"x\"))\n```"},
+		{"markdown link streams", []string{"[the docs](https://go.dev) say so\n"}, "[the docs](https://go.dev) say so\n", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

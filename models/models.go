@@ -2,6 +2,10 @@
 // language models: messages, tool calls, tool specifications, chat requests
 // and replies, model metadata and the errors a model backend reports.
 //
+// It also holds what tern knows about how models misbehave: the tool-call
+// repair pipeline (RepairReply), which recovers calls from whatever a
+// model wrote, and the model family profiles (ProfileFor).
+//
 // It is the bottom of tern's import graph: it imports nothing internal, and
 // it knows nothing about any particular backend. The Ollama adapter lives in
 // models/ollama; a scripted fake server for tests lives in models/ollamatest.

@@ -1,315 +1,226 @@
 package models
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"regexp"
-	"strconv"
+	"slices"
 	"strings"
 )
 
-// Repair paths: how a tool call was recovered from what the model produced.
+// Repair paths: where a tool call was found in what the model produced.
 const (
-	RepairNative = "native" // the structured tool_calls field
-	RepairTagged = "tagged" // <tool_call>{…}</tool_call> in the text
-	RepairFenced = "fenced" // a ```json fenced block in the text
-	RepairBare   = "bare"   // a bare {"name":…, "arguments":…} object in the text
+	RepairNative      = "native"       // the structured tool_calls field
+	RepairTagged      = "tagged"       // <tool_call>{…}</tool_call>, <|tool_call|>[…], <function_call>…
+	RepairFenced      = "fenced"       // a ```json (or ```tool) fenced block
+	RepairBare        = "bare"         // a bare {"name":…, "arguments":…} object in the text
+	RepairMistral     = "mistral"      // [TOOL_CALLS][…] or [TOOL_CALLS]name[ARGS]{…}
+	RepairPythonTag   = "python_tag"   // <|python_tag|>{…} (Llama 3.x)
+	RepairFunctionTag = "function_tag" // <function=name>{…}</function> or <parameter=…> tags
+	RepairPythonic    = "pythonic"     // read_file(path="a.go"), in ```tool_code or as the whole reply
 )
 
-var (
-	taggedCall = regexp.MustCompile(`(?s)<tool_call>\s*(.*?)\s*(?:</tool_call>|$)`)
-	fencedCall = regexp.MustCompile("(?s)```(?:json|tool|tool_call)?\\s*\\n(.*?)\\n?```")
+// Fixes: how a recovered call was mended. A call's Repair label is its path
+// followed by its fixes, joined by "+" ("bare+json+name").
+const (
+	FixJSON       = "json"       // broken JSON syntax repaired
+	FixAlias      = "alias"      // args, parameters, input … instead of arguments
+	FixString     = "string"     // arguments sent as a JSON string
+	FixFlat       = "flat"       // arguments written next to the name, not inside arguments
+	FixPositional = "positional" // arguments given by position, mapped to the schema's order
+	FixName       = "name"       // the tool name corrected (case, prefix, spelling)
+	FixCoerce     = "coerce"     // argument types coerced or unknown arguments dropped
 )
+
+// RepairedCall is one tool call as the repair pipeline recovered it.
+type RepairedCall struct {
+	ToolCall
+	// Path is where the call was found (RepairNative, RepairTagged, …).
+	Path string
+	// Fixes lists what had to be mended, in the order it was.
+	Fixes []string
+	// Notes are for the model, prepended to the call's result ("ignored
+	// unknown argument \"color\"").
+	Notes []string
+	// Problem, when not empty, says why the call cannot run, in words the
+	// model can act on, with one valid example. The call must not run; the
+	// problem is its result.
+	Problem string
+	// UnknownTool says the Problem is that no tool on offer has the name:
+	// a caller that knows tools not on offer (locked ones) may answer the
+	// call itself.
+	UnknownTool bool
+}
+
+// Repair is the call's label for metrics: its path, then its fixes.
+func (c RepairedCall) Repair() string {
+	return strings.Join(append([]string{c.Path}, c.Fixes...), "+")
+}
+
+// Recovery is what the repair pipeline made of one assistant reply.
+type Recovery struct {
+	Calls []RepairedCall
+	// Rest is the reply's text with the call text taken out: what the user
+	// may be shown as the answer.
+	Rest string
+	// Broken, when not empty, says what was wrong with text that was meant
+	// as a tool call but could not be read ("the JSON after <tool_call> is
+	// cut off"). The text is not in Rest either.
+	Broken string
+	// BrokenTool is the tool the broken call seems to name, when it can be
+	// made out (for a fitting example in the correction).
+	BrokenTool string
+}
+
+// RepairReply recovers the tool calls of an assistant reply, in this order:
+// the structured tool_calls field; else calls written in the text (tags,
+// [TOOL_CALLS], <|python_tag|>, <function=…>, fenced and bare JSON, Python
+// call syntax), with broken JSON repaired and argument aliases and
+// stringified arguments undone. Every call's name is then matched to one of
+// specs (case, prefixes, separators, small misspellings), and its arguments
+// checked against the schema, coerced where safe. specs are the tools on
+// offer; with none, names and arguments are taken as written.
+func RepairReply(m Message, specs []ToolSpec) Recovery {
+	if len(m.ToolCalls) > 0 {
+		rec := Recovery{Rest: m.Content}
+		for _, c := range m.ToolCalls {
+			rc := RepairedCall{ToolCall: c, Path: RepairNative}
+			if len(c.Arguments) > 0 && c.Arguments[0] == '"' {
+				args, fixes := argsValue(c.Arguments)
+				rc.Arguments, rc.Fixes = args, fixes
+			}
+			rec.Calls = append(rec.Calls, mend(rc, specs))
+		}
+		return rec
+	}
+	return recoverText(m.Content, specs)
+}
 
 // ExtractToolCalls recovers tool calls a model wrote as text instead of in
-// the structured field. It returns the calls, the text with the calls
-// removed, and the repair path that found them ("" when none did).
+// the structured field, without checking them against any tool. It returns
+// the calls, the text with the calls taken out, and the path of the first
+// call ("" when there is none).
 func ExtractToolCalls(text string) (calls []ToolCall, rest, how string) {
-	for _, p := range []struct {
-		re  *regexp.Regexp
-		how string
-	}{{taggedCall, RepairTagged}, {fencedCall, RepairFenced}} {
-		var found []ToolCall
-		rest := p.re.ReplaceAllStringFunc(text, func(m string) string {
-			inner := p.re.FindStringSubmatch(m)[1]
-			cs := decodeCalls(inner)
-			if len(cs) == 0 {
-				return m
-			}
-			found = append(found, cs...)
-			return ""
-		})
-		if len(found) > 0 {
-			return found, strings.TrimSpace(rest), p.how
-		}
+	rec := recoverText(text, nil)
+	for _, c := range rec.Calls {
+		calls = append(calls, c.ToolCall)
 	}
-	if found, rest := bareCalls(text); len(found) > 0 {
-		return found, rest, RepairBare
+	if len(calls) == 0 {
+		return nil, text, ""
 	}
-	return nil, text, ""
+	return calls, rec.Rest, rec.Calls[0].Path
 }
 
-// bareCalls finds JSON objects in text that decode as tool calls.
-func bareCalls(text string) (calls []ToolCall, rest string) {
-	var keep strings.Builder
-	for i := 0; i < len(text); {
-		j := strings.IndexByte(text[i:], '{')
-		if j < 0 {
-			keep.WriteString(text[i:])
-			break
-		}
-		keep.WriteString(text[i : i+j])
-		i += j
-		dec := json.NewDecoder(strings.NewReader(text[i:]))
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			keep.WriteByte('{')
-			i++
-			continue
-		}
-		if cs := decodeCalls(string(raw)); len(cs) > 0 {
-			calls = append(calls, cs...)
-		} else {
-			keep.Write(raw)
-		}
-		i += int(dec.InputOffset())
-	}
-	return calls, strings.TrimSpace(keep.String())
+// span is a stretch of the reply that held call text.
+type span struct {
+	start, end int
+	path       string
+	calls      []rawCall
+	// broken says why call text in the span could not be read.
+	broken, brokenTool string
+	// weak spans hold only text that might not be meant as a call (bare or
+	// fenced JSON, Python syntax): their calls count only if they name a
+	// tool on offer or say "arguments" outright.
+	weak bool
 }
 
-// decodeCalls reads one call object, or an array of them.
-func decodeCalls(s string) []ToolCall {
-	s = strings.TrimSpace(s)
-	if strings.HasPrefix(s, "[") {
-		var items []json.RawMessage
-		if json.Unmarshal([]byte(s), &items) != nil {
-			return nil
-		}
-		var calls []ToolCall
-		for _, it := range items {
-			if c, ok := decodeCall(it); ok {
-				calls = append(calls, c)
+// recoverText runs the text scanners, strongest markers first, each over
+// what the earlier ones left, and mends what they found.
+func recoverText(text string, specs []ToolSpec) Recovery {
+	var spans []span
+	taken := func(start, end int) bool {
+		for _, s := range spans {
+			if start < s.end && end > s.start {
+				return true
 			}
 		}
-		return calls
+		return false
 	}
-	if c, ok := decodeCall([]byte(s)); ok {
-		return []ToolCall{c}
+	for _, scan := range scanners {
+		for _, s := range scan(text, taken) {
+			if !taken(s.start, s.end) {
+				spans = append(spans, s)
+			}
+		}
 	}
-	return nil
+	slices.SortFunc(spans, func(a, b span) int { return a.start - b.start })
+
+	names := ToolNames(specs)
+	var rec Recovery
+	var rest strings.Builder
+	last := 0
+	for _, s := range spans {
+		var calls []RepairedCall
+		for _, rc := range s.calls {
+			c := mend(RepairedCall{ToolCall: rc.call, Path: s.path, Fixes: rc.fixes}, specs)
+			if s.weak && !rc.explicit && len(specs) > 0 && ResolveToolName(rc.call.Name, names) == "" {
+				continue // JSON that merely has a "name", not a call
+			}
+			calls = append(calls, c)
+		}
+		if len(calls) == 0 && s.broken == "" {
+			continue // the span's text stays in the answer
+		}
+		rest.WriteString(text[last:s.start])
+		last = s.end
+		rec.Calls = append(rec.Calls, calls...)
+		if s.broken != "" && rec.Broken == "" {
+			rec.Broken, rec.BrokenTool = s.broken, s.brokenTool
+		}
+	}
+	rest.WriteString(text[last:])
+	rec.Rest = tidy(rest.String())
+	return rec
 }
 
-func decodeCall(data []byte) (ToolCall, bool) {
-	var obj struct {
-		Name       string          `json:"name"`
-		Arguments  json.RawMessage `json:"arguments"`
-		Args       json.RawMessage `json:"args"`
-		Parameters json.RawMessage `json:"parameters"`
-		Function   *struct {
-			Name      string          `json:"name"`
-			Arguments json.RawMessage `json:"arguments"`
-		} `json:"function"`
+var blankLines = regexp.MustCompile(`\n{3,}`)
+
+// tidy trims what is left of a reply once calls are taken out.
+func tidy(s string) string {
+	return blankLines.ReplaceAllString(strings.TrimSpace(s), "\n\n")
+}
+
+// ToolNames returns the names of specs, in order.
+func ToolNames(specs []ToolSpec) []string {
+	names := make([]string, len(specs))
+	for i, s := range specs {
+		names[i] = s.Name
 	}
-	if json.Unmarshal(data, &obj) != nil {
-		return ToolCall{}, false
+	return names
+}
+
+// mend matches the call's name to a tool on offer and checks its arguments
+// against that tool's schema. Without specs the call is left as it is.
+func mend(c RepairedCall, specs []ToolSpec) RepairedCall {
+	if len(c.Arguments) == 0 {
+		c.Arguments = []byte("{}")
 	}
-	name, args := obj.Name, obj.Arguments
-	if obj.Function != nil {
-		name, args = obj.Function.Name, obj.Function.Arguments
+	if len(specs) == 0 {
+		return c
 	}
-	if args == nil {
-		args = obj.Args
-	}
-	if args == nil {
-		args = obj.Parameters
-	}
+	name := ResolveToolName(c.Name, ToolNames(specs))
 	if name == "" {
-		return ToolCall{}, false
+		c.Problem = fmt.Sprintf("unknown tool %q. Available tools: %s.", c.Name, strings.Join(ToolNames(specs), ", "))
+		c.UnknownTool = true
+		return c
 	}
-	return ToolCall{Name: name, Arguments: normalizeArgs(args)}, true
-}
-
-// normalizeArgs turns missing arguments into {} and arguments given as a
-// JSON string holding an object into that object.
-func normalizeArgs(args json.RawMessage) json.RawMessage {
-	args = bytes.TrimSpace(args)
-	if len(args) == 0 || string(args) == "null" {
-		return json.RawMessage(`{}`)
+	if name != c.Name {
+		c.Name = name
+		c.Fixes = append(c.Fixes, FixName)
 	}
-	if args[0] == '"' {
-		var s string
-		if json.Unmarshal(args, &s) == nil && json.Valid([]byte(s)) {
-			return json.RawMessage(strings.TrimSpace(s))
-		}
+	spec := specs[slices.IndexFunc(specs, func(s ToolSpec) bool { return s.Name == name })]
+	if args, ok := positional(spec, c.Arguments); ok {
+		c.Arguments = args
+		c.Fixes = append(c.Fixes, FixPositional)
 	}
-	return args
-}
-
-// CheckArgs validates a call's arguments against spec. It coerces what is
-// safe to coerce (a number written as a string, arguments sent as a JSON
-// string) and drops arguments the tool does not take, with notes saying so.
-// An error says what is wrong in words the model can act on.
-func CheckArgs(spec ToolSpec, args json.RawMessage) (fixed json.RawMessage, notes []string, err error) {
-	args = normalizeArgs(args)
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(args, &obj); err != nil {
-		return nil, nil, fmt.Errorf("arguments of %s must be a JSON object, like %s", spec.Name, example(spec))
+	fixed, notes, err := CheckArgs(spec, c.Arguments)
+	if err != nil {
+		c.Problem = err.Error()
+		return c
 	}
-	params := SchemaParams(spec.Parameters)
-	known := make(map[string]Param, len(params))
-	for _, p := range params {
-		known[p.Name] = p
+	if string(fixed) != string(c.Arguments) {
+		c.Arguments = fixed
+		c.Fixes = append(c.Fixes, FixCoerce)
 	}
-	var missing []string
-	for _, p := range params {
-		if _, ok := obj[p.Name]; p.Required && !ok {
-			missing = append(missing, p.Name)
-		}
-	}
-	if len(missing) > 0 {
-		return nil, nil, fmt.Errorf("%s needs %s; call it like %s", spec.Name, strings.Join(missing, " and "), example(spec))
-	}
-	changed := false
-	for name, v := range obj {
-		p, ok := known[name]
-		if !ok && len(params) > 0 {
-			delete(obj, name)
-			notes = append(notes, fmt.Sprintf("ignored unknown argument %q", name))
-			changed = true
-			continue
-		}
-		if c, ok := coerce(p.Type, v); ok {
-			if !bytes.Equal(c, v) {
-				obj[name] = c
-				changed = true
-			}
-			continue
-		}
-		return nil, nil, fmt.Errorf("argument %q of %s must be %s, got %s", name, spec.Name, article(p.Type), v)
-	}
-	if !changed {
-		return args, notes, nil
-	}
-	// Re-encode in the schema's order so repaired calls read naturally.
-	var b bytes.Buffer
-	b.WriteByte('{')
-	first := true
-	for _, p := range params {
-		if v, ok := obj[p.Name]; ok {
-			if !first {
-				b.WriteByte(',')
-			}
-			first = false
-			writeJSON(&b, p.Name)
-			b.WriteByte(':')
-			b.Write(v)
-		}
-	}
-	b.WriteByte('}')
-	return b.Bytes(), notes, nil
-}
-
-// coerce returns v as JSON of type typ when it is, or can safely become, one.
-func coerce(typ string, v json.RawMessage) (json.RawMessage, bool) {
-	v = bytes.TrimSpace(v)
-	if typ == "" || string(v) == "null" {
-		return v, true
-	}
-	var s string
-	isString := json.Unmarshal(v, &s) == nil && len(v) > 0 && v[0] == '"'
-	switch typ {
-	case "string":
-		if isString {
-			return v, true
-		}
-		if len(v) > 0 && (v[0] == '-' || (v[0] >= '0' && v[0] <= '9') || v[0] == 't' || v[0] == 'f') {
-			b, _ := json.Marshal(string(v))
-			return b, true
-		}
-	case "integer":
-		if isString {
-			if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
-				return json.RawMessage(strconv.Itoa(n)), true
-			}
-			return nil, false
-		}
-		var f float64
-		if json.Unmarshal(v, &f) == nil && f == float64(int64(f)) {
-			return json.RawMessage(strconv.FormatInt(int64(f), 10)), true
-		}
-	case "number":
-		if isString {
-			if f, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil {
-				return json.RawMessage(strconv.FormatFloat(f, 'g', -1, 64)), true
-			}
-			return nil, false
-		}
-		var f float64
-		return v, json.Unmarshal(v, &f) == nil
-	case "boolean":
-		if isString {
-			switch strings.ToLower(strings.TrimSpace(s)) {
-			case "true", "yes", "1":
-				return json.RawMessage("true"), true
-			case "false", "no", "0":
-				return json.RawMessage("false"), true
-			}
-			return nil, false
-		}
-		return v, string(v) == "true" || string(v) == "false"
-	case "array":
-		if len(v) > 0 && v[0] == '[' {
-			return v, true
-		}
-		if isString { // a single value where a list was wanted
-			b, _ := json.Marshal([]string{s})
-			return b, true
-		}
-	case "object":
-		return v, len(v) > 0 && v[0] == '{'
-	default:
-		return v, true
-	}
-	return nil, false
-}
-
-func article(typ string) string {
-	switch typ {
-	case "integer", "array", "object":
-		return "an " + typ
-	}
-	return "a " + typ
-}
-
-// example renders a minimal valid call of spec, for corrections.
-func example(spec ToolSpec) string {
-	var b bytes.Buffer
-	b.WriteString(`{"name": `)
-	writeJSON(&b, spec.Name)
-	b.WriteString(`, "arguments": {`)
-	first := true
-	for _, p := range SchemaParams(spec.Parameters) {
-		if !p.Required {
-			continue
-		}
-		if !first {
-			b.WriteString(", ")
-		}
-		first = false
-		writeJSON(&b, p.Name)
-		b.WriteString(": ")
-		switch p.Type {
-		case "integer", "number":
-			b.WriteString("1")
-		case "boolean":
-			b.WriteString("true")
-		case "array":
-			b.WriteString(`["…"]`)
-		default:
-			b.WriteString(`"…"`)
-		}
-	}
-	b.WriteString("}}")
-	return b.String()
+	c.Notes = notes
+	return c
 }

@@ -62,7 +62,7 @@ func TestCheckArgs(t *testing.T) {
 		{`{"path":"a.go","all":"yes"}`, `{"path":"a.go","all":true}`, ""},
 		{`{"path":"a.go","color":"red"}`, `{"path":"a.go"}`, ""},
 		{`"{\"path\":\"a.go\"}"`, `{"path":"a.go"}`, ""},
-		{`{}`, "", `read_file needs path; call it like {"name": "read_file", "arguments": {"path": "…"}}`},
+		{`{}`, "", `read_file needs path; call it like {"name": "read_file", "arguments": {"path": "main.go"}}`},
 		{`{"path":"a.go","offset":"ten"}`, "", `argument "offset" of read_file must be an integer`},
 		{`[1,2]`, "", `arguments of read_file must be a JSON object`},
 	}

@@ -1,8 +1,9 @@
 // Package prompts renders the model-facing text tern sends: the system
 // prompt for each model family, the text tool protocol for models that
-// cannot take tools natively, and the summary prompt of compaction. The text lives in embedded template files next
-// to this code, covered by golden tests, because every token of it is paid
-// for on every request.
+// cannot take tools natively, the short corrections (nudges) sent to a
+// model that went astray, and the summary prompt of compaction. The text
+// lives in embedded template files next to this code, covered by golden
+// tests, because every token of it is paid for on every request.
 //
 // prompts imports models only.
 package prompts
@@ -21,13 +22,14 @@ import (
 var systemFS embed.FS
 
 var templates = template.Must(template.New("").Funcs(template.FuncMap{
-	"params": paramList,
+	"params":  paramList,
+	"example": exampleCall,
 }).ParseFS(systemFS, "system/*.tmpl"))
 
 // System is what a system prompt is rendered from.
 type System struct {
-	// Family is the model family from /api/show ("qwen3", "llama", …); it
-	// picks the template.
+	// Family picks the template: a profile's prompt family ("qwen",
+	// "llama", …) or a family from /api/show ("qwen3", "gemma3", …).
 	Family string
 	// Repo is the repository's name, for orientation.
 	Repo string
@@ -36,12 +38,35 @@ type System struct {
 	// TextTools, when not empty, are described in the prompt with the text
 	// tool protocol, for models without native tool support.
 	TextTools []models.ToolSpec
+	// ToolFormat is how the text tool protocol's examples write a call
+	// (models.FormatTagged when empty), in the shape the family knows.
+	ToolFormat string
+	// Reminder adds the small-model reminder: one tool per reply, read
+	// before edit.
+	Reminder bool
+	// NoThink ends the prompt with "/no_think", for Qwen3 builds whose
+	// template ignores the request's think field.
+	NoThink bool
 }
 
 // familyTemplates maps family prefixes to template names; the first match
 // wins, and "default" serves the rest.
 var familyTemplates = []struct{ prefix, name string }{
 	{"qwen", "qwen"},
+	{"llama", "llama"},
+	{"granite", "granite"},
+	{"gemma", "gemma"},
+	{"phi", "phi"},
+	{"mistral", "mistral"},
+}
+
+// Families lists the template families, "default" last.
+func Families() []string {
+	var names []string
+	for _, ft := range familyTemplates {
+		names = append(names, ft.name)
+	}
+	return append(names, "default")
 }
 
 // TemplateFor returns the name of the system template used for family.
@@ -78,4 +103,22 @@ func paramList(t models.ToolSpec) string {
 		parts = append(parts, name)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// exampleCall renders one valid call of t in format, for the text tool
+// protocol's list of tools.
+func exampleCall(format string, t models.ToolSpec) string {
+	return models.FormatCall(format, t.Name, models.ExampleArgs(t))
+}
+
+// TextToolsBlock is the text tool protocol's part of a system prompt: how
+// to write a call, then each tool with one example call in format. A
+// prompt rendered without TextTools, followed by this block, is the prompt
+// rendered with them, so the agent can switch protocols mid-session.
+func TextToolsBlock(specs []models.ToolSpec, format string) (string, error) {
+	var b bytes.Buffer
+	if err := templates.ExecuteTemplate(&b, "texttools", System{TextTools: specs, ToolFormat: format}); err != nil {
+		return "", fmt.Errorf("render text tools: %w", err)
+	}
+	return b.String(), nil
 }

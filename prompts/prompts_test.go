@@ -38,14 +38,28 @@ func TestRenderGolden(t *testing.T) {
 			models.Param{Name: "offset", Type: "integer"},
 		),
 	}
+	grep := models.ToolSpec{
+		Name:        "grep",
+		Description: "Search file contents.",
+		Parameters:  models.Schema(models.Param{Name: "pattern", Type: "string", Required: true}),
+	}
+	text := []models.ToolSpec{readFile, grep}
 	tests := []struct {
 		name string
 		in   System
 	}{
-		{"default", System{Family: "llama", Repo: "demo"}},
+		{"default", System{Family: "tiny", Repo: "demo"}},
 		{"qwen", System{Family: "qwen3", Repo: "demo"}},
+		{"llama", System{Family: "llama", Repo: "demo"}},
+		{"granite", System{Family: "granite", Repo: "demo", Reminder: true}},
+		{"gemma", System{Family: "gemma3", Repo: "demo", Reminder: true}},
+		{"phi", System{Family: "phi", Repo: "demo", Reminder: true}},
+		{"mistral", System{Family: "mistral", Repo: "demo"}},
 		{"notes", System{Family: "gemma3", Repo: "demo", Notes: "Run `make test` before committing."}},
-		{"texttools", System{Family: "llama", Repo: "demo", TextTools: []models.ToolSpec{readFile}}},
+		{"texttools", System{Family: "default", Repo: "demo", TextTools: text}},
+		{"texttools-llama", System{Family: "llama", Repo: "demo", TextTools: text, ToolFormat: models.FormatLlama, Reminder: true}},
+		{"texttools-mistral", System{Family: "mistral", Repo: "demo", TextTools: text, ToolFormat: models.FormatMistral}},
+		{"qwen-nothink", System{Family: "qwen", Repo: "demo", NoThink: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -62,11 +76,63 @@ func TestRenderGolden(t *testing.T) {
 	}
 }
 
+func TestEveryFamilyRenders(t *testing.T) {
+	for _, fam := range Families() {
+		got, err := Render(System{Family: fam, Repo: "demo"})
+		if err != nil {
+			t.Fatalf("%s: %v", fam, err)
+		}
+		if TemplateFor(fam) != fam {
+			t.Errorf("family %s renders the %s template", fam, TemplateFor(fam))
+		}
+		// Every family keeps the rules the agent relies on.
+		for _, want := range []string{"repository demo", "path:line", "reply in plain text without a tool call"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("%s prompt lacks %q:\n%s", fam, want, got)
+			}
+		}
+	}
+}
+
 func TestTemplateFor(t *testing.T) {
-	for family, want := range map[string]string{"qwen3": "qwen", "Qwen2": "qwen", "llama": "default", "": "default"} {
+	for family, want := range map[string]string{
+		"qwen3": "qwen", "Qwen2": "qwen", "llama": "llama", "gemma3": "gemma", "granite": "granite",
+		"phi3": "phi", "mistral": "mistral", "bert": "default", "": "default",
+	} {
 		if got := TemplateFor(family); got != want {
 			t.Errorf("TemplateFor(%q) = %q, want %q", family, got, want)
 		}
+	}
+}
+
+func TestNudgesGolden(t *testing.T) {
+	example := models.FormatCall(models.FormatTagged, "read_file", []byte(`{"path": "main.go"}`))
+	tests := []struct {
+		name string
+		in   Nudge
+	}{
+		{"nudge-broken", Nudge{Kind: NudgeBrokenCall, Problem: "the JSON after <tool_call> is cut off", Example: example}},
+		{"nudge-empty", Nudge{Kind: NudgeEmpty, Example: example, Reminder: true}},
+		{"nudge-repeat", Nudge{Kind: NudgeRepeat, Tool: "read_file", Count: 3}},
+		{"nudge-repeat-restricted", Nudge{Kind: NudgeRepeat, Tool: "read_file", Count: 4, Tools: []string{"read_file", "grep"}}},
+		{"nudge-reread", Nudge{Kind: NudgeReread, Tool: "read_file", Count: 3}},
+		{"nudge-thinking", Nudge{Kind: NudgeThinking}},
+		{"nudge-onetool", Nudge{Kind: NudgeOneTool}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := RenderNudge(tt.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tt.name, got+"\n")
+			if strings.Count(got, "\n") > 3 {
+				t.Errorf("a nudge must stay short:\n%s", got)
+			}
+		})
+	}
+	if _, err := RenderNudge(Nudge{Kind: "nope"}); err == nil {
+		t.Error("an unknown nudge rendered")
 	}
 }
 
@@ -85,5 +151,20 @@ func TestProjectNotes(t *testing.T) {
 	}
 	if !strings.HasSuffix(notes, "(AGENTS.md continues; read it with read_file)") || strings.Count(notes, "line of notes") > 4 {
 		t.Errorf("notes not cut at a line with a pointer to the rest:\n%s", notes)
+	}
+}
+
+func TestTextToolsBlockExtendsThePrompt(t *testing.T) {
+	specs := []models.ToolSpec{{Name: "glob", Description: "Find files.", Parameters: models.Schema(models.Param{Name: "pattern", Type: "string", Required: true})}}
+	for _, fam := range Families() {
+		base, _ := Render(System{Family: fam, Repo: "demo", Notes: "notes", Reminder: true})
+		whole, _ := Render(System{Family: fam, Repo: "demo", Notes: "notes", Reminder: true, TextTools: specs, ToolFormat: models.FormatLlama})
+		block, err := TextToolsBlock(specs, models.FormatLlama)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if base+block != whole {
+			t.Errorf("%s: prompt + TextToolsBlock differs from the prompt rendered with text tools:\n%q\n%q", fam, base+block, whole)
+		}
 	}
 }

@@ -22,6 +22,10 @@ type backend struct {
 	why       string
 	plan      ollama.Plan
 	textTools bool
+	// profile is the model family's profile, with config overrides.
+	profile models.Profile
+	// textWhy says why the text tool protocol is used, for a notice.
+	textWhy string
 }
 
 // connect reaches Ollama, chooses the model and plans the context window.
@@ -51,14 +55,10 @@ func (a *app) connect(ctx context.Context, cfg Config) (*backend, error) {
 	}
 	b.info, b.why = info, why
 	b.plan = ollama.PlanContext(info, a.vramBytes(ctx, cfg), cfg.Ctx)
-	switch cfg.ToolMode {
-	case "text":
-		b.textTools = true
-	case "native":
-		b.textTools = false
-	default:
-		b.textTools = !info.Has(models.CapTools)
+	if b.profile, err = profileFor(info, cfg); err != nil {
+		return nil, err
 	}
+	b.textTools, b.textWhy = toolMode(cfg, info, b.profile)
 	return b, nil
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ternhq/tern/agent"
 	"github.com/ternhq/tern/disclosure"
+	"github.com/ternhq/tern/models"
 )
 
 // Config is tern's configuration. Values come, lowest precedence first,
@@ -46,6 +47,14 @@ type Config struct {
 	// CompactThreshold is the share of the context window past which the
 	// conversation is compacted before a request; 1 turns that off.
 	CompactThreshold float64 `toml:"compact_threshold"`
+
+	// ThinkBudget caps a reply's thinking, in tokens, when think is on
+	// (0: half the reply reserve).
+	ThinkBudget int `toml:"think_budget"`
+	// Profiles override the built-in model family profiles, keyed by a
+	// model name ("qwen3:8b"), a prefix of one ("qwen3:") or a profile
+	// name ("qwen3").
+	Profiles map[string]models.ProfileOverride `toml:"profiles"`
 }
 
 func defaultConfig() Config {

@@ -344,10 +344,10 @@ func TestPromptOffline(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if !strings.Contains(errOut, "cannot reach Ollama") || !strings.Contains(errOut, "showing the prompt offline, for the default template") {
+	if !strings.Contains(errOut, "cannot reach Ollama") || !strings.Contains(errOut, "showing the prompt offline, for the llama template") {
 		t.Errorf("stderr:\n%s", errOut)
 	}
-	if !strings.Contains(out, "llama3.2:3b (default template)") || !strings.Contains(out, "request at tier 0") {
+	if !strings.Contains(out, "llama3.2:3b (llama template)") || !strings.Contains(out, "request at tier 0") {
 		t.Errorf("stdout:\n%s", out)
 	}
 }

@@ -140,15 +140,13 @@ func (a *app) doctorModel(ctx context.Context, r *report, client *ollama.Client,
 		modelfile = fmt.Sprint(info.ModelfileNumCtx)
 	}
 	r.detail("trained context: %s tokens; Modelfile num_ctx: %s", trained, modelfile)
-	switch {
-	case cfg.ToolMode == "text" || (cfg.ToolMode == "auto" && !info.Has(models.CapTools)):
-		r.note("Tools", "text tool protocol (tools described in the prompt, calls parsed from text)")
-		if !info.Has(models.CapTools) {
-			r.detail("%s has no native tool support; a model with it works better, e.g. `ollama pull qwen3:8b`", name)
-		}
-	default:
-		r.ok("Tools", "native tool calls")
+	prof, err := profileFor(info, cfg)
+	if err != nil {
+		r.bad("Profile", "%v", err)
+	} else {
+		r.ok("Profile", "%s", prof)
 	}
+	a.doctorTools(ctx, r, cfg, info, prof)
 	plan := ollama.PlanContext(info, a.vramBytes(ctx, cfg), cfg.Ctx)
 	if plan.Source == "fallback" {
 		r.note("Context", "%d tokens (conservative fallback: the architecture numbers are unknown)", plan.NumCtx)

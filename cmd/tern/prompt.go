@@ -50,7 +50,8 @@ func (a *app) prompt(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	model, family, text := cfg.Model, "", cfg.ToolMode == "text"
+	model, text := cfg.Model, cfg.ToolMode == "text"
+	var prof models.Profile
 	cctx, cancel := context.WithTimeout(ctx, promptConnectTimeout)
 	back, err := a.connect(cctx, cfg)
 	cancel()
@@ -58,14 +59,17 @@ func (a *app) prompt(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		family = familyOf(cfg.Model)
+		var perr error
+		if prof, perr = profileFor(models.ModelInfo{Name: cfg.Model, Family: familyOf(cfg.Model)}, cfg); perr != nil {
+			return perr
+		}
 		if model == "" {
 			model = "(no model)"
 		}
 		fmt.Fprintf(a.stderr, "tern: %s\ntern: showing the prompt offline, for the %s template (from --model or the config), with %s tools\n",
-			firstLine(err.Error()), prompts.TemplateFor(family), map[bool]string{true: "text-protocol", false: "native"}[text])
+			firstLine(err.Error()), prof.Prompt, map[bool]string{true: "text-protocol", false: "native"}[text])
 	} else {
-		model, family, text = back.info.Name, back.info.Family, back.textTools
+		model, prof, text = back.info.Name, back.profile, back.textTools
 	}
 
 	ws, err := tools.NewWorkspace(root, cfg.AllowRead...)
@@ -76,15 +80,22 @@ func (a *app) prompt(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	system, render, notes, err := systemPrompt(root, family, specsOf(set.All()), text)
+	system, notes, err := systemPrompt(root, prof, cfg.Think)
 	if err != nil {
 		return err
+	}
+	var render func([]models.ToolSpec) string
+	if text {
+		render = func(specs []models.ToolSpec) string {
+			block, _ := prompts.TextToolsBlock(specs, prof.ToolFormat) // the templates are tested; it cannot fail
+			return system + block
+		}
 	}
 	for _, n := range notes {
 		fmt.Fprintf(a.stderr, "tern: %s\n", n)
 	}
 	p := promptReport{counter: counter, set: set, system: system, render: render}
-	p.write(a.stdout, model, prompts.TemplateFor(family), text)
+	p.write(a.stdout, model, prof.Prompt, text)
 	return nil
 }
 

@@ -129,7 +129,7 @@ Run 'tern doctor' first to check Ollama, the model and the context plan.`,
 	f.StringVar(&a.toolMode, "tool-mode", "", "how tools reach the model: auto, native or text")
 	f.BoolVarP(&a.verbose, "verbose", "v", false, "log details to stderr")
 
-	root.AddCommand(a.askCommand(), a.doctorCommand(), a.sessionsCommand(), a.promptCommand(), a.undoCommand())
+	root.AddCommand(a.askCommand(), a.doctorCommand(), a.sessionsCommand(), a.promptCommand(), a.undoCommand(), a.evalCommand())
 	return root
 }
 

@@ -80,6 +80,7 @@ func (a *app) startRun(ctx context.Context, resume string, approver agent.Approv
 		store.Close()
 		return nil, err
 	}
+	r.recallToolMode(ctx)
 	if err := r.newAgent(ctx, approver); err != nil {
 		store.Close()
 		return nil, err
@@ -116,13 +117,18 @@ func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
 		return err
 	}
 	r.tools = set
-	system, systemFor, notes, err := systemPrompt(r.root, r.back.info.Family, specsOf(set.All()), r.back.textTools)
+	think := r.cfg.Think
+	if !r.back.info.Has(models.CapThinking) {
+		think = ""
+	}
+	prof := r.back.profile
+	system, notes, err := systemPrompt(r.root, prof, think)
 	if err != nil {
 		return err
 	}
 	r.notices = append(r.notices, notes...)
 	if r.back.textTools {
-		r.notices = append(r.notices, fmt.Sprintf("%s has no native tool support; using the text tool protocol", r.back.info.Name))
+		r.notices = append(r.notices, r.back.textWhy)
 	}
 	var history []models.Message
 	if r.resumed {
@@ -130,9 +136,9 @@ func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
 			return fmt.Errorf("load session %s: %w", r.sess.ID, err)
 		}
 	}
-	think := r.cfg.Think
-	if !r.back.info.Has(models.CapThinking) {
-		think = ""
+	temperature := r.cfg.Temperature
+	if temperature == nil {
+		temperature = prof.Temperature
 	}
 	cal, err := r.calibration(ctx)
 	if err != nil {
@@ -144,16 +150,19 @@ func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
 		NumCtx:      r.back.plan.NumCtx,
 		MaxTurns:    r.cfg.MaxTurns,
 		System:      system,
-		SystemFor:   systemFor,
 		TextTools:   r.back.textTools,
 		Think:       think,
-		Temperature: r.cfg.Temperature,
+		Temperature: temperature,
 		KeepAlive:   r.cfg.KeepAlive.Duration,
 		History:     history,
 
 		Calibration:  cal,
 		Calibrations: r.store,
 		CompactAt:    r.cfg.CompactThreshold,
+
+		ToolFormat:      prof.ToolFormat,
+		OneToolPerReply: prof.OneToolPerReply,
+		ThinkBudget:     r.cfg.ThinkBudget,
 	}, r.back.client, set, r.store, approver, r.counter)
 	return nil
 }

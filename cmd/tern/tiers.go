@@ -106,37 +106,20 @@ func unavailable(err error) string {
 	return err.Error()
 }
 
-// systemPrompt renders the system prompt and returns a renderer of it for
-// other tool lists, for the text tool protocol, where the prompt describes
-// the tools. notes are things to tell the user about it.
-func systemPrompt(root, family string, textTools []models.ToolSpec, text bool) (system string, render func([]models.ToolSpec) string, notes []string, err error) {
+// systemPrompt renders the system prompt for a model's profile, with the
+// project notes. It holds no tools: in the text tool protocol the agent
+// appends their description itself, for the tools on offer at each request.
+func systemPrompt(root string, prof models.Profile, think string) (system string, notes []string, err error) {
 	projectNotes, notesFile, cut, err := prompts.ProjectNotes(root, notesMaxBytes)
 	if err != nil {
-		return "", nil, nil, err
+		return "", nil, err
 	}
 	if cut {
 		notes = append(notes, fmt.Sprintf("%s is long; only its first %d KiB are in the prompt", notesFile, notesMaxBytes>>10))
 	}
-	sys := prompts.System{Family: family, Repo: filepath.Base(root), Notes: projectNotes}
-	if text {
-		sys.TextTools = textTools
-	}
-	if system, err = prompts.Render(sys); err != nil {
-		return "", nil, nil, err
-	}
-	if !text {
-		return system, nil, notes, nil
-	}
-	render = func(specs []models.ToolSpec) string {
-		s := sys
-		s.TextTools = specs
-		out, err := prompts.Render(s)
-		if err != nil {
-			return system // the template rendered once already; it cannot fail here
-		}
-		return out
-	}
-	return system, render, notes, nil
+	system, err = prompts.Render(prompts.System{Family: prof.Prompt, Repo: filepath.Base(root), Notes: projectNotes,
+		Reminder: prof.OneToolPerReply, NoThink: prof.ThinkControl == models.ThinkTag && think == ""})
+	return system, notes, err
 }
 
 // specsOf returns the specifications of ts.

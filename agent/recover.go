@@ -1,0 +1,182 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/ternhq/tern/models"
+	"github.com/ternhq/tern/prompts"
+	"github.com/ternhq/tern/session"
+	"github.com/ternhq/tern/tools"
+)
+
+// recovered is one reply after the repair pipeline: the calls to run, how
+// each was recovered, and what the user may be shown.
+type recovered struct {
+	calls   []models.ToolCall
+	repairs []string
+	// shown is the reply's text without call text, for the Message event.
+	shown string
+	// broken says why call-like text in a reply without calls could not
+	// be read; tool names what it seemed to call.
+	broken, brokenTool string
+}
+
+// recoverCalls runs the repair pipeline over an assistant reply. The
+// recovered calls replace the reply's own (with names and arguments
+// mended), and call text leaves its content, so that the history shows
+// valid calls the model can imitate. Calls that cannot run are answered
+// ahead with their problem; the loop guard screens the rest.
+func (a *Agent) recoverCalls(m *models.Message) recovered {
+	restricted := a.guard.takeRestriction()
+	a.preset, a.notes = map[string]tools.Result{}, map[string][]string{}
+
+	rec := models.RepairReply(*m, a.allSpecs())
+	out := recovered{shown: rec.Rest}
+	if len(rec.Calls) == 0 {
+		out.broken, out.brokenTool = rec.Broken, rec.BrokenTool
+		return out
+	}
+	m.ToolCalls, m.Content = nil, rec.Rest
+	for _, c := range rec.Calls {
+		if c.ID == "" {
+			a.callSeq++
+			c.ID = fmt.Sprintf("call_%d", a.callSeq)
+		}
+		m.ToolCalls = append(m.ToolCalls, c.ToolCall)
+		out.calls = append(out.calls, c.ToolCall)
+		out.repairs = append(out.repairs, c.Repair())
+		if c.UnknownTool {
+			if _, ok := a.tools.Get(c.Name); ok {
+				// A tool not on offer, such as one of a locked tier: the
+				// toolbox answers for it (with how to unlock it).
+				c.Problem = ""
+			}
+		}
+		if c.Problem != "" {
+			a.preset[c.ID] = tools.Result{Output: c.Problem, IsError: true, Summary: InvalidCall}
+		}
+		if len(c.Notes) > 0 {
+			a.notes[c.ID] = c.Notes
+		}
+	}
+	if rec.Broken != "" {
+		last := out.calls[len(out.calls)-1].ID
+		a.notes[last] = append(a.notes[last], "another call in your reply could not be read: "+rec.Broken)
+	}
+	a.screen(out.calls, restricted)
+	return out
+}
+
+// Labels in the session's tool-call records that per-model metrics (tern
+// eval) count: InvalidCall is the summary of a call that could not run as
+// written (unknown tool, bad arguments, unreadable text), and
+// RepairUnreadable the repair label of call text no repair could read.
+const (
+	InvalidCall      = "invalid call"
+	RepairUnreadable = "unreadable"
+)
+
+// allSpecs are the specifications of every tool in the toolbox.
+func (a *Agent) allSpecs() []models.ToolSpec {
+	all := a.tools.All()
+	specs := make([]models.ToolSpec, len(all))
+	for i, t := range all {
+		specs[i] = t.Spec()
+	}
+	return specs
+}
+
+// exampleCall is one valid call for a correction: of the tool the model
+// seemed to want, else of the first tool, in its family's call format
+// (which is also what Ollama's parser expects of it natively).
+func (a *Agent) exampleCall(tool string) string {
+	specs := a.allSpecs()
+	if len(specs) == 0 {
+		return ""
+	}
+	spec := specs[0]
+	if name := models.ResolveToolName(tool, models.ToolNames(specs)); name != "" {
+		for _, s := range specs {
+			if s.Name == name {
+				spec = s
+			}
+		}
+	}
+	return models.FormatCall(a.cfg.ToolFormat, spec.Name, models.ExampleArgs(spec))
+}
+
+// noCalls decides what follows a reply without calls. A normal answer ends
+// the turn. Call text that could not be read, an empty reply and thinking
+// cut at its budget each get a short correction and another request,
+// escalating as the guard decides. more is false when the turn ends.
+func (a *Agent) noCalls(ctx context.Context, rec recovered, reply models.Reply, send func(Event), done *Done) (more bool, err error) {
+	var n prompts.Nudge
+	var kind loopKind
+	switch {
+	case rec.broken != "":
+		kind = kindBroken
+		n = prompts.Nudge{Kind: prompts.NudgeBrokenCall, Problem: rec.broken, Example: a.exampleCall(rec.brokenTool)}
+		a.recordUnreadable(ctx, rec)
+		if !a.textTools() {
+			a.mode.brokenNative++
+			if a.maybeSwitchToText(ctx, send) {
+				// A new protocol deserves fresh corrections.
+				a.guard.strikes[kindBroken] = 0
+				n.Example = a.exampleCall(rec.brokenTool)
+			}
+		}
+	case reply.DoneReason == doneThinkingCap:
+		kind = kindThinking
+		n = prompts.Nudge{Kind: prompts.NudgeThinking}
+		a.guard.thinkOff = true
+	case strings.TrimSpace(rec.shown) == "":
+		kind = kindEmpty
+		n = prompts.Nudge{Kind: prompts.NudgeEmpty, Example: a.exampleCall("")}
+	default:
+		return false, nil
+	}
+	step := a.guard.strike(kind)
+	if step == escalateStop {
+		send(Notice{Level: Warn, Text: stuckText(kind)})
+		done.Reason = DoneStuck
+		return false, nil
+	}
+	if step == escalateRestrict {
+		n.Tools, n.Reminder = a.restrictNext(), true
+	}
+	msg, err := prompts.RenderNudge(n)
+	if err != nil {
+		return false, err
+	}
+	send(Notice{Level: Info, Text: kind.notice()})
+	if err := a.append(ctx, models.Message{Role: models.RoleUser, Content: msg}); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// recordUnreadable records call text that could not be read as an invalid
+// call, so that per-model metrics count it.
+func (a *Agent) recordUnreadable(ctx context.Context, rec recovered) {
+	name := rec.brokenTool
+	if name == "" {
+		name = "?"
+	}
+	r := session.ToolCallRecord{Name: name, Args: []byte("{}"), Output: rec.broken, IsError: true,
+		Summary: InvalidCall, Repair: RepairUnreadable}
+	if err := a.rec.RecordToolCall(context.WithoutCancel(ctx), a.cfg.SessionID, r); err != nil {
+		a.log.Error("record unreadable call", "err", err)
+	}
+}
+
+// shownAfterHold is the part of held-back streamed text the user may see
+// once the reply is complete: none of it if it was call text.
+func (a *Agent) shownAfterHold(held string) string {
+	rec := models.RepairReply(models.Message{Role: models.RoleAssistant, Content: held}, a.allSpecs())
+	if len(rec.Calls) == 0 && rec.Broken == "" {
+		return held
+	}
+	return rec.Rest
+}

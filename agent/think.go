@@ -1,0 +1,84 @@
+package agent
+
+import (
+	"context"
+	"errors"
+
+	"github.com/ternhq/tern/models"
+)
+
+// Thinking is off unless configured. When it is on, a reply's thinking is
+// capped: past the budget with no answer begun, the stream is cut and the
+// model told to answer, with thinking off for the next request.
+
+// doneThinkingCap is the done reason of a reply cut at the thinking budget.
+const doneThinkingCap = "thinking_cap"
+
+// bytesPerToken estimates thinking tokens from streamed bytes; English
+// prose runs about four bytes a token.
+const bytesPerToken = 4
+
+var errThinkingCap = errors.New("thinking budget spent")
+
+// thinkWatch counts one request's thinking and cuts the stream when it
+// runs past the budget before any answer text.
+type thinkWatch struct {
+	budget  int // bytes; 0 means no cap
+	seen    int
+	content bool
+	cancel  context.CancelCauseFunc
+}
+
+// watch prepares a request's stream: it remembers the request (for
+// re-read detection) and, when thinking is on, returns a context the
+// watch may cancel.
+func (a *Agent) watch(ctx context.Context, req models.Request) (context.Context, *thinkWatch) {
+	a.lastReq = req
+	w := &thinkWatch{}
+	if req.Options.Think == "" || req.Options.Think == "false" {
+		return ctx, w
+	}
+	budget := a.cfg.ThinkBudget
+	if budget <= 0 {
+		budget = max(a.cfg.Reserve/2, 256)
+	}
+	w.budget = budget * bytesPerToken
+	ctx, w.cancel = context.WithCancelCause(ctx)
+	return ctx, w
+}
+
+// delta sees each streamed piece.
+func (w *thinkWatch) delta(d models.Delta) {
+	if d.Content != "" {
+		w.content = true
+	}
+	w.seen += len(d.Thinking)
+	if w.budget > 0 && !w.content && w.seen > w.budget {
+		w.cancel(errThinkingCap)
+	}
+}
+
+// finish turns the watch's own cut into a finished reply (done reason
+// doneThinkingCap) instead of a cancellation, and releases the context.
+func (w *thinkWatch) finish(ctx context.Context, reply models.Reply, err error) (models.Reply, error) {
+	if w.cancel == nil {
+		return reply, err
+	}
+	cut := errors.Is(context.Cause(ctx), errThinkingCap)
+	w.cancel(nil)
+	if cut && err != nil {
+		reply.DoneReason = doneThinkingCap
+		return reply, nil
+	}
+	return reply, err
+}
+
+// think is the next request's thinking setting: the configured one,
+// except right after a reply was cut at its thinking budget.
+func (a *Agent) think() string {
+	if a.guard != nil && a.guard.thinkOff {
+		a.guard.thinkOff = false
+		return ""
+	}
+	return a.cfg.Think
+}

@@ -1,0 +1,115 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ternhq/tern/models"
+	"github.com/ternhq/tern/prompts"
+)
+
+// When native tool calls keep failing for a model, the agent falls back to
+// the text tool protocol: the tools are described in the system prompt and
+// the calls parsed from the reply, where the repair pipeline can read what
+// the server could not.
+
+// Thresholds for the switch: Ollama's HTTP 500 "error parsing tool call"
+// twice, or call text that could not be read three times, in one session.
+const (
+	switchAfterParseErrors = 2
+	switchAfterBroken      = 3
+)
+
+// toolMode is the session's tool protocol state.
+type toolMode struct {
+	// switched is set once the session fell back to the text protocol;
+	// once for the one request retried in it.
+	switched, once bool
+	parseErrors    int
+	brokenNative   int
+	// textSystem caches the text-protocol system prompt for textFor tools.
+	textSystem string
+	textFor    string
+}
+
+// textTools reports whether the next request uses the text tool protocol.
+func (a *Agent) textTools() bool {
+	return a.cfg.TextTools || a.mode.switched || a.mode.once
+}
+
+// TextTools reports whether the session uses the text tool protocol, from
+// the start or since it fell back to it.
+func (a *Agent) TextTools() bool { return a.cfg.TextTools || a.mode.switched }
+
+// textSystemPrompt is the system prompt followed by the text protocol's
+// description of specs, rendered once per tool list.
+func (a *Agent) textSystemPrompt(specs []models.ToolSpec) string {
+	key := fmt.Sprint(models.ToolNames(specs))
+	if a.mode.textFor == key && a.mode.textSystem != "" {
+		return a.mode.textSystem
+	}
+	block, err := prompts.TextToolsBlock(specs, a.cfg.ToolFormat)
+	if err != nil {
+		a.log.Error("render text tools", "err", err)
+	}
+	a.mode.textSystem, a.mode.textFor = a.cfg.System+block, key
+	return a.mode.textSystem
+}
+
+// retryAsText answers models.ErrToolParse: the server choked on the
+// model's own tool-call text, so the request is made once more in the text
+// protocol, where tern parses the raw text itself.
+func (a *Agent) retryAsText(ctx context.Context, send func(Event)) (models.Reply, *Usage, error) {
+	a.mode.parseErrors++
+	a.guard.retries++
+	send(Notice{Level: Warn, Text: "Ollama could not parse the model's tool call; retrying in the text tool protocol"})
+	a.mode.once = true
+	reply, usage, err := a.step(ctx, send)
+	a.mode.once = false
+	if a.mode.parseErrors >= switchAfterParseErrors {
+		a.switchToText(ctx, send, fmt.Sprintf("Ollama failed to parse %s's tool calls %d times", a.cfg.Model, a.mode.parseErrors))
+	}
+	return reply, usage, err
+}
+
+// maybeSwitchToText switches after repeated unreadable native calls, and
+// reports whether it did.
+func (a *Agent) maybeSwitchToText(ctx context.Context, send func(Event)) bool {
+	if a.textTools() || a.mode.brokenNative < switchAfterBroken {
+		return false
+	}
+	a.switchToText(ctx, send, fmt.Sprintf("%s wrote %d unreadable tool calls", a.cfg.Model, a.mode.brokenNative))
+	return true
+}
+
+// metaRecorder is the part of the store that keeps session settings;
+// *session.Store has it.
+type metaRecorder interface {
+	SetMeta(ctx context.Context, sessionID, key, value string) error
+}
+
+// MetaToolMode is the session setting that records a fall back to the text
+// tool protocol ("text"), and MetaToolModeWhy says why; tern reads them to
+// start later sessions of the same model in text mode.
+const (
+	MetaToolMode    = "tool_mode"
+	MetaToolModeWhy = "tool_mode_reason"
+)
+
+// switchToText moves the rest of the session to the text tool protocol.
+func (a *Agent) switchToText(ctx context.Context, send func(Event), why string) {
+	if a.TextTools() {
+		return
+	}
+	a.mode.switched = true
+	send(Notice{Level: Warn, Text: why + "; switching to the text tool protocol for the rest of the session (force with --tool-mode native)"})
+	if m, ok := a.rec.(metaRecorder); ok {
+		ctx = context.WithoutCancel(ctx)
+		if err := m.SetMeta(ctx, a.cfg.SessionID, MetaToolMode, "text"); err != nil {
+			a.log.Error("record tool mode", "err", err)
+		}
+		if err := m.SetMeta(ctx, a.cfg.SessionID, MetaToolModeWhy, why); err != nil {
+			a.log.Error("record tool mode", "err", err)
+		}
+	}
+}

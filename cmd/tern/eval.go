@@ -1,0 +1,272 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ternhq/tern/agent"
+	"github.com/ternhq/tern/cmd/tern/internal/eval"
+	"github.com/ternhq/tern/models/ollamatest"
+)
+
+// evalOptions are the flags of tern eval.
+type evalOptions struct {
+	tasksDir string
+	run      []string
+	list     bool
+	jsonOut  bool
+	replay   bool
+	keep     bool
+	timeout  time.Duration
+}
+
+func (a *app) evalCommand() *cobra.Command {
+	var o evalOptions
+	cmd := &cobra.Command{
+		Use:   "eval",
+		Short: "Run the task suite and report success, turns, tool-call repairs and tokens",
+		Long: `Run tern's suite of small coding tasks, each in a throw-away copy of a
+fixture repository, and report per task: success (checked for real: go test,
+file contents, the answer's words), model requests, tool calls, calls
+repaired (by repair path), invalid calls, prompt tokens and wall time.
+
+By default the tasks run against Ollama with --model (or the model tern
+would choose). --replay plays the recorded transcripts (real small-model
+failure shapes: bare JSON, stringified arguments, loops, tool-parse errors)
+against a built-in fake Ollama instead: no model needed, same result every
+time. Tasks that need a tool this build lacks are skipped. Exits 1 when a
+task fails.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.eval(cmd.Context(), o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.tasksDir, "tasks", "", "run the suite in DIR (tasks/NAME/task.toml and fixtures/) instead of the built-in one")
+	f.StringSliceVar(&o.run, "run", nil, "run only the tasks whose name contains one of these (repeatable)")
+	f.BoolVar(&o.list, "list", false, "list the tasks, one per line, and exit")
+	f.BoolVar(&o.jsonOut, "json", false, "print the report as JSON")
+	f.BoolVar(&o.replay, "replay", false, "play the recorded transcripts against a fake Ollama instead of a real model")
+	f.BoolVar(&o.keep, "keep", false, "keep each task's workspace copy (its path is in the report)")
+	f.DurationVar(&o.timeout, "timeout", 10*time.Minute, "longest a task may run")
+	return cmd
+}
+
+func (a *app) eval(ctx context.Context, o evalOptions) error {
+	suite := eval.Suite()
+	if o.tasksDir != "" {
+		suite = os.DirFS(o.tasksDir)
+	}
+	tasks, err := eval.Load(suite)
+	if err != nil {
+		return err
+	}
+	tasks = eval.Filter(tasks, o.run)
+	if len(tasks) == 0 {
+		return fmt.Errorf("no task matches --run %s; see tern eval --list", strings.Join(o.run, ","))
+	}
+	if o.list {
+		return eval.WriteList(a.stdout, tasks)
+	}
+	ctx, stop := interruptible(ctx)
+	defer stop()
+
+	report := eval.Report{Model: a.model, Replay: o.replay}
+	if o.replay {
+		report.Model = "replay"
+	}
+	for _, t := range tasks {
+		res, model, err := a.evalTask(ctx, t, o)
+		if err != nil {
+			return err
+		}
+		if report.Model == "" {
+			report.Model = model
+		}
+		if !o.jsonOut {
+			fmt.Fprintf(a.stderr, "%-20s %s\n", t.Name, res.Status)
+		}
+		report.Add(res)
+	}
+	if o.jsonOut {
+		err = report.WriteJSON(a.stdout)
+	} else {
+		err = report.WriteTable(a.stdout)
+	}
+	if err != nil {
+		return err
+	}
+	if !report.OK() {
+		return exitCodeError{code: exitError}
+	}
+	return nil
+}
+
+// evalTask runs one task in a fresh copy of its fixture and judges it. err
+// is for failures that end the whole run (no Ollama, a cancel); a task
+// that cannot be run is a result with status error.
+func (a *app) evalTask(ctx context.Context, t eval.Task, o evalOptions) (res eval.Result, model string, err error) {
+	res = eval.Result{Task: t.Name, Tier: t.Tier}
+	began := time.Now()
+	defer func() { res.Wall = time.Since(began) }()
+	fail := func(status, why string) (eval.Result, string, error) {
+		res.Status, res.Why = status, why
+		return res, model, nil
+	}
+
+	tmp, err := os.MkdirTemp("", "tern-eval-"+t.Name+"-")
+	if err != nil {
+		return res, "", fmt.Errorf("eval: %w", err)
+	}
+	if o.keep {
+		res.Why = "workspace kept in " + tmp
+	} else {
+		defer os.RemoveAll(tmp)
+	}
+	dir := filepath.Join(tmp, "repo")
+	if err := t.Prepare(dir); err != nil {
+		return fail(eval.Error, err.Error())
+	}
+
+	sub, err := a.evalApp(tmp, dir, t)
+	if err != nil {
+		return fail(eval.Error, err.Error())
+	}
+	if o.replay {
+		srv, name, err := replayServer(t)
+		if err != nil {
+			return fail(eval.Error, err.Error())
+		}
+		defer srv.Close()
+		sub.setFlag("host", srv.URL())
+		sub.setFlag("model", name)
+		sub.getenv = isolatedEnv(tmp)
+	}
+
+	ctx, cancel := context.WithTimeout(ctx, o.timeout)
+	defer cancel()
+	r, err := sub.startRun(ctx, "", headlessApprover{yes: true})
+	if err != nil {
+		if o.replay {
+			return fail(eval.Error, err.Error())
+		}
+		return res, "", err // Ollama or the model is not there: no task can run
+	}
+	defer r.Close()
+	model = r.back.info.Name
+	if missing := t.Missing(func(name string) bool { _, ok := r.tools.Get(name); return ok }); len(missing) > 0 {
+		return fail(eval.Skip, fmt.Sprintf("needs %s, which this build does not offer at tier %d", strings.Join(missing, " and "), t.Tier))
+	}
+
+	var answer string
+	var done agent.Done
+	runErr := r.agent.Run(ctx, t.Prompt, func(e agent.Event) {
+		switch e := e.(type) {
+		case agent.Message:
+			answer = e.Message.Content
+		case agent.Done:
+			done = e
+		}
+	})
+	res.Done, res.Turns, res.PromptTokens, res.EvalTokens, res.Answer = done.Reason, done.Turns, done.PromptTokens, done.EvalTokens, answer
+	if err := countCalls(context.WithoutCancel(ctx), r, &res); err != nil {
+		return fail(eval.Error, err.Error())
+	}
+	switch {
+	case runErr != nil && errors.Is(runErr, context.Canceled) && !errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return res, model, runErr // the user pressed Ctrl+C
+	case runErr != nil:
+		return fail(eval.Error, explain(runErr, r.back.client.Host(), model, r.back.installed).Error())
+	}
+	if ok, why := t.Check.Run(ctx, dir, answer); !ok {
+		return fail(eval.Fail, why)
+	}
+	res.Status = eval.Pass
+	return res, model, nil
+}
+
+// countCalls reads the run's tool calls back from the session store: how
+// many, how they were repaired, how many were invalid.
+func countCalls(ctx context.Context, r *run, res *eval.Result) error {
+	calls, err := r.store.ToolCalls(ctx, r.sess.ID)
+	if err != nil {
+		return err
+	}
+	for _, c := range calls {
+		if c.Summary == agent.InvalidCall {
+			res.Invalid++
+		}
+		if c.Repair == agent.RepairUnreadable {
+			continue // not a call that ran
+		}
+		res.ToolCalls++
+		if c.Repair != "" && c.Repair != "native" {
+			if res.Repaired == nil {
+				res.Repaired = map[string]int{}
+			}
+			res.Repaired[c.Repair]++
+		}
+	}
+	return nil
+}
+
+// evalApp is a tern invocation for one task: the user's global flags, the
+// task's workspace, tier and turn limit, and writes allowed.
+func (a *app) evalApp(tmp, dir string, t eval.Task) (*app, error) {
+	sub := &app{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, getenv: a.getenv}
+	sub.rootCommand()
+	for _, name := range []string{"model", "host", "ctx", "vram", "tool-mode", "verbose"} {
+		if f := a.cmd.PersistentFlags().Lookup(name); f != nil && f.Changed {
+			sub.setFlag(name, f.Value.String())
+		}
+	}
+	sub.setFlag("dir", dir)
+	sub.setFlag("tier", strconv.Itoa(t.Tier))
+	sub.setFlag("max-turns", strconv.Itoa(t.MaxTurns))
+	sub.setFlag("yes", "true")
+	return sub, nil
+}
+
+// setFlag sets a global flag as if it were given on the command line.
+func (a *app) setFlag(name, value string) {
+	_ = a.cmd.PersistentFlags().Set(name, value) // the names are ours
+}
+
+// replayServer is a fake Ollama serving the task's recorded transcript
+// with the model it names.
+func replayServer(t eval.Task) (*ollamatest.Server, string, error) {
+	m, err := ollamatest.Preset(t.Replay.Model)
+	if err != nil {
+		return nil, "", fmt.Errorf("task %s: %w", t.Name, err)
+	}
+	replies, err := t.Transcript()
+	if err != nil {
+		return nil, "", err
+	}
+	srv := ollamatest.NewServer(ollamatest.WithModels(m))
+	srv.Script(replies...)
+	return srv, m.Name, nil
+}
+
+// isolatedEnv keeps the user's config and environment out of a replay, so
+// that it plays the same everywhere.
+func isolatedEnv(tmp string) func(string) string {
+	return func(key string) string {
+		switch key {
+		case "XDG_CONFIG_HOME", "HOME":
+			return filepath.Join(tmp, "home")
+		case "PATH":
+			return os.Getenv("PATH")
+		}
+		return ""
+	}
+}

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/ternhq/tern/cmd/tern/internal/eval"
+)
+
+func TestEvalList(t *testing.T) {
+	f := newFixture(t)
+	code, out, errOut := f.tern(t.Context(), "eval", "--list")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) < 12 {
+		t.Errorf("%d tasks listed, want at least 12:\n%s", len(lines), out)
+	}
+	if !strings.HasPrefix(lines[0], "add-flag ") || !strings.Contains(out, "tier 0") || !strings.Contains(out, "[bare JSON in content]") {
+		t.Errorf("list:\n%s", out)
+	}
+}
+
+// TestEvalReplay runs the whole suite against its recorded transcripts, as
+// CI does: every task passes, or is skipped because this build lacks the
+// tool it needs, and the metrics show the failure shapes were repaired.
+func TestEvalReplay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the whole suite")
+	}
+	f := newFixture(t)
+	code, out, errOut := f.tern(t.Context(), "eval", "--replay", "--json")
+	var r eval.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("exit %d, output is not a report: %v\n%s\n%s", code, err, out, errOut)
+	}
+	byName := map[string]eval.Result{}
+	for _, res := range r.Results {
+		byName[res.Task] = res
+		switch {
+		case res.Status == eval.Skip && strings.Contains(res.Why, "which this build does not offer"):
+		case res.Status == eval.Pass:
+		default:
+			t.Errorf("%s: %s: %s", res.Task, res.Status, res.Why)
+		}
+		if res.Tier == 0 && res.Status != eval.Pass {
+			t.Errorf("tier-0 task %s did not pass", res.Task)
+		}
+	}
+	if code != 0 || r.Summary.Tasks < 12 || r.Model != "replay" {
+		t.Errorf("exit %d, summary %+v", code, r.Summary)
+	}
+	for task, want := range map[string]string{
+		"find-definition":    "bare",
+		"answer-from-search": "fenced+coerce",
+		"count-tests":        "tagged+string",
+		"list-packages":      "bare+alias+coerce",
+		"explain-function":   "native+name",
+		"parse-error-retry":  "tagged",
+		"text-protocol":      "tagged",
+	} {
+		if got := byName[task].Repaired[want]; got == 0 {
+			t.Errorf("%s: repaired = %v, want a %s repair", task, byName[task].Repaired, want)
+		}
+	}
+	if res := byName["broken-call"]; res.Invalid != 1 || res.Turns != 3 {
+		t.Errorf("broken-call: %d invalid, %d turns; want the unreadable call counted and corrected", res.Invalid, res.Turns)
+	}
+	if res := byName["loop-recovery"]; res.Turns != 4 || res.ToolCalls != 3 || res.Done != "stop" {
+		t.Errorf("loop-recovery: %+v; want the third read refused and an answer", res)
+	}
+	for _, res := range r.Results {
+		if res.Status == eval.Pass && (res.PromptTokens == 0 || res.Wall == 0) {
+			t.Errorf("%s: no prompt tokens or wall time measured", res.Task)
+		}
+	}
+}
+
+// TestEvalLiveModel runs two read-only tasks against a real Ollama, when
+// TERN_OLLAMA_MODEL names a model to measure.
+func TestEvalLiveModel(t *testing.T) {
+	model := os.Getenv("TERN_OLLAMA_MODEL")
+	if model == "" {
+		t.Skip("set TERN_OLLAMA_MODEL to run eval tasks against a real Ollama")
+	}
+	var out, errOut strings.Builder
+	args := []string{"eval", "--model", model, "--json", "--run", "find-definition", "--run", "explain-function"}
+	code := Main(t.Context(), args, strings.NewReader(""), &out, &errOut, os.Getenv)
+	var r eval.Report
+	if err := json.Unmarshal([]byte(out.String()), &r); err != nil {
+		t.Fatalf("exit %d: %v\n%s", code, err, errOut.String())
+	}
+	for _, res := range r.Results {
+		t.Logf("%s: %s in %d turns, %d calls, repaired %v, %d invalid, %d prompt tokens, %s (%s)",
+			res.Task, res.Status, res.Turns, res.ToolCalls, res.Repaired, res.Invalid, res.PromptTokens, res.Wall, res.Why)
+		if res.Status == eval.Error {
+			t.Errorf("%s could not run: %s", res.Task, res.Why)
+		}
+	}
+}

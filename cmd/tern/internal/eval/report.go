@@ -1,0 +1,169 @@
+package eval
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Task outcomes.
+const (
+	Pass  = "pass"  // the check held
+	Fail  = "fail"  // the run ended but the check did not hold
+	Skip  = "skip"  // the build lacks a tool the task needs
+	Error = "error" // the run could not be made (no model, a broken fixture)
+)
+
+// Result is the outcome of one task.
+type Result struct {
+	Task   string `json:"task"`
+	Tier   int    `json:"tier"`
+	Status string `json:"status"`
+	// Why says what failed, or why the task was skipped.
+	Why string `json:"why,omitempty"`
+	// Done is the agent's done reason ("stop", "max_turns", "stuck", …).
+	Done string `json:"done,omitempty"`
+	// Turns counts model requests.
+	Turns     int `json:"turns"`
+	ToolCalls int `json:"tool_calls"`
+	// Repaired counts calls recovered other than natively, by repair label
+	// ("bare+alias": 1).
+	Repaired map[string]int `json:"repaired,omitempty"`
+	// Invalid counts calls that could not run as written: unreadable call
+	// text, unknown tools, bad arguments.
+	Invalid      int           `json:"invalid"`
+	PromptTokens int           `json:"prompt_tokens"`
+	EvalTokens   int           `json:"eval_tokens"`
+	Wall         time.Duration `json:"wall_ns"`
+	Answer       string        `json:"answer,omitempty"`
+}
+
+// Report is the outcome of a suite run.
+type Report struct {
+	// Model is the model that ran, or "replay" for recorded transcripts.
+	Model   string   `json:"model"`
+	Replay  bool     `json:"replay"`
+	Results []Result `json:"results"`
+	Summary Summary  `json:"summary"`
+}
+
+// Summary adds the results up.
+type Summary struct {
+	Tasks        int            `json:"tasks"`
+	Passed       int            `json:"passed"`
+	Failed       int            `json:"failed"`
+	Skipped      int            `json:"skipped"`
+	Errors       int            `json:"errors"`
+	Turns        int            `json:"turns"`
+	ToolCalls    int            `json:"tool_calls"`
+	Repaired     map[string]int `json:"repaired,omitempty"`
+	Invalid      int            `json:"invalid"`
+	PromptTokens int            `json:"prompt_tokens"`
+	Wall         time.Duration  `json:"wall_ns"`
+}
+
+// Add appends a result and updates the summary.
+func (r *Report) Add(res Result) {
+	r.Results = append(r.Results, res)
+	s := &r.Summary
+	s.Tasks++
+	switch res.Status {
+	case Pass:
+		s.Passed++
+	case Fail:
+		s.Failed++
+	case Skip:
+		s.Skipped++
+	default:
+		s.Errors++
+	}
+	s.Turns += res.Turns
+	s.ToolCalls += res.ToolCalls
+	s.Invalid += res.Invalid
+	s.PromptTokens += res.PromptTokens
+	s.Wall += res.Wall
+	for k, v := range res.Repaired {
+		if s.Repaired == nil {
+			s.Repaired = map[string]int{}
+		}
+		s.Repaired[k] += v
+	}
+}
+
+// OK reports whether no task failed or errored.
+func (r Report) OK() bool { return r.Summary.Failed == 0 && r.Summary.Errors == 0 }
+
+// WriteJSON writes the report as one indented JSON document.
+func (r Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteTable writes one line per task, then the totals and the reasons of
+// failures and skips.
+func (r Report) WriteTable(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TASK\tTIER\tRESULT\tTURNS\tCALLS\tREPAIRED\tINVALID\tPROMPT TOK\tWALL")
+	for _, res := range r.Results {
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%s\t%d\t%d\t%s\n", res.Task, res.Tier, res.Status, res.Turns,
+			res.ToolCalls, repairs(res.Repaired), res.Invalid, res.PromptTokens, res.Wall.Round(time.Millisecond))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	s := r.Summary
+	fmt.Fprintf(w, "\n%s: %d tasks, %d passed, %d failed, %d skipped, %d errors; %d turns, %d tool calls (%d repaired, %d invalid), %d prompt tokens, %s\n",
+		r.Model, s.Tasks, s.Passed, s.Failed, s.Skipped, s.Errors, s.Turns, s.ToolCalls, total(s.Repaired), s.Invalid,
+		s.PromptTokens, s.Wall.Round(time.Millisecond))
+	for _, res := range r.Results {
+		if res.Why != "" {
+			fmt.Fprintf(w, "  %s %s: %s\n", res.Task, res.Status, firstLine(res.Why))
+		}
+	}
+	return nil
+}
+
+// repairs renders repair counts as "bare:1 tagged+json:2", or "-".
+func repairs(m map[string]int) string {
+	if len(m) == 0 {
+		return "-"
+	}
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, fmt.Sprintf("%s:%d", k, m[k]))
+	}
+	return strings.Join(parts, " ")
+}
+
+func total(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
+
+// WriteList writes the tasks one per line: name, tier, title, and the
+// failure shapes their transcripts exercise.
+func WriteList(w io.Writer, tasks []Task) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, t := range tasks {
+		shapes := ""
+		if len(t.Shapes) > 0 {
+			shapes = "[" + strings.Join(t.Shapes, ", ") + "]"
+		}
+		fmt.Fprintf(tw, "%s\ttier %d\t%s\t%s\n", t.Name, t.Tier, t.Title, shapes)
+	}
+	return tw.Flush()
+}
