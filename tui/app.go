@@ -163,7 +163,8 @@ func New(cfg Config, deps Deps) *App {
 func (a *App) build() {
 	a.conv = newConvo(a.th, a.cfg.MaxLines)
 	a.side = tview.NewTextView().SetDynamicColors(false).SetWrap(false)
-	a.side.SetBorder(true).SetTitle(" tools ")
+	a.side.SetBackgroundColor(tcell.ColorDefault)
+	a.th.plain(a.side.Box).SetBorder(true).SetTitle(" tools ")
 	a.body = tview.NewFlex().AddItem(a.conv, 0, 1, false)
 
 	a.input = tview.NewTextArea().
@@ -174,7 +175,7 @@ func (a *App) build() {
 	a.input.SetLabelStyle(a.th.userMark)
 	a.input.SetInputCapture(a.inputKeys)
 	a.input.SetChangedFunc(a.inputChanged)
-	a.input.SetBorderPadding(0, 0, 0, 0)
+	a.th.plain(a.input.Box)
 
 	status := newBar(a.statusSpans, a.th.bar)
 	footer := newBar(a.footerSpans, a.th.barDim)
@@ -185,6 +186,7 @@ func (a *App) build() {
 		AddItem(a.input, 1, 0, true).
 		AddItem(footer, 1, 0, false)
 	a.pages = tview.NewPages().AddPage("main", a.layout, true, true)
+	a.th.plain(a.pages.Box)
 	a.app.SetRoot(a.pages, true).SetFocus(a.input)
 	a.app.SetInputCapture(a.globalKeys)
 	a.app.SetAfterDrawFunc(func(tcell.Screen) {

@@ -56,6 +56,7 @@ func (a *App) approvalDialog(ap agent.Approval, answer chan agent.Decision) {
 
 	reason := tview.NewInputField().SetLabel("Reason for the model (Enter sends, may be empty): ")
 	reason.SetFieldStyle(th.text.Underline(true)).SetLabelStyle(th.bold)
+	th.plain(reason.Box)
 
 	box := tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(preview, 0, 1, false).

@@ -82,7 +82,7 @@ type convo struct {
 }
 
 func newConvo(th theme, maxLines int) *convo {
-	c := &convo{Box: tview.NewBox(), th: th, maxLines: maxLines, follow: true, sel: -1}
+	c := &convo{Box: th.plain(tview.NewBox()), th: th, maxLines: maxLines, follow: true, sel: -1}
 	return c
 }
 

@@ -118,7 +118,7 @@ func newHarness(t *testing.T, opts ...harnessOption) *harness {
 			return nil, err
 		}
 		set := tools.NewSet(append(tools.ReadOnlyTools(ws), h.note)...)
-		ag := agent.New(agent.Config{SessionID: sess.ID, Model: "qwen3:8b", NumCtx: 8192, System: "You are a test.", History: history},
+		ag := agent.New(agent.Config{SessionID: sess.ID, Model: "qwen3:8b", NumCtx: 8192, System: "You are a test.", History: history, Think: "true"},
 			client, set, store, req.Approver, counter(t))
 		return &Backend{
 			Agent: ag, SessionID: sess.ID, Model: "qwen3:8b", Why: "requested", NumCtx: 8192,
@@ -173,9 +173,10 @@ func (h *harness) screen() string {
 					c := cells[y*w+x]
 					if len(c.Runes) == 0 {
 						b.WriteByte(' ')
-					} else {
-						b.WriteString(string(c.Runes))
+						continue
 					}
+					b.WriteString(string(c.Runes))
+					x += textWidth(string(c.Runes)) - 1 // a wide character fills two cells
 				}
 				b.WriteByte('\n')
 			}
@@ -258,6 +259,12 @@ func (h *harness) waitUntil(what string, cond func() bool) {
 func (h *harness) online() {
 	h.t.Helper()
 	h.waitUntil("connecting", func() bool { return h.app.back != nil })
+}
+
+// inputText is the prompt's text.
+func (h *harness) inputText() (text string) {
+	h.onLoop(func() { text = h.app.input.GetText() })
+	return text
 }
 
 // sessionID is the open session's id.

@@ -12,6 +12,7 @@ import (
 	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
 )
 
 // markdown renders the model's Markdown into styled lines: headings,
@@ -206,7 +207,11 @@ func (r *mdRenderer) inline(n ast.Node, st tcell.Style, add func(span), walk fun
 	th := r.m.th
 	switch n := n.(type) {
 	case *ast.Text:
-		add(span{text: string(n.Value(r.src)), style: st})
+		v := n.Value(r.src)
+		if !n.IsRaw() {
+			v = util.ResolveNumericReferences(util.ResolveEntityNames(util.UnescapePunctuations(v)))
+		}
+		add(span{text: string(v), style: st})
 	case *ast.String:
 		add(span{text: string(n.Value), style: st})
 	case *ast.CodeSpan:

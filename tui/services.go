@@ -121,6 +121,7 @@ func (a *App) searchDialog(query string, hits []SearchHit) {
 	th := a.th
 	l := tview.NewList().ShowSecondaryText(false).SetUseStyleTags(false, false).SetHighlightFullLine(true)
 	l.SetMainTextStyle(th.text).SetSelectedStyle(th.selected.Bold(true))
+	th.plain(l.Box)
 	preview := newConvo(th, 500)
 	preview.follow = false
 	show := func(i int) {

@@ -20,7 +20,7 @@ type bar struct {
 }
 
 func newBar(spans func(width int) []span, style tcell.Style) *bar {
-	return &bar{Box: tview.NewBox(), spans: spans, style: style}
+	return &bar{Box: tview.NewBox().SetBackgroundColor(tcell.ColorDefault), spans: spans, style: style}
 }
 
 func (b *bar) Draw(screen tcell.Screen) {

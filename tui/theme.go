@@ -1,6 +1,9 @@
 package tui
 
-import "github.com/gdamore/tcell/v2"
+import (
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+)
 
 // theme holds every style the TUI draws with. A monochrome theme keeps
 // the distinctions with attributes alone (bold, dim, underline, reverse),
@@ -21,7 +24,14 @@ type theme struct {
 
 	bar, barKey, barDim             tcell.Style
 	good, fair, full, offline, busy tcell.Style
-	dialog, dialogTitle             tcell.Style
+	dialog, dialogTitle, border     tcell.Style
+}
+
+// plain gives a box the terminal's own background, so tern looks right on
+// light and dark terminals and has no colour at all in the mono theme.
+func (th theme) plain(b *tview.Box) *tview.Box {
+	fg, _, _ := th.dialogTitle.Decompose()
+	return b.SetBackgroundColor(tcell.ColorDefault).SetBorderStyle(th.border).SetTitleColor(fg)
 }
 
 func newTheme(mono bool) theme {
@@ -41,7 +51,7 @@ func newTheme(mono bool) theme {
 			bar:      d.Reverse(true), barKey: d.Reverse(true).Bold(true), barDim: d.Reverse(true),
 			good: d.Reverse(true), fair: d.Reverse(true).Bold(true), full: d.Reverse(true).Bold(true).Underline(true),
 			offline: d.Reverse(true).Bold(true), busy: d.Reverse(true).Bold(true),
-			dialog: d, dialogTitle: d.Bold(true),
+			dialog: d, dialogTitle: d.Bold(true), border: d,
 		}
 	}
 	barBG := tcell.NewRGBColor(0x26, 0x2b, 0x36)
@@ -74,5 +84,6 @@ func newTheme(mono bool) theme {
 		full: bar.Foreground(tcell.ColorIndianRed).Bold(true), offline: bar.Foreground(tcell.ColorIndianRed).Bold(true),
 		busy:   bar.Foreground(tcell.ColorLightSkyBlue),
 		dialog: d, dialogTitle: d.Foreground(tcell.ColorLightSkyBlue).Bold(true),
+		border: d.Foreground(tcell.ColorGray),
 	}
 }
