@@ -36,6 +36,9 @@ type Config struct {
 	// RetryEvery is the pause between attempts to reach the model while
 	// offline (default 5 s).
 	RetryEvery time.Duration
+	// Yes allows calls that write or execute without asking, as --yes
+	// does; destructive calls still ask.
+	Yes bool
 	// MaxLines bounds the scrollback in lines (default 5000).
 	MaxLines int
 	Now      func() time.Time
@@ -188,6 +191,8 @@ func (a *App) build() {
 	a.pages = tview.NewPages().AddPage("main", a.layout, true, true)
 	a.th.plain(a.pages.Box)
 	a.app.SetRoot(a.pages, true).SetFocus(a.input)
+	// Bracketed paste: a pasted newline is text, not Enter.
+	a.app.EnablePaste(true)
 	a.app.SetInputCapture(a.globalKeys)
 	a.app.SetAfterDrawFunc(func(tcell.Screen) {
 		a.drawOnce.Do(func() { close(a.firstDraw) })
@@ -227,6 +232,15 @@ func (a *App) Run(ctx context.Context) error {
 	}
 	a.back.close()
 	return err
+}
+
+// SessionID is the session open when the TUI stopped, "" if none. Call it
+// after Run returns.
+func (a *App) SessionID() string {
+	if a.back == nil {
+		return ""
+	}
+	return a.back.SessionID
 }
 
 // FirstDraw is closed once the first frame has been drawn.

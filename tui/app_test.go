@@ -252,3 +252,31 @@ func TestCtrlCDuringApprovalCancelsTheTurn(t *testing.T) {
 		t.Fatal("the tool ran after the turn was cancelled")
 	}
 }
+
+func TestYesAllowsWithoutAsking(t *testing.T) {
+	h := newHarness(t, withConfig(func(c *Config) { c.Yes = true }))
+	h.online()
+	h.srv.Script(
+		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "write_note", Args: `{"text":"x"}`}}},
+		ollamatest.Reply{Content: "Done."},
+	)
+	h.send("note")
+	s := h.waitFor("allowed write_note (--yes)", "Done.")
+	if strings.Contains(s, "Allow write_note?") || h.note.written() != 1 {
+		t.Errorf("--yes still asked, or the tool did not run:\n%s", s)
+	}
+}
+
+func TestPasteIsTextNotEnter(t *testing.T) {
+	h := newHarness(t)
+	h.online()
+	h.sim.PostEvent(tcell.NewEventPaste(true))
+	h.typeText("first")
+	h.key(tcell.KeyEnter)
+	h.typeText("second")
+	h.sim.PostEvent(tcell.NewEventPaste(false))
+	h.waitUntil("the paste to land in the prompt", func() bool { return h.app.input.GetText() == "first\nsecond" })
+	if s := h.screen(); strings.Contains(s, "› first\n") && !strings.Contains(s, "second") {
+		t.Errorf("the pasted newline sent the prompt:\n%s", s)
+	}
+}

@@ -11,13 +11,16 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/ternhq/tern/agent"
-	"github.com/ternhq/tern/tools"
 )
 
 // Approve asks the user about a call that writes or runs something. The
 // agent calls it from its own goroutine; it posts the dialog through the
 // pump and waits for the answer, or for the turn to be cancelled.
 func (a *App) Approve(ctx context.Context, ap agent.Approval) (agent.Decision, error) {
+	if a.cfg.Yes && !ap.Destructive {
+		a.pump.post(func() { a.note("allowed " + ap.Tool + " (--yes)") })
+		return agent.Decision{Allow: true}, nil
+	}
 	answer := make(chan agent.Decision, 1)
 	a.pump.post(func() { a.approvalDialog(ap, answer) })
 	select {
@@ -69,7 +72,6 @@ func (a *App) approvalDialog(ap agent.Approval, answer chan agent.Decision) {
 
 	reason.SetDoneFunc(func(key tcell.Key) {
 		text := strings.TrimSpace(reason.GetText())
-		a.approval = nil
 		a.modalClose = nil
 		a.closeModal()
 		decide(agent.Decision{Allow: false, Reason: text})
@@ -121,13 +123,15 @@ func (a *App) approvalDialog(ap agent.Approval, answer chan agent.Decision) {
 func (a *App) approvalLines(ap agent.Approval) []line {
 	th := a.th
 	var out []line
-	effect := map[tools.Effect]string{tools.Writes: "writes files", tools.Executes: "runs a command", tools.External: "reaches outside this machine"}[ap.Effect]
+	// Effects by name: tui does not import tools.
+	kind := ap.Effect.String()
+	effect := map[string]string{"writes": "writes files", "executes": "runs a command", "external": "reaches outside this machine"}[kind]
 	if effect != "" {
 		out = append(out, styledLine(ap.Tool+" "+effect+".", th.dim))
 	}
 	var args map[string]any
 	_ = json.Unmarshal(ap.Args, &args)
-	if ap.Effect == tools.Executes {
+	if kind == "executes" {
 		dir, _ := args["dir"].(string)
 		if dir == "" {
 			dir, _ = args["cwd"].(string)
@@ -155,7 +159,7 @@ func (a *App) approvalLines(ap agent.Approval) []line {
 		}
 		return out
 	}
-	if ap.Effect == tools.Executes {
+	if kind == "executes" {
 		return out
 	}
 	keys := make([]string, 0, len(args))

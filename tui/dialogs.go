@@ -41,7 +41,7 @@ func (a *App) closeModal() {
 		return
 	}
 	name, onClose := a.modal, a.modalClose
-	a.modal, a.modalClose = "", nil
+	a.modal, a.modalClose, a.approval = "", nil, nil
 	a.pages.RemovePage(name)
 	a.app.SetFocus(a.input)
 	if onClose != nil {

@@ -23,7 +23,11 @@ func (a *app) openTUI(ctx context.Context, resume string) error {
 	}
 	ctx, stop := interruptible(ctx)
 	defer stop()
-	return a.runTUI(ctx, resume)
+	id, err := a.runTUI(ctx, resume)
+	if id != "" {
+		fmt.Fprintf(a.stderr, "tern: session %s is saved; continue it with `tern --resume %s`\n", id, id)
+	}
+	return err
 }
 
 // isTerminal reports whether f is a character device, as a terminal is.
@@ -39,27 +43,27 @@ func isTerminal(f any) bool {
 // runTUI opens the TUI in the workspace. It opens before the model is
 // reached: the session store (for /sessions) is ready at once, and the TUI
 // connects in the background, retrying while Ollama is down.
-func (a *app) runTUI(ctx context.Context, resume string) error {
+func (a *app) runTUI(ctx context.Context, resume string) (string, error) {
 	root, err := a.workspaceRoot()
 	if err != nil {
-		return err
+		return "", err
 	}
 	cfg, err := a.config(root)
 	if err != nil {
-		return err
+		return "", err
 	}
 	store, err := session.OpenWorkspace(ctx, root)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer store.Close()
 	if resume != "" {
 		s, err := store.Get(ctx, resume)
 		if errors.Is(err, session.ErrNotFound) {
-			return fmt.Errorf("no session %q in %s; list them with `tern sessions`", resume, root)
+			return "", fmt.Errorf("no session %q in %s; list them with `tern sessions`", resume, root)
 		}
 		if err != nil {
-			return err
+			return "", err
 		}
 		resume = s.ID
 	}
@@ -111,13 +115,15 @@ func (a *app) runTUI(ctx context.Context, resume string) error {
 		Resume:  resume,
 		Screen:  a.screen,
 		NoColor: a.getenv("NO_COLOR") != "",
+		Yes:     a.yes,
 	}, tui.Deps{
 		Connect:  connect,
 		Sessions: store,
 		Notes:    notesFile{root: root},
 		Doctor:   a.doctorReport,
 	})
-	return t.Run(ctx)
+	err = t.Run(ctx)
+	return t.SessionID(), err
 }
 
 // doctorReport runs `tern doctor` into a string for /doctor.
