@@ -36,6 +36,9 @@ type Config struct {
 	// RetryEvery is the pause between attempts to reach the model while
 	// offline (default 5 s).
 	RetryEvery time.Duration
+	// Tier is the tool tier to start at (--tier), applied when the first
+	// session opens.
+	Tier int
 	// Yes allows calls that write or execute without asking, as --yes
 	// does; destructive calls still ask.
 	Yes bool
@@ -110,6 +113,8 @@ type App struct {
 	approval chan agent.Decision
 	indexing bool
 	quitting bool
+	// tierSet records that Config.Tier was applied.
+	tierSet bool
 	// connCancel stops the connect loop; connGen tells its reports from
 	// those of a loop it replaced.
 	connCancel context.CancelFunc

@@ -280,3 +280,10 @@ func TestPasteIsTextNotEnter(t *testing.T) {
 		t.Errorf("the pasted newline sent the prompt:\n%s", s)
 	}
 }
+
+func TestStartTier(t *testing.T) {
+	tiers := &fakeTiers{}
+	h := newHarness(t, withTiers(tiers), withConfig(func(c *Config) { c.Tier = 2 }))
+	h.online()
+	h.waitFor("tier 2 │", "+run_command git_status")
+}

@@ -73,7 +73,11 @@ func (a *App) submit() {
 func (a *App) ready(what string) bool {
 	switch {
 	case a.back == nil && a.conn == offlineState:
-		a.warn("cannot " + what + ": the model is offline (see above); tern retries every " + a.cfg.RetryEvery.String())
+		a.warn("cannot " + what + ": the model is offline (see above); trying again now, and every " + a.cfg.RetryEvery.String())
+		select {
+		case a.retryNow <- struct{}{}:
+		default:
+		}
 		return false
 	case a.back == nil:
 		a.warn("cannot " + what + " yet: still connecting to the model")
@@ -205,7 +209,9 @@ func (a *App) cmdResume(arg string) {
 
 func (a *App) resume(id string) {
 	if a.back == nil {
-		a.req.Resume = id
+		req := a.req
+		req.Resume = id
+		a.startConnect(req)
 		a.note("session " + id + " opens once the model is reachable")
 		return
 	}
@@ -217,7 +223,9 @@ func (a *App) resume(id string) {
 
 func (a *App) cmdNew() {
 	if a.back == nil {
-		a.req.Resume = ""
+		req := a.req
+		req.Resume = ""
+		a.startConnect(req)
 		a.note("a new session starts once the model is reachable")
 		return
 	}

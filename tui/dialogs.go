@@ -158,10 +158,6 @@ func (a *App) showSessions() {
 }
 
 func (a *App) sessionDialog(list []session.Session) {
-	if len(list) == 0 {
-		a.note("no sessions yet in this workspace")
-		return
-	}
 	l := tview.NewList().ShowSecondaryText(false).SetUseStyleTags(false, false).SetHighlightFullLine(true)
 	l.SetMainTextStyle(a.th.text).SetSelectedStyle(a.th.selected.Bold(true))
 	current := ""
@@ -169,12 +165,19 @@ func (a *App) sessionDialog(list []session.Session) {
 		current = a.back.SessionID
 	}
 	for _, s := range list {
+		if s.Turns == 0 && s.ID != current {
+			continue // nothing to resume
+		}
 		mark := "  "
 		if s.ID == current {
 			mark = "▸ "
 		}
-		text := fmt.Sprintf("%s%s  %s  %-14s %3d turns  %s", mark, s.ID, s.Started.Local().Format("Jan 02 15:04"),
-			oneLine(s.Model, 14), s.Turns, oneLine(s.Title, 60))
+		turns := fmt.Sprintf("%d turns", s.Turns)
+		if s.Turns == 1 {
+			turns = "1 turn"
+		}
+		text := fmt.Sprintf("%s%s  %s  %-14s %9s  %s", mark, s.ID, s.Started.Local().Format("Jan 02 15:04"),
+			oneLine(s.Model, 14), turns, oneLine(s.Title, 60))
 		id := s.ID
 		l.AddItem(text, "", 0, func() {
 			a.closeModal()
@@ -182,6 +185,10 @@ func (a *App) sessionDialog(list []session.Session) {
 				a.resume(id)
 			}
 		})
+	}
+	if l.GetItemCount() == 0 {
+		a.note("no sessions with a conversation yet in this workspace")
+		return
 	}
 	a.framed(l.Box, "sessions · Enter resumes · Esc closes")
 	a.openModal("sessions", l, l, 9, 7, nil)

@@ -63,6 +63,7 @@ func (a *App) jobDone(err error) {
 		return
 	}
 	req := ConnectRequest{Model: a.back.Model, Resume: a.back.SessionID, Approver: a}
+	a.warn("Ollama stopped answering; tern reconnects to session " + req.Resume + " when it is back")
 	a.back.close()
 	a.back = nil
 	a.startConnect(req)
@@ -125,6 +126,10 @@ func (a *App) online(gen int, b *Backend, history []*block) {
 		a.conv.add(h)
 	}
 	a.announce(b)
+	if !a.tierSet && a.cfg.Tier > 0 {
+		a.setTier(a.cfg.Tier)
+	}
+	a.tierSet = true
 }
 
 // install makes b the current backend and reads its state.

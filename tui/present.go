@@ -77,7 +77,7 @@ func (p *presenter) event(ev agent.Event, n int) []func() {
 		p.thinkingDirty = true
 		return nil
 	case agent.ToolStart:
-		ops := append(p.closeThinking(), p.endAnswer("")...)
+		ops := append(p.closeThinking(), p.endAnswer("", false)...)
 		header := toolHeader(e.Name, e.Args)
 		if e.Repair != "" {
 			header += " (recovered from " + e.Repair + " text)"
@@ -92,7 +92,7 @@ func (p *presenter) event(ev agent.Event, n int) []func() {
 		delete(p.tools, e.ID)
 		return []func(){func() { ui.conv.set(id, kindTool, short, long) }}
 	case agent.Message:
-		ops := append(p.closeThinking(), p.endAnswer(e.Message.Content)...)
+		ops := append(p.closeThinking(), p.endAnswer(e.Message.Content, true)...)
 		if u := e.Usage; u != nil {
 			ops = append(ops, func() { ui.setUsage(*u) })
 		}
@@ -101,7 +101,7 @@ func (p *presenter) event(ev agent.Event, n int) []func() {
 		lines := noticeLines(p.th, e)
 		return []func(){func() { ui.conv.add(&block{kind: kindNotice, short: lines}) }}
 	case agent.Done:
-		ops := append(p.closeThinking(), p.endAnswer("")...)
+		ops := append(p.closeThinking(), p.endAnswer("", false)...)
 		p.deltas, p.streamStart = 0, time.Time{}
 		return append(ops, func() { ui.turnDone(e) })
 	}
@@ -148,7 +148,7 @@ func (p *presenter) closeThinking() []func() {
 		return nil
 	}
 	text := p.thinking.String()
-	took := p.now().Sub(p.thinkStart).Round(100 * time.Millisecond)
+	took := elapsed(p.now().Sub(p.thinkStart))
 	head := line{spans: []span{{text: "▸ ", style: p.th.thinking},
 		{text: fmt.Sprintf("thought for %s (%d words)", took, len(strings.Fields(text))), style: p.th.thinking}}}
 	long := append([]line{head}, textLines(text, p.th.thinking)...)
@@ -158,10 +158,10 @@ func (p *presenter) closeThinking() []func() {
 	return []func(){func() { ui.conv.set(id, kindThinking, []line{head}, long) }}
 }
 
-// endAnswer renders the answer in full. final, when set, is the message
-// as the agent kept it; it replaces what streamed (text that turned out
-// to be a tool call is not shown).
-func (p *presenter) endAnswer(final string) []func() {
+// endAnswer renders the answer in full. With kept set, final is the
+// message as the agent kept it and replaces what streamed: text that
+// turned out to be a tool call is not shown.
+func (p *presenter) endAnswer(final string, kept bool) []func() {
 	if p.answerID == "" && strings.TrimSpace(final) == "" {
 		return nil
 	}
@@ -170,7 +170,7 @@ func (p *presenter) endAnswer(final string) []func() {
 		id = p.id("answer")
 	}
 	text := p.answer.String()
-	if final != "" {
+	if kept {
 		text = final
 	}
 	p.answerID, p.answerDirty = "", false

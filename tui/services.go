@@ -204,6 +204,7 @@ func (a *App) cmdInit() {
 			a.pump.emit(e)
 		})
 		draft = stripFence(draft)
+		lines := a.md.render(draft) // off the UI goroutine
 		a.pump.post(func() {
 			a.jobDone(err)
 			if err != nil || strings.TrimSpace(draft) == "" {
@@ -212,7 +213,7 @@ func (a *App) cmdInit() {
 				}
 				return
 			}
-			a.notesDialog(draft)
+			a.notesDialog(draft, lines)
 		})
 	})
 }
@@ -232,11 +233,11 @@ func stripFence(s string) string {
 }
 
 // notesDialog shows the AGENTS.md draft: y writes it, n discards it.
-func (a *App) notesDialog(draft string) {
+func (a *App) notesDialog(draft string, rendered []line) {
 	th := a.th
 	preview := newConvo(th, 2000)
 	preview.follow = false
-	preview.add(&block{kind: kindInfo, short: a.md.render(draft)})
+	preview.add(&block{kind: kindInfo, short: rendered})
 	keys := []span{{text: "y", style: th.bold}, {text: " write AGENTS.md   ", style: th.text},
 		{text: "n", style: th.bold}, {text: " discard   ", style: th.text},
 		{text: "PgUp/PgDn", style: th.bold}, {text: " scroll", style: th.text}}

@@ -189,11 +189,14 @@ func cellSpans(cells []cell) []span {
 // columns used. Styles without a background keep the one of base.
 func drawSpans(screen tcell.Screen, x, y, width int, spans []span, base tcell.Style) int {
 	used := 0
-	_, bg, _ := base.Decompose()
+	_, bg, battrs := base.Decompose()
 	for _, s := range spans {
 		st := s.style
 		if _, sbg, _ := st.Decompose(); sbg == tcell.ColorDefault {
 			st = st.Background(bg)
+		}
+		if battrs&tcell.AttrReverse != 0 {
+			st = st.Reverse(true) // the mono theme's selection
 		}
 		state := -1
 		rest := s.text

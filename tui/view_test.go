@@ -242,3 +242,28 @@ func TestNoColour(t *testing.T) {
 		}
 	})
 }
+
+func TestPresenterShowsWhatTheAgentKept(t *testing.T) {
+	a := New(Config{Root: "/r", Screen: tcell.NewSimulationScreen("UTF-8")}, Deps{Connect: waitForever})
+	apply := func(ops []func()) {
+		for _, op := range ops {
+			op()
+		}
+	}
+	p := a.pres
+	apply(p.event(agent.Token{Text: `{"name": "list_dir"`}, 1))
+	apply(p.flush())
+	if !strings.Contains(a.conv.text(), "list_dir") {
+		t.Fatalf("the streamed text is not shown:\n%s", a.conv.text())
+	}
+	// The agent found a tool call in that text and kept no answer.
+	apply(p.event(agent.Message{}, 1))
+	if strings.Contains(a.conv.text(), "list_dir") {
+		t.Errorf("text the agent turned into a tool call is still shown:\n%s", a.conv.text())
+	}
+	apply(p.event(agent.Token{Text: "Partial answ"}, 1))
+	apply(p.event(agent.Done{Reason: agent.DoneCanceled}, 1))
+	if got := a.conv.text(); !strings.Contains(got, "Partial answ") || !strings.Contains(got, "cancelled") {
+		t.Errorf("a cancelled answer is not kept with a notice:\n%s", got)
+	}
+}

@@ -116,6 +116,7 @@ func (a *app) runTUI(ctx context.Context, resume string) (string, error) {
 		Screen:  a.screen,
 		NoColor: a.getenv("NO_COLOR") != "",
 		Yes:     a.yes,
+		Tier:    a.tier,
 	}, tui.Deps{
 		Connect:  connect,
 		Sessions: store,
