@@ -287,3 +287,13 @@ func TestStartTier(t *testing.T) {
 	h.online()
 	h.waitFor("tier 2 │", "+run_command git_status")
 }
+
+func TestCtrlTWrapsAtTheMaximumTier(t *testing.T) {
+	h := newHarness(t, withTiers(&fakeTiers{max: 2}))
+	h.online()
+	for range 3 {
+		h.key(tcell.KeyCtrlT)
+	}
+	h.waitFor("tier 3: tier 3 is above this session's maximum, 2", "tier 0: read_file")
+	h.waitUntil("tier 0 again", func() bool { return h.app.tier == 0 })
+}

@@ -50,7 +50,7 @@ func (a *App) approvalDialog(ap agent.Approval, answer chan agent.Decision) {
 	preview.add(&block{kind: kindInfo, short: a.approvalLines(ap)})
 
 	keys := []span{{text: "y", style: th.bold}, {text: " allow once   ", style: th.text}}
-	if !ap.Destructive {
+	if offersAlways(ap) {
 		keys = append(keys, span{text: "a", style: th.bold}, span{text: " always allow " + ap.Tool + " this session   ", style: th.text})
 	}
 	keys = append(keys, span{text: "n", style: th.bold}, span{text: " deny   ", style: th.text},
@@ -66,7 +66,7 @@ func (a *App) approvalDialog(ap agent.Approval, answer chan agent.Decision) {
 		AddItem(question, 1, 0, true)
 	title := "Allow " + ap.Tool + "?"
 	if ap.Destructive {
-		title = "Allow " + ap.Tool + "? DESTRUCTIVE — asks every time"
+		title = "Allow " + ap.Tool + "? DESTRUCTIVE" + destructiveWhy(ap) + " — asks every time"
 	}
 	a.framed(box.Box, title)
 
@@ -94,7 +94,7 @@ func (a *App) approvalDialog(ap agent.Approval, answer chan agent.Decision) {
 				a.closeModal()
 				decide(agent.Decision{Allow: true})
 			case 'a', 'A':
-				if ap.Destructive {
+				if !offersAlways(ap) {
 					return nil
 				}
 				a.modalClose = nil
@@ -183,6 +183,16 @@ func (a *App) approvalLines(ap agent.Approval) []line {
 	}
 	return out
 }
+
+// offersAlways says whether "a" (allow for the session) is offered.
+// Destructive calls always ask. When the agent's Approval gains Once
+// (issue 3), it joins them: return !ap.Destructive && !ap.Once.
+func offersAlways(ap agent.Approval) bool { return !ap.Destructive }
+
+// destructiveWhy says what makes a call destructive, for the dialog's
+// title. When the agent's Approval gains Why (issue 3): return ": " + ap.Why
+// when it is set.
+func destructiveWhy(agent.Approval) string { return "" }
 
 func looksLikeDiff(s string) bool {
 	return strings.HasPrefix(s, "--- ") || strings.HasPrefix(s, "diff ") || strings.HasPrefix(s, "@@") || strings.Contains(s, "\n@@ ")

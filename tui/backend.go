@@ -21,7 +21,7 @@ type TierControl interface {
 	Tier() int
 	// SetTier changes the tier. notice, when set, is shown to the user (for
 	// instance that lowering the tier starts a fresh prompt prefix).
-	SetTier(n int) (notice string, err error)
+	SetTier(ctx context.Context, n int) (notice string, err error)
 	// Tools lists every tool with its tier and schema cost.
 	Tools() []ToolInfo
 }
@@ -42,10 +42,18 @@ type Compactor interface {
 	Compact(ctx context.Context, emit func(agent.Event)) error
 }
 
-// Undoer restores the files the session changed (/undo) and says what it
-// did.
+// Undoer restores the files the session changed (/undo): PlanUndo says
+// what would change, the user confirms, Undo does it and says what it did.
 type Undoer interface {
-	Undo(ctx context.Context) (string, error)
+	PlanUndo(ctx context.Context) (UndoPlan, error)
+	Undo(ctx context.Context, plan UndoPlan) (string, error)
+}
+
+// UndoPlan is what /undo would do.
+type UndoPlan struct {
+	// Restore lists the files that get their checkpoint content back;
+	// Delete those created since, which go.
+	Restore, Delete []string
 }
 
 // RAGSwitch turns retrieval of repository context on and off (Ctrl+R).

@@ -98,34 +98,42 @@ func (a *App) cmdTier(arg string) {
 	a.setTier(n)
 }
 
-// cycleTier is Ctrl+T: 0 → 1 → 2 → 3 → 0.
+// cycleTier is Ctrl+T: 0 → 1 → 2 → 3 → 0. A tier the session may not
+// reach (--max-tier) cycles back to 0.
 func (a *App) cycleTier() {
-	a.setTier((a.tier + 1) % 4)
+	next := (a.tier + 1) % 4
+	if !a.setTier(next) && next != 0 && a.back != nil && a.back.Tiers != nil && a.job == nil {
+		a.setTier(0)
+	}
 }
 
-func (a *App) setTier(n int) {
+// setTier changes the tier and tells the user; it reports whether it did.
+func (a *App) setTier(n int) bool {
 	if !a.ready("change the tier") {
-		return
+		return false
 	}
 	tc := a.back.Tiers
 	if tc == nil {
 		a.warn("tiers are not available in this build; the model has the read-only tools")
-		return
+		return false
 	}
 	old := a.tier
-	notice, err := tc.SetTier(n)
+	ctx, cancel := a.jobContext()
+	defer cancel()
+	notice, err := tc.SetTier(ctx, n)
 	if err != nil {
 		a.fail(fmt.Sprintf("tier %d: %v", n, err))
-		return
+		return false
 	}
 	a.refreshTier()
 	if notice == "" {
 		notice = fmt.Sprintf("tier %d: %s", a.tier, a.tierToolNames())
-		if a.tier < old {
-			notice += "; lowering the tier starts a fresh prompt prefix, so the next reply re-reads the system prompt"
-		}
+	}
+	if a.tier < old {
+		notice += "; lowering the tier starts a fresh prompt prefix, so the next reply re-reads the whole prompt"
 	}
 	a.note(notice)
+	return true
 }
 
 // refreshTier reads the tier and tools after a change or a turn (the model

@@ -117,7 +117,7 @@ func TestUnavailableFeaturesSaySo(t *testing.T) {
 }
 
 func TestCommandsWithCapabilities(t *testing.T) {
-	comp, undo, rag := &fakeCompactor{}, &fakeUndo{}, &fakeRAG{}
+	comp, undo, rag := fakeCompactor{}, &fakeUndo{}, &fakeRAG{}
 	idx := &fakeIndex{}
 	h := newHarness(t,
 		withDeps(func(d *Deps) {
@@ -140,7 +140,19 @@ func TestCommandsWithCapabilities(t *testing.T) {
 	h.waitFor("summarised 3 turns", "compaction done")
 	h.idle()
 	h.send("/undo")
+	h.waitFor("undo: restore the checkpoint?", "  main.go", "Delete 1 file(s) created since:", "  new.txt")
+	h.typeText("n")
+	h.waitFor("undo cancelled; nothing was changed")
+	if undo.applied {
+		t.Fatal("n restored the checkpoint")
+	}
+	h.send("/undo")
+	h.waitFor("undo: restore the checkpoint?")
+	h.typeText("y")
 	h.waitFor("restored 2 files")
+	if !undo.applied {
+		t.Fatal("y did not restore the checkpoint")
+	}
 	h.idle()
 	h.send("/index")
 	h.waitFor("indexed 3 files")
@@ -237,9 +249,16 @@ func (fakeCompactor) Compact(_ context.Context, emit func(agent.Event)) error {
 	return nil
 }
 
-type fakeUndo struct{}
+type fakeUndo struct{ applied bool }
 
-func (fakeUndo) Undo(context.Context) (string, error) { return "restored 2 files", nil }
+func (f *fakeUndo) PlanUndo(context.Context) (UndoPlan, error) {
+	return UndoPlan{Restore: []string{"main.go", "README.md"}, Delete: []string{"new.txt"}}, nil
+}
+
+func (f *fakeUndo) Undo(_ context.Context, plan UndoPlan) (string, error) {
+	f.applied = true
+	return fmt.Sprintf("restored %d files", len(plan.Restore)), nil
+}
 
 type fakeRAG struct{ on bool }
 

@@ -202,3 +202,59 @@ func (a *App) insertRef(ref string) {
 	}
 	a.input.SetText(text+ref+" ", true)
 }
+
+// confirm shows lines in a dialog and asks y (doing what yes says) or n.
+// Esc counts as n.
+func (a *App) confirm(title string, lines []line, yes string, onYes, onNo func()) {
+	th := a.th
+	preview := newConvo(th, 2000)
+	preview.follow = false
+	preview.add(&block{kind: kindInfo, short: lines})
+	keys := []span{{text: "y", style: th.bold}, {text: " " + yes + "   ", style: th.text},
+		{text: "n", style: th.bold}, {text: " no   ", style: th.text},
+		{text: "PgUp/PgDn", style: th.bold}, {text: " scroll", style: th.text}}
+	question := newBar(func(int) []span { return keys }, th.text)
+	box := tview.NewFlex().SetDirection(tview.FlexRow).AddItem(preview, 0, 1, false).AddItem(question, 1, 0, true)
+	a.framed(box.Box, title)
+	question.SetInputCapture(func(ev *tcell.EventKey) *tcell.EventKey {
+		switch ev.Key() {
+		case tcell.KeyPgUp, tcell.KeyUp:
+			preview.page(-1)
+		case tcell.KeyPgDn, tcell.KeyDown:
+			preview.page(1)
+		case tcell.KeyRune:
+			switch ev.Rune() {
+			case 'y', 'Y':
+				a.modalClose = nil
+				a.closeModal()
+				onYes()
+			case 'n', 'N':
+				a.closeModal()
+			}
+		}
+		return nil
+	})
+	a.openModal("confirm", box, question, 9, 9, onNo)
+}
+
+// undoDialog lists what /undo would change and asks before doing it.
+func (a *App) undoDialog(u Undoer, plan UndoPlan) {
+	th := a.th
+	var lines []line
+	if n := len(plan.Restore); n > 0 {
+		lines = append(lines, styledLine(fmt.Sprintf("Restore %d file(s) to the checkpoint:", n), th.bold))
+		for _, p := range plan.Restore {
+			lines = append(lines, styledLine("  "+p, th.text))
+		}
+	}
+	if n := len(plan.Delete); n > 0 {
+		lines = append(lines, styledLine(fmt.Sprintf("Delete %d file(s) created since:", n), th.bold))
+		for _, p := range plan.Delete {
+			lines = append(lines, styledLine("  "+p, th.diffDel))
+		}
+	}
+	lines = append(lines, line{}, styledLine("Changes made after the session, by anyone, are undone too.", th.dim))
+	a.confirm("undo: restore the checkpoint?", lines, "restore",
+		func() { a.applyUndo(u, plan) },
+		func() { a.note("undo cancelled; nothing was changed") })
+}

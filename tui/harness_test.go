@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -348,11 +349,16 @@ func withTiers(tc TierControl) harnessOption {
 type fakeTiers struct {
 	tier int
 	set  []int
+	// max, when above 0, is the highest tier SetTier accepts.
+	max int
 }
 
 func (f *fakeTiers) Tier() int { return f.tier }
 
-func (f *fakeTiers) SetTier(n int) (string, error) {
+func (f *fakeTiers) SetTier(_ context.Context, n int) (string, error) {
+	if f.max > 0 && n > f.max {
+		return "", fmt.Errorf("tier %d is above this session's maximum, %d (--max-tier)", n, f.max)
+	}
 	f.set = append(f.set, n)
 	f.tier = n
 	return "", nil

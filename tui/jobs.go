@@ -126,7 +126,7 @@ func (a *App) online(gen int, b *Backend, history []*block) {
 		a.conv.add(h)
 	}
 	a.announce(b)
-	if !a.tierSet && a.cfg.Tier > 0 {
+	if !a.tierSet && a.cfg.Tier > 0 && a.cfg.Tier != a.tier {
 		a.setTier(a.cfg.Tier)
 	}
 	a.tierSet = true
@@ -238,7 +238,8 @@ func (a *App) cmdCompact() {
 	})
 }
 
-// cmdUndo restores the checkpoint.
+// cmdUndo shows what restoring the checkpoint would change and, once the
+// user agrees, restores it.
 func (a *App) cmdUndo() {
 	if !a.ready("undo") {
 		return
@@ -250,7 +251,29 @@ func (a *App) cmdUndo() {
 	}
 	ctx := a.startJob("undoing")
 	a.background(func() {
-		msg, err := u.Undo(ctx)
+		plan, err := u.PlanUndo(ctx)
+		a.pump.post(func() {
+			a.endJob()
+			switch {
+			case err != nil:
+				a.fail("undo: " + err.Error())
+			case len(plan.Restore)+len(plan.Delete) == 0:
+				a.note("nothing to undo: the files match the checkpoint")
+			default:
+				a.undoDialog(u, plan)
+			}
+		})
+	})
+}
+
+// applyUndo restores the checkpoint after the user agreed.
+func (a *App) applyUndo(u Undoer, plan UndoPlan) {
+	if !a.ready("undo") {
+		return
+	}
+	ctx := a.startJob("undoing")
+	a.background(func() {
+		msg, err := u.Undo(ctx, plan)
 		a.pump.post(func() {
 			a.endJob()
 			if err != nil {

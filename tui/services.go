@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
 	"github.com/ternhq/tern/agent"
@@ -234,35 +233,9 @@ func stripFence(s string) string {
 
 // notesDialog shows the AGENTS.md draft: y writes it, n discards it.
 func (a *App) notesDialog(draft string, rendered []line) {
-	th := a.th
-	preview := newConvo(th, 2000)
-	preview.follow = false
-	preview.add(&block{kind: kindInfo, short: rendered})
-	keys := []span{{text: "y", style: th.bold}, {text: " write AGENTS.md   ", style: th.text},
-		{text: "n", style: th.bold}, {text: " discard   ", style: th.text},
-		{text: "PgUp/PgDn", style: th.bold}, {text: " scroll", style: th.text}}
-	question := newBar(func(int) []span { return keys }, th.text)
-	box := tview.NewFlex().SetDirection(tview.FlexRow).AddItem(preview, 0, 1, false).AddItem(question, 1, 0, true)
-	a.framed(box.Box, "AGENTS.md draft")
-	question.SetInputCapture(func(ev *tcell.EventKey) *tcell.EventKey {
-		switch ev.Key() {
-		case tcell.KeyPgUp, tcell.KeyUp:
-			preview.page(-1)
-		case tcell.KeyPgDn, tcell.KeyDown:
-			preview.page(1)
-		case tcell.KeyRune:
-			switch ev.Rune() {
-			case 'y', 'Y':
-				a.closeModal()
-				a.writeNotes(draft)
-			case 'n', 'N':
-				a.closeModal()
-				a.note("draft discarded")
-			}
-		}
-		return nil
-	})
-	a.openModal("notes", box, question, 9, 9, nil)
+	a.confirm("AGENTS.md draft", rendered, "write AGENTS.md",
+		func() { a.writeNotes(draft) },
+		func() { a.note("draft discarded") })
 }
 
 func (a *App) writeNotes(draft string) {

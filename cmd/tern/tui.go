@@ -157,7 +157,7 @@ func newReadOnlyTiers(ws *tools.Workspace, cnt *budget.Counter) readOnlyTiers {
 
 func (t readOnlyTiers) Tier() int { return 0 }
 
-func (t readOnlyTiers) SetTier(n int) (string, error) {
+func (t readOnlyTiers) SetTier(_ context.Context, n int) (string, error) {
 	if n == 0 {
 		return "", nil
 	}
