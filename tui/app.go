@@ -115,6 +115,8 @@ type App struct {
 	quitting bool
 	// tierSet records that Config.Tier was applied.
 	tierSet bool
+	// talked is set once the open session holds a conversation.
+	talked bool
 	// connCancel stops the connect loop; connGen tells its reports from
 	// those of a loop it replaced.
 	connCancel context.CancelFunc
@@ -239,10 +241,10 @@ func (a *App) Run(ctx context.Context) error {
 	return err
 }
 
-// SessionID is the session open when the TUI stopped, "" if none. Call it
-// after Run returns.
+// SessionID is the session open when the TUI stopped, "" if there is
+// none or it holds no conversation. Call it after Run returns.
 func (a *App) SessionID() string {
-	if a.back == nil {
+	if a.back == nil || !a.talked {
 		return ""
 	}
 	return a.back.SessionID

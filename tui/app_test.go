@@ -297,3 +297,18 @@ func TestCtrlTWrapsAtTheMaximumTier(t *testing.T) {
 	h.waitFor("tier 3: tier 3 is above this session's maximum, 2", "tier 0: read_file")
 	h.waitUntil("tier 0 again", func() bool { return h.app.tier == 0 })
 }
+
+func TestPromptGrowsWithItsLines(t *testing.T) {
+	h := newHarness(t)
+	h.online()
+	h.typeText("alpha\nbeta\ngamma")
+	s := h.waitFor("gamma")
+	var rows []string
+	for _, r := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+		rows = append(rows, strings.TrimRight(r, " "))
+	}
+	want := []string{"› alpha", "  beta", "  gamma"}
+	if got := rows[len(rows)-4 : len(rows)-1]; strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("the prompt's rows are %q, want %q:\n%s", got, want, s)
+	}
+}

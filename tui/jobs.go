@@ -33,6 +33,7 @@ func (a *App) endJob() {
 
 // startTurn runs the agent on prompt in the background.
 func (a *App) startTurn(prompt string) {
+	a.talked = true
 	ctx := a.startJob("generating")
 	runner := a.back.Agent
 	a.background(func() {
@@ -135,6 +136,7 @@ func (a *App) online(gen int, b *Backend, history []*block) {
 // install makes b the current backend and reads its state.
 func (a *App) install(b *Backend) {
 	a.back, a.conn = b, online
+	a.talked = len(b.History) > 0
 	a.window, a.used, a.calibrated = b.NumCtx, b.PrefixTokens, false
 	a.tier, a.tools = 0, nil
 	a.refreshTier()

@@ -132,8 +132,13 @@ func (a *App) inputKeys(ev *tcell.EventKey) *tcell.EventKey {
 // inputChanged grows the prompt with its text and hints at slash commands.
 func (a *App) inputChanged() {
 	text := a.input.GetText()
-	rows := min(maxInputRows, strings.Count(text, "\n")+1)
-	a.layout.ResizeItem(a.input, rows, 0)
+	lines := strings.Count(text, "\n") + 1
+	a.layout.ResizeItem(a.input, min(maxInputRows, lines), 0)
+	if lines <= maxInputRows {
+		// It all fits now: show it from the top, not scrolled as it was
+		// when the prompt was one row shorter.
+		a.input.SetOffset(0, 0)
+	}
 	if strings.HasPrefix(text, "/") && !strings.ContainsAny(text, " \n") {
 		var names []string
 		for _, c := range commandList() {

@@ -192,6 +192,7 @@ func (a *App) cmdInit() {
 	}
 	a.conv.add(&block{kind: kindUser, short: userLines(a.th, "/init: write AGENTS.md for this repository")})
 	a.conv.toEnd()
+	a.talked = true
 	ctx := a.startJob("generating")
 	runner := a.back.Agent
 	a.background(func() {
