@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/gdamore/tcell/v2"
 	"github.com/spf13/cobra"
 )
 
@@ -44,6 +45,8 @@ type app struct {
 	verbose   bool
 
 	cmd *cobra.Command // the root, for Changed checks
+	// screen, when set, is where the TUI draws instead of the terminal.
+	screen tcell.Screen
 }
 
 // exitError carries an exit code through cobra.
@@ -98,6 +101,7 @@ func isUsage(err error) bool {
 }
 
 func (a *app) rootCommand() *cobra.Command {
+	var resume string
 	root := &cobra.Command{
 		Use:   "tern",
 		Short: "A terminal coding agent for small local models",
@@ -110,9 +114,10 @@ Run 'tern doctor' first to check Ollama, the model and the context plan.`,
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return fmt.Errorf("the TUI is not available in this build yet; use 'tern ask \"PROMPT\"'")
+			return a.openTUI(cmd.Context(), resume)
 		},
 	}
+	root.Flags().StringVar(&resume, "resume", "", "continue the session with this ID (or unique prefix) in the TUI")
 	a.cmd = root
 	f := root.PersistentFlags()
 	f.StringVar(&a.dir, "dir", "", "workspace root (default: the git root above the current directory, else the current directory)")

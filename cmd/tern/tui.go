@@ -1,0 +1,194 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/ternhq/tern/context/budget"
+	"github.com/ternhq/tern/session"
+	"github.com/ternhq/tern/tools"
+	"github.com/ternhq/tern/tui"
+)
+
+// openTUI runs the TUI on the terminal (or on a.screen in tests). Without
+// a terminal it says what to use instead.
+func (a *app) openTUI(ctx context.Context, resume string) error {
+	if a.screen == nil && !(isTerminal(a.stdin) && isTerminal(a.stdout)) {
+		return errors.New("the TUI needs a terminal; for one headless turn use tern ask \"PROMPT\"")
+	}
+	ctx, stop := interruptible(ctx)
+	defer stop()
+	id, err := a.runTUI(ctx, resume)
+	if id != "" {
+		fmt.Fprintf(a.stderr, "tern: session %s is saved; continue it with `tern --resume %s`\n", id, id)
+	}
+	return err
+}
+
+// isTerminal reports whether f is a character device, as a terminal is.
+func isTerminal(f any) bool {
+	file, ok := f.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := file.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// runTUI opens the TUI in the workspace. It opens before the model is
+// reached: the session store (for /sessions) is ready at once, and the TUI
+// connects in the background, retrying while Ollama is down.
+func (a *app) runTUI(ctx context.Context, resume string) (string, error) {
+	root, err := a.workspaceRoot()
+	if err != nil {
+		return "", err
+	}
+	cfg, err := a.config(root)
+	if err != nil {
+		return "", err
+	}
+	store, err := session.OpenWorkspace(ctx, root)
+	if err != nil {
+		return "", err
+	}
+	defer store.Close()
+	if resume != "" {
+		s, err := store.Get(ctx, resume)
+		if errors.Is(err, session.ErrNotFound) {
+			return "", fmt.Errorf("no session %q in %s; list them with `tern sessions`", resume, root)
+		}
+		if err != nil {
+			return "", err
+		}
+		resume = s.ID
+	}
+	// The token tables load while the TUI draws and Ollama answers.
+	counter := sync.OnceValues(budget.NewCounter)
+	go counter()
+
+	connect := func(ctx context.Context, req tui.ConnectRequest) (*tui.Backend, error) {
+		c := cfg
+		if req.Model != "" {
+			c.Model = req.Model
+		}
+		back, err := a.connect(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		cnt, err := counter()
+		if err != nil {
+			return nil, err
+		}
+		ws, err := tools.NewWorkspace(root, c.AllowRead...)
+		if err != nil {
+			return nil, err
+		}
+		r := &run{root: root, cfg: c, back: back, store: store, ws: ws, counter: cnt}
+		if err := r.openSession(ctx, req.Resume); err != nil {
+			return nil, err
+		}
+		if err := r.newAgent(ctx, req.Approver); err != nil {
+			return nil, err
+		}
+		return &tui.Backend{
+			Agent:        r.agent,
+			SessionID:    r.sess.ID,
+			Model:        back.info.Name,
+			Why:          back.why,
+			Host:         back.client.Host(),
+			NumCtx:       back.plan.NumCtx,
+			PrefixTokens: r.agent.PrefixTokens(),
+			History:      r.agent.History(),
+			Notices:      r.notices,
+			Installed:    back.installed,
+			Tiers:        newReadOnlyTiers(ws, cnt),
+		}, nil
+	}
+
+	t := tui.New(tui.Config{
+		Root:    root,
+		Resume:  resume,
+		Screen:  a.screen,
+		NoColor: a.getenv("NO_COLOR") != "",
+		Yes:     a.yes,
+		Tier:    a.tier,
+	}, tui.Deps{
+		Connect:  connect,
+		Sessions: store,
+		Notes:    notesFile{root: root},
+		Doctor:   a.doctorReport,
+	})
+	err = t.Run(ctx)
+	return t.SessionID(), err
+}
+
+// doctorReport runs `tern doctor` into a string for /doctor.
+func (a *app) doctorReport(ctx context.Context) (string, error) {
+	var out bytes.Buffer
+	b := *a
+	b.stdout = &out
+	err := b.doctor(ctx)
+	var ec exitCodeError
+	if errors.As(err, &ec) && ec.err == nil {
+		err = errors.New("see the ✗ lines above")
+	}
+	return out.String(), err
+}
+
+// readOnlyTiers is the tier control of this build, which has the
+// read-only tools of tier 0 only. The disclosure package replaces it.
+type readOnlyTiers struct {
+	list []tui.ToolInfo
+}
+
+func newReadOnlyTiers(ws *tools.Workspace, cnt *budget.Counter) readOnlyTiers {
+	var t readOnlyTiers
+	for _, tool := range tools.ReadOnlyTools(ws) {
+		spec := tool.Spec()
+		t.list = append(t.list, tui.ToolInfo{Name: spec.Name, Tier: 0, Tokens: cnt.Count(string(spec.WireJSON())), Active: true})
+	}
+	return t
+}
+
+func (t readOnlyTiers) Tier() int { return 0 }
+
+func (t readOnlyTiers) SetTier(_ context.Context, n int) (string, error) {
+	if n == 0 {
+		return "", nil
+	}
+	return "", errors.New("this build has only tier 0, the read-only tools; edit and command tools are not in it yet")
+}
+
+func (t readOnlyTiers) Tools() []tui.ToolInfo { return t.list }
+
+// notesFile writes the AGENTS.md drafted by /init. An existing file is
+// left alone and the draft saved next to the session store instead.
+type notesFile struct{ root string }
+
+func (n notesFile) WriteNotes(content string) (string, error) {
+	path := filepath.Join(n.root, "AGENTS.md")
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, os.ErrExist) {
+		draft := filepath.Join(n.root, ".tern", "AGENTS.draft.md")
+		if err := os.WriteFile(draft, []byte(content), 0o644); err != nil {
+			return "", fmt.Errorf("write %s: %w", draft, err)
+		}
+		return draft + " (AGENTS.md exists and was left alone; merge the draft by hand)", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("create %s: %w", path, err)
+	}
+	_, err = f.WriteString(content)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", fmt.Errorf("write %s: %w", path, err)
+	}
+	return path, nil
+}

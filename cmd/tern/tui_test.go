@@ -1,0 +1,179 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/ternhq/tern/models/ollamatest"
+)
+
+// lockedScreen is a simulation screen whose contents a test may read
+// while tview draws: Init, Fini, Show and Sync, which write the front
+// buffer, and snapshot take the same lock.
+type lockedScreen struct {
+	tcell.SimulationScreen
+	mu sync.Mutex
+}
+
+func (s *lockedScreen) Init() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.SimulationScreen.Init()
+}
+
+func (s *lockedScreen) Fini() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.SimulationScreen.Fini()
+}
+
+func (s *lockedScreen) Show() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.SimulationScreen.Show()
+}
+
+func (s *lockedScreen) Sync() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.SimulationScreen.Sync()
+}
+
+func (s *lockedScreen) snapshot() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cells, w, h := s.GetContents()
+	var b strings.Builder
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			if r := cells[y*w+x].Runes; len(r) > 0 {
+				b.WriteString(string(r))
+			} else {
+				b.WriteByte(' ')
+			}
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// waitScreen polls the screen until it shows every want.
+func waitScreen(t *testing.T, s *lockedScreen, want ...string) string {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		snap := s.snapshot()
+		missing := ""
+		for _, w := range want {
+			if !strings.Contains(snap, w) {
+				missing = w
+				break
+			}
+		}
+		if missing == "" {
+			return snap
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the TUI never showed %q:\n%s", missing, snap)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitGone polls the screen until it no longer shows text.
+func waitGone(t *testing.T, s *lockedScreen, text string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for strings.Contains(s.snapshot(), text) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the TUI still shows %q:\n%s", text, s.snapshot())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// startTUI runs `tern` (no arguments) in-process on a simulation screen.
+func (f *fixture) startTUI(ctx context.Context) (*lockedScreen, <-chan error) {
+	sim := &lockedScreen{SimulationScreen: tcell.NewSimulationScreen("UTF-8")}
+	a := &app{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{},
+		getenv: func(k string) string { return f.env[k] }, screen: sim}
+	root := a.rootCommand()
+	root.SetArgs([]string{"--dir", f.dir})
+	done := make(chan error, 1)
+	go func() { done <- root.ExecuteContext(ctx) }()
+	return sim, done
+}
+
+// TestTUIWiring drives the TUI as cmd/tern wires it: it opens while
+// Ollama is down and says how to fix that, connects when Ollama starts,
+// answers a prompt, and runs the doctor.
+func TestTUIWiring(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // nothing listens: Ollama is "not running"
+
+	f := newFixture(t)
+	f.env["OLLAMA_HOST"] = addr
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	sim, done := f.startTUI(ctx)
+
+	s := waitScreen(t, sim, "offline", "cannot reach Ollama at http://"+addr, "`ollama serve`")
+	if !strings.Contains(strings.SplitN(s, "\n", 2)[0], "offline") {
+		t.Errorf("the status bar does not say offline:\n%s", s)
+	}
+
+	// Ollama starts on the same address; the TUI finds it on its next try.
+	l, err = net.Listen("tcp", addr)
+	if err != nil {
+		t.Skipf("the port was taken meanwhile: %v", err)
+	}
+	srv := ollamatest.NewServer(ollamatest.WithListener(l), ollamatest.WithModels(ollamatest.Qwen3(), ollamatest.NomicEmbed()))
+	defer srv.Close()
+	waitScreen(t, sim, "qwen3:8b │ tier 0", "new session", "Ollama is back")
+
+	srv.Script(ollamatest.Reply{Content: "Wired **answer**."})
+	for _, r := range "hello" {
+		sim.InjectKey(tcell.KeyRune, r, tcell.ModNone)
+	}
+	sim.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+	waitScreen(t, sim, "› hello", "Wired answer.")
+	waitGone(t, sim, "generating")
+
+	sim.InjectKey(tcell.KeyCtrlT, 0, tcell.ModNone)
+	waitScreen(t, sim, "this build has only tier 0")
+
+	for _, r := range "/doctor" {
+		sim.InjectKey(tcell.KeyRune, r, tcell.ModNone)
+	}
+	sim.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+	waitScreen(t, sim, "Embeddings  ✓ nomic-embed-text:latest", "All checks passed.")
+
+	sim.InjectKey(tcell.KeyCtrlQ, 0, tcell.ModNone)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("tern returned %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Ctrl+Q did not quit")
+	}
+}
+
+func TestTUINeedsATerminal(t *testing.T) {
+	f := newFixture(t)
+	code, _, errOut := f.tern(t.Context(), "--resume=x")
+	if code != 1 || !strings.Contains(errOut, "the TUI needs a terminal") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+}

@@ -1,0 +1,199 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/ternhq/tern/agent"
+)
+
+// Approve asks the user about a call that writes or runs something. The
+// agent calls it from its own goroutine; it posts the dialog through the
+// pump and waits for the answer, or for the turn to be cancelled.
+func (a *App) Approve(ctx context.Context, ap agent.Approval) (agent.Decision, error) {
+	if a.cfg.Yes && !ap.Destructive {
+		a.pump.post(func() { a.note("allowed " + ap.Tool + " (--yes)") })
+		return agent.Decision{Allow: true}, nil
+	}
+	answer := make(chan agent.Decision, 1)
+	a.pump.post(func() { a.approvalDialog(ap, answer) })
+	select {
+	case d := <-answer:
+		return d, nil
+	case <-ctx.Done():
+		a.pump.post(func() {
+			if a.modal == "approve" && a.approval == answer {
+				a.closeModal()
+			}
+		})
+		return agent.Decision{}, ctx.Err()
+	}
+}
+
+// approvalDialog shows what a call would do and takes y, a or n.
+func (a *App) approvalDialog(ap agent.Approval, answer chan agent.Decision) {
+	th := a.th
+	decide := func(d agent.Decision) {
+		select {
+		case answer <- d:
+		default:
+		}
+	}
+	preview := newConvo(th, 2000)
+	preview.follow = false
+	preview.add(&block{kind: kindInfo, short: a.approvalLines(ap)})
+
+	keys := []span{{text: "y", style: th.bold}, {text: " allow once   ", style: th.text}}
+	if offersAlways(ap) {
+		keys = append(keys, span{text: "a", style: th.bold}, span{text: " always allow " + ap.Tool + " this session   ", style: th.text})
+	}
+	keys = append(keys, span{text: "n", style: th.bold}, span{text: " deny   ", style: th.text},
+		span{text: "PgUp/PgDn", style: th.bold}, span{text: " scroll", style: th.text})
+	question := newBar(func(int) []span { return keys }, th.text)
+
+	reason := tview.NewInputField().SetLabel("Reason for the model (Enter sends, may be empty): ")
+	reason.SetFieldStyle(th.text.Underline(true)).SetLabelStyle(th.bold)
+	th.plain(reason.Box)
+
+	box := tview.NewFlex().SetDirection(tview.FlexRow).
+		AddItem(preview, 0, 1, false).
+		AddItem(question, 1, 0, true)
+	title := "Allow " + ap.Tool + "?"
+	if ap.Destructive {
+		title = "Allow " + ap.Tool + "? DESTRUCTIVE" + destructiveWhy(ap) + " — asks every time"
+	}
+	a.framed(box.Box, title)
+
+	reason.SetDoneFunc(func(key tcell.Key) {
+		text := strings.TrimSpace(reason.GetText())
+		a.modalClose = nil
+		a.closeModal()
+		decide(agent.Decision{Allow: false, Reason: text})
+		if text != "" {
+			a.note("denied " + ap.Tool + ": " + text)
+		} else {
+			a.note("denied " + ap.Tool)
+		}
+	})
+	question.SetInputCapture(func(ev *tcell.EventKey) *tcell.EventKey {
+		switch ev.Key() {
+		case tcell.KeyPgUp, tcell.KeyUp:
+			preview.page(-1)
+		case tcell.KeyPgDn, tcell.KeyDown:
+			preview.page(1)
+		case tcell.KeyRune:
+			switch ev.Rune() {
+			case 'y', 'Y':
+				a.modalClose = nil
+				a.closeModal()
+				decide(agent.Decision{Allow: true})
+			case 'a', 'A':
+				if !offersAlways(ap) {
+					return nil
+				}
+				a.modalClose = nil
+				a.closeModal()
+				decide(agent.Decision{Allow: true, Always: true})
+				a.note("allowed " + ap.Tool + " for the rest of this session")
+			case 'n', 'N':
+				box.RemoveItem(question)
+				box.AddItem(reason, 1, 0, true)
+				a.app.SetFocus(reason)
+			}
+		}
+		return nil
+	})
+	a.openModal("approve", box, question, 9, 8, func() {
+		// Closed without an answer (Esc): deny.
+		decide(agent.Decision{Allow: false})
+		a.note("denied " + ap.Tool)
+	})
+	a.approval = answer
+}
+
+// approvalLines shows what the call would do: the tool's preview (a diff,
+// a command line) when it gives one, else its arguments, with the working
+// directory and timeout of a command.
+func (a *App) approvalLines(ap agent.Approval) []line {
+	th := a.th
+	var out []line
+	// Effects by name: tui does not import tools.
+	kind := ap.Effect.String()
+	effect := map[string]string{"writes": "writes files", "executes": "runs a command", "external": "reaches outside this machine"}[kind]
+	if effect != "" {
+		out = append(out, styledLine(ap.Tool+" "+effect+".", th.dim))
+	}
+	var args map[string]any
+	_ = json.Unmarshal(ap.Args, &args)
+	if kind == "executes" {
+		dir, _ := args["dir"].(string)
+		if dir == "" {
+			dir, _ = args["cwd"].(string)
+		}
+		if dir == "" {
+			dir = a.cfg.Root + " (the workspace root)"
+		}
+		timeout := "the tool's default"
+		if t, ok := args["timeout"]; ok {
+			timeout = fmt.Sprint(t)
+		}
+		if cmd, ok := args["command"].(string); ok {
+			out = append(out, line{spans: []span{{text: "command:     ", style: th.bold}, {text: cmd, style: th.code}}, hang: 13})
+		}
+		out = append(out,
+			line{spans: []span{{text: "working dir: ", style: th.bold}, {text: dir, style: th.text}}, hang: 13},
+			line{spans: []span{{text: "timeout:     ", style: th.bold}, {text: timeout, style: th.text}}, hang: 13})
+	}
+	if ap.Preview != "" {
+		out = append(out, line{})
+		if looksLikeDiff(ap.Preview) {
+			out = append(out, diffLines(th, ap.Preview)...)
+		} else {
+			out = append(out, textLines(ap.Preview, th.text)...)
+		}
+		return out
+	}
+	if kind == "executes" {
+		return out
+	}
+	keys := make([]string, 0, len(args))
+	for k := range args {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		v := args[k]
+		s, ok := v.(string)
+		if !ok {
+			b, _ := json.Marshal(v)
+			s = string(b)
+		}
+		if strings.Contains(s, "\n") {
+			out = append(out, styledLine(k+":", th.bold))
+			out = append(out, indent(textLines(s, th.code), 2)...)
+			continue
+		}
+		out = append(out, line{spans: []span{{text: k + ": ", style: th.bold}, {text: s, style: th.text}}, hang: len(k) + 2})
+	}
+	return out
+}
+
+// offersAlways says whether "a" (allow for the session) is offered.
+// Destructive calls always ask. When the agent's Approval gains Once
+// (issue 3), it joins them: return !ap.Destructive && !ap.Once.
+func offersAlways(ap agent.Approval) bool { return !ap.Destructive }
+
+// destructiveWhy says what makes a call destructive, for the dialog's
+// title. When the agent's Approval gains Why (issue 3): return ": " + ap.Why
+// when it is set.
+func destructiveWhy(agent.Approval) string { return "" }
+
+func looksLikeDiff(s string) bool {
+	return strings.HasPrefix(s, "--- ") || strings.HasPrefix(s, "diff ") || strings.HasPrefix(s, "@@") || strings.Contains(s, "\n@@ ")
+}

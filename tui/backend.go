@@ -1,0 +1,162 @@
+package tui
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/ternhq/tern/agent"
+	"github.com/ternhq/tern/models"
+	"github.com/ternhq/tern/session"
+)
+
+// Runner runs one turn; *agent.Agent satisfies it. Run is never called
+// concurrently, nor together with any other method of the backend.
+type Runner interface {
+	Run(ctx context.Context, prompt string, emit func(agent.Event)) error
+}
+
+// TierControl shows and changes the tool tier (Ctrl+T, /tier, /tools).
+// Its methods are called between turns only.
+type TierControl interface {
+	Tier() int
+	// SetTier changes the tier. notice, when set, is shown to the user (for
+	// instance that lowering the tier starts a fresh prompt prefix).
+	SetTier(ctx context.Context, n int) (notice string, err error)
+	// Tools lists every tool with its tier and schema cost.
+	Tools() []ToolInfo
+}
+
+// ToolInfo describes one tool for the tool list.
+type ToolInfo struct {
+	Name string
+	Tier int
+	// Tokens is what the tool's schema costs in the prompt.
+	Tokens int
+	// Active is set when the model can call the tool now.
+	Active bool
+}
+
+// Compactor compacts the conversation on request (/compact), reporting
+// progress as agent events.
+type Compactor interface {
+	Compact(ctx context.Context, emit func(agent.Event)) error
+}
+
+// Undoer restores the files the session changed (/undo): PlanUndo says
+// what would change, the user confirms, Undo does it and says what it did.
+type Undoer interface {
+	PlanUndo(ctx context.Context) (UndoPlan, error)
+	Undo(ctx context.Context, plan UndoPlan) (string, error)
+}
+
+// UndoPlan is what /undo would do.
+type UndoPlan struct {
+	// Restore lists the files that get their checkpoint content back;
+	// Delete those created since, which go.
+	Restore, Delete []string
+}
+
+// RAGSwitch turns retrieval of repository context on and off (Ctrl+R).
+type RAGSwitch interface {
+	RAG() bool
+	SetRAG(on bool) (notice string, err error)
+}
+
+// SessionLister lists past sessions (Ctrl+S, /sessions); *session.Store
+// satisfies it.
+type SessionLister interface {
+	List(ctx context.Context, limit int) ([]session.Session, error)
+}
+
+// Searcher searches the repository index (/search).
+type Searcher interface {
+	Search(ctx context.Context, query string, k int) ([]SearchHit, error)
+}
+
+// SearchHit is one search result.
+type SearchHit struct {
+	Path               string
+	StartLine, EndLine int
+	Symbol             string
+	Score              float64
+	// Snippet is the first lines of the hit, for the preview.
+	Snippet string
+}
+
+// Ref is the reference /search inserts into the prompt: "path:start-end".
+func (h SearchHit) Ref() string {
+	if h.StartLine <= 0 {
+		return h.Path
+	}
+	if h.EndLine <= h.StartLine {
+		return h.Path + ":" + strconv.Itoa(h.StartLine)
+	}
+	return h.Path + ":" + strconv.Itoa(h.StartLine) + "-" + strconv.Itoa(h.EndLine)
+}
+
+// Indexer builds or updates the repository index (/index). It reports
+// progress as it goes and returns a one-line summary.
+type Indexer interface {
+	Index(ctx context.Context, progress func(IndexProgress)) (string, error)
+}
+
+// IndexProgress is how far an index run has got.
+type IndexProgress struct {
+	Done, Total int
+	// Path is the file being indexed, if any.
+	Path string
+}
+
+// NotesWriter writes the project notes file (/init) and returns its path.
+type NotesWriter interface {
+	WriteNotes(content string) (path string, err error)
+}
+
+// ConnectRequest says which session to open with which model.
+type ConnectRequest struct {
+	// Model is the model to use; empty means the configured or best one.
+	Model string
+	// Resume is the session to continue; empty starts a new one.
+	Resume string
+	// Approver answers the agent's approvals; it is the TUI's dialog.
+	Approver agent.Approver
+}
+
+// Connector reaches the model and opens a session. Its errors are shown
+// to the user as they are, so they should say what fixes them.
+type Connector func(ctx context.Context, req ConnectRequest) (*Backend, error)
+
+// Backend is a connected session: the agent and what the status bar shows
+// about it. The optional capabilities are nil when this build does not
+// have them, and the TUI says so when they are asked for.
+type Backend struct {
+	Agent     Runner
+	SessionID string
+	Model     string
+	// Why says how the model was chosen ("requested", …).
+	Why    string
+	Host   string
+	NumCtx int
+	// PrefixTokens is the estimated size of the prompt before any history.
+	PrefixTokens int
+	// History is the conversation so far, for a resumed session.
+	History []models.Message
+	// Notices are shown once, when the session opens.
+	Notices []string
+	// Installed lists the models /model can switch to.
+	Installed []models.ModelInfo
+
+	Tiers     TierControl
+	Compactor Compactor
+	Undoer    Undoer
+	RAG       RAGSwitch
+
+	// Close releases what the backend holds; it may be nil.
+	Close func() error
+}
+
+func (b *Backend) close() {
+	if b != nil && b.Close != nil {
+		_ = b.Close()
+	}
+}

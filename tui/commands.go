@@ -1,0 +1,244 @@
+package tui
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// command is one slash command.
+type command struct {
+	name, args, help string
+	run              func(a *App, arg string)
+}
+
+// commandList is the slash commands, in the order /help shows them.
+func commandList() []command {
+	return []command{
+		{"help", "", "keys and commands", func(a *App, _ string) { a.showHelp() }},
+		{"model", "[NAME]", "list the installed models, or switch to NAME (Ollama loads it on the next request)", (*App).cmdModel},
+		{"tier", "N", "set the tool tier: 0 read, 1 edit, 2 commands, 3 external", (*App).cmdTier},
+		{"tools", "", "the tools of each tier and what their schemas cost", func(a *App, _ string) { a.cmdTools() }},
+		{"compact", "", "shrink the conversation to free the window", func(a *App, _ string) { a.cmdCompact() }},
+		{"undo", "", "restore the files to before the session's first write", func(a *App, _ string) { a.cmdUndo() }},
+		{"sessions", "", "past sessions; Enter resumes one", func(a *App, _ string) { a.showSessions() }},
+		{"resume", "ID", "continue session ID (a unique prefix or suffix is enough)", (*App).cmdResume},
+		{"new", "", "start a new session", func(a *App, _ string) { a.cmdNew() }},
+		{"clear", "", "clear the screen (the session keeps everything)", func(a *App, _ string) { a.conv.clear() }},
+		{"index", "", "build or update the repository index, with progress", func(a *App, _ string) { a.cmdIndex() }},
+		{"search", "QUERY", "search the repository; Enter puts a reference into the prompt", (*App).cmdSearch},
+		{"doctor", "", "check Ollama, the model, the context plan and the workspace", func(a *App, _ string) { a.cmdDoctor() }},
+		{"init", "", "have the model write AGENTS.md for this repository (you review it first)", func(a *App, _ string) { a.cmdInit() }},
+		{"quit", "", "leave tern", func(a *App, _ string) { a.quit() }},
+	}
+}
+
+// submit sends the prompt or runs the slash command in the input.
+func (a *App) submit() {
+	text := a.input.GetText()
+	trimmed := strings.TrimSpace(text)
+	if trimmed == "" {
+		return
+	}
+	a.setHint("")
+	if strings.HasPrefix(trimmed, "/") && !strings.HasPrefix(trimmed, "//") {
+		name, arg, _ := strings.Cut(trimmed[1:], " ")
+		arg = strings.TrimSpace(arg)
+		i := slices.IndexFunc(commandList(), func(c command) bool { return c.name == name })
+		if i < 0 {
+			a.fail(fmt.Sprintf("unknown command /%s; /help lists the commands", name))
+			return
+		}
+		a.remember(trimmed)
+		a.input.SetText("", false)
+		commandList()[i].run(a, arg)
+		return
+	}
+	if strings.HasPrefix(trimmed, "//") {
+		trimmed = trimmed[1:] // "//path" sends a prompt that starts with "/"
+	}
+	if !a.ready("send a prompt") {
+		return
+	}
+	a.remember(trimmed)
+	a.input.SetText("", false)
+	a.conv.add(&block{kind: kindUser, short: userLines(a.th, trimmed)})
+	a.conv.toEnd()
+	a.startTurn(trimmed)
+}
+
+// ready says whether the agent can take a job now, and tells the user why
+// not.
+func (a *App) ready(what string) bool {
+	switch {
+	case a.back == nil && a.conn == offlineState:
+		a.warn("cannot " + what + ": the model is offline (see above); trying again now, and every " + a.cfg.RetryEvery.String())
+		select {
+		case a.retryNow <- struct{}{}:
+		default:
+		}
+		return false
+	case a.back == nil:
+		a.warn("cannot " + what + " yet: still connecting to the model")
+		return false
+	case a.job != nil:
+		a.warn("cannot " + what + " while " + a.job.kind + "; wait, or press Ctrl+C to cancel")
+		return false
+	}
+	return true
+}
+
+func (a *App) cmdTier(arg string) {
+	n, err := strconv.Atoi(arg)
+	if err != nil || n < 0 || n > 3 {
+		a.fail("usage: /tier N, where N is 0 (read), 1 (edit), 2 (commands) or 3 (external)")
+		return
+	}
+	a.setTier(n)
+}
+
+// cycleTier is Ctrl+T: 0 → 1 → 2 → 3 → 0. A tier the session may not
+// reach (--max-tier) cycles back to 0.
+func (a *App) cycleTier() {
+	next := (a.tier + 1) % 4
+	if !a.setTier(next) && next != 0 && a.back != nil && a.back.Tiers != nil && a.job == nil {
+		a.setTier(0)
+	}
+}
+
+// setTier changes the tier and tells the user; it reports whether it did.
+func (a *App) setTier(n int) bool {
+	if !a.ready("change the tier") {
+		return false
+	}
+	tc := a.back.Tiers
+	if tc == nil {
+		a.warn("tiers are not available in this build; the model has the read-only tools")
+		return false
+	}
+	old := a.tier
+	ctx, cancel := a.jobContext()
+	defer cancel()
+	notice, err := tc.SetTier(ctx, n)
+	if err != nil {
+		a.fail(fmt.Sprintf("tier %d: %v", n, err))
+		return false
+	}
+	a.refreshTier()
+	if notice == "" {
+		notice = fmt.Sprintf("tier %d: %s", a.tier, a.tierToolNames())
+	}
+	if a.tier < old {
+		notice += "; lowering the tier starts a fresh prompt prefix, so the next reply re-reads the whole prompt"
+	}
+	a.note(notice)
+	return true
+}
+
+// refreshTier reads the tier and tools after a change or a turn (the model
+// may unlock a tier by itself).
+func (a *App) refreshTier() {
+	if a.back == nil || a.back.Tiers == nil {
+		return
+	}
+	a.tier = a.back.Tiers.Tier()
+	a.tools = a.back.Tiers.Tools()
+}
+
+func (a *App) cmdTools() {
+	if a.back == nil {
+		a.warn("the tools come with the model; not connected yet")
+		return
+	}
+	a.say(textLines(a.toolListText(), a.th.text)...)
+}
+
+// toggleRAG is Ctrl+R.
+func (a *App) toggleRAG() {
+	if a.back == nil || a.back.RAG == nil {
+		a.warn("RAG is not available in this build: the repository index has not landed yet")
+		return
+	}
+	if a.job != nil {
+		a.warn("RAG changes between turns; wait, or press Ctrl+C to cancel")
+		return
+	}
+	notice, err := a.back.RAG.SetRAG(!a.rag)
+	if err != nil {
+		a.fail("RAG: " + err.Error())
+		return
+	}
+	a.rag = a.back.RAG.RAG()
+	if notice == "" {
+		notice = "RAG off: prompts carry no retrieved code"
+		if a.rag {
+			notice = "RAG on: each prompt carries the repository code that matches it"
+		}
+	}
+	a.note(notice)
+}
+
+func (a *App) cmdModel(arg string) {
+	if arg == "" {
+		if a.back == nil {
+			a.warn("the installed models are listed once Ollama answers")
+			return
+		}
+		lines := []line{styledLine("Installed models (switch with /model NAME):", a.th.bold)}
+		for _, m := range a.back.Installed {
+			mark := "  "
+			if m.Name == a.back.Model {
+				mark = "▸ "
+			}
+			caps := make([]string, len(m.Capabilities))
+			for i, c := range m.Capabilities {
+				caps[i] = string(c)
+			}
+			lines = append(lines, styledLine(fmt.Sprintf("%s%-28s %6s  %s", mark, m.Name, m.ParameterSize, strings.Join(caps, " ")), a.th.text))
+		}
+		a.say(lines...)
+		return
+	}
+	if !a.ready("switch models") {
+		return
+	}
+	a.note(fmt.Sprintf("switching to %s: the conversation continues, but Ollama loads the model on the next request (seconds) and its prompt cache starts empty", arg))
+	a.switchBackend(ConnectRequest{Model: arg, Resume: a.back.SessionID})
+}
+
+func (a *App) cmdResume(arg string) {
+	if arg == "" {
+		a.showSessions()
+		return
+	}
+	a.resume(arg)
+}
+
+func (a *App) resume(id string) {
+	if a.back == nil {
+		req := a.req
+		req.Resume = id
+		a.startConnect(req)
+		a.note("session " + id + " opens once the model is reachable")
+		return
+	}
+	if !a.ready("resume a session") {
+		return
+	}
+	a.switchBackend(ConnectRequest{Model: a.back.Model, Resume: id})
+}
+
+func (a *App) cmdNew() {
+	if a.back == nil {
+		req := a.req
+		req.Resume = ""
+		a.startConnect(req)
+		a.note("a new session starts once the model is reachable")
+		return
+	}
+	if !a.ready("start a new session") {
+		return
+	}
+	a.switchBackend(ConnectRequest{Model: a.back.Model})
+}

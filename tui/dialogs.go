@@ -1,0 +1,260 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/ternhq/tern/session"
+)
+
+// modal wraps p in a page centred over the main view, taking the given
+// share (in tenths) of the width and height.
+func modal(p tview.Primitive, wTenths, hTenths int) tview.Primitive {
+	return tview.NewFlex().
+		AddItem(nil, 0, (10-wTenths+1)/2, false).
+		AddItem(tview.NewFlex().SetDirection(tview.FlexRow).
+			AddItem(nil, 0, (10-hTenths+1)/2, false).
+			AddItem(p, 0, hTenths, true).
+			AddItem(nil, 0, (10-hTenths+1)/2, false), 0, wTenths, true).
+		AddItem(nil, 0, (10-wTenths+1)/2, false)
+}
+
+// openModal shows a dialog; onClose runs when it closes for any reason.
+// An open dialog is closed first.
+func (a *App) openModal(name string, p, focus tview.Primitive, wTenths, hTenths int, onClose func()) {
+	if a.modal != "" {
+		a.closeModal()
+	}
+	a.hideToolList()
+	a.pages.AddPage(name, modal(p, wTenths, hTenths), true, true)
+	a.modal, a.modalClose = name, onClose
+	a.setHint("")
+	a.app.SetFocus(focus)
+}
+
+// closeModal closes the open dialog and returns to the prompt.
+func (a *App) closeModal() {
+	if a.modal == "" {
+		return
+	}
+	name, onClose := a.modal, a.modalClose
+	a.modal, a.modalClose, a.approval = "", nil, nil
+	a.pages.RemovePage(name)
+	a.app.SetFocus(a.input)
+	if onClose != nil {
+		onClose()
+	}
+}
+
+// framed gives a primitive a border and a title.
+func (a *App) framed(b *tview.Box, title string) {
+	b.SetBorder(true).SetTitle(" "+title+" ").SetTitleColor(titleColor(a.th)).SetBorderPadding(0, 0, 1, 1)
+}
+
+func titleColor(th theme) tcell.Color {
+	fg, _, _ := th.dialogTitle.Decompose()
+	return fg
+}
+
+// showHelp opens the full help: every key and command.
+func (a *App) showHelp() {
+	v := newConvo(a.th, 1000)
+	v.add(&block{kind: kindInfo, short: a.helpLines()})
+	v.follow = false
+	a.framed(v.Box, "help · ↑/↓ PgUp/PgDn scroll · Esc closes")
+	v.SetInputCapture(func(ev *tcell.EventKey) *tcell.EventKey {
+		switch ev.Key() {
+		case tcell.KeyUp:
+			v.scroll(-1)
+		case tcell.KeyDown:
+			v.scroll(1)
+		case tcell.KeyPgUp:
+			v.page(-1)
+		case tcell.KeyPgDn:
+			v.page(1)
+		case tcell.KeyRune:
+			if ev.Rune() == 'q' || ev.Rune() == '?' {
+				a.closeModal()
+			}
+		}
+		return nil
+	})
+	a.openModal("help", v, v, 8, 8, nil)
+}
+
+func (a *App) helpLines() []line {
+	th := a.th
+	var out []line
+	head := func(s string) { out = append(out, line{}, styledLine(s, th.heading2)) }
+	row := func(k, what string) {
+		out = append(out, line{spans: []span{{text: fmt.Sprintf("  %-18s", k), style: th.bold}, {text: what, style: th.text}}, hang: 20})
+	}
+	out = append(out, styledLine("tern — a coding agent for small local models", th.heading))
+	head("Keys")
+	for _, k := range [][2]string{
+		{"Enter", "send the prompt"},
+		{"Alt+Enter, Ctrl+J", "new line in the prompt (Shift+Enter where the terminal reports it)"},
+		{"Up / Down", "earlier and later prompts (at the first and last line)"},
+		{"Ctrl+T", "cycle the tool tier 0 → 1 → 2 → 3 → 0; lowering it starts a fresh prompt prefix"},
+		{"Tab", "complete a /command; else move the focus: prompt → conversation → tool list"},
+		{"Ctrl+R", "RAG on or off: retrieved repository code in each prompt"},
+		{"Ctrl+C", "cancel the running turn; when idle, press twice to quit"},
+		{"Ctrl+Q", "quit"},
+		{"Ctrl+L", "clear the screen (the session keeps everything)"},
+		{"Ctrl+S", "sessions: Enter resumes one"},
+		{"PgUp / PgDn", "scroll the conversation"},
+		{"Esc", "close a dialog, or return to the prompt"},
+		{"?", "this help (when the prompt is empty)"},
+	} {
+		row(k[0], k[1])
+	}
+	head("In the conversation (Tab)")
+	row("↑/↓  j/k", "select a tool call or a thought")
+	row("Enter / Space", "open or close it: a call's output, a diff, the thinking")
+	row("Home / End", "the start and the end")
+	head("Approvals")
+	row("y", "allow this call once")
+	row("a", "allow this tool for the rest of the session (destructive commands always ask)")
+	row("n", "deny; type a reason for the model, or just press Enter")
+	head("Commands")
+	for _, c := range commandList() {
+		row("/"+c.name+argHint(c.args), c.help)
+	}
+	out = append(out, line{}, styledLine("A prompt that starts with // sends a literal /.", th.dim))
+	return out
+}
+
+// welcome is the first thing in the conversation.
+func (a *App) welcome() []line {
+	th := a.th
+	return []line{
+		{spans: []span{{text: "tern", style: th.heading}, {text: " · " + a.cfg.Root, style: th.dim}}},
+		styledLine("Ask about the code, or type / for commands and ? for help.", th.dim),
+	}
+}
+
+// showSessions lists past sessions; Enter resumes one. The list is read
+// in the background.
+func (a *App) showSessions() {
+	if a.deps.Sessions == nil {
+		a.warn("sessions are not available: no session store")
+		return
+	}
+	ctx, cancel := a.jobContext()
+	a.background(func() {
+		defer cancel()
+		list, err := a.deps.Sessions.List(ctx, 100)
+		a.pump.post(func() {
+			if err != nil {
+				a.fail("sessions: " + err.Error())
+				return
+			}
+			a.sessionDialog(list)
+		})
+	})
+}
+
+func (a *App) sessionDialog(list []session.Session) {
+	l := tview.NewList().ShowSecondaryText(false).SetUseStyleTags(false, false).SetHighlightFullLine(true)
+	l.SetMainTextStyle(a.th.text).SetSelectedStyle(a.th.selected.Bold(true))
+	current := ""
+	if a.back != nil {
+		current = a.back.SessionID
+	}
+	for _, s := range list {
+		if s.Turns == 0 && s.ID != current {
+			continue // nothing to resume
+		}
+		mark := "  "
+		if s.ID == current {
+			mark = "▸ "
+		}
+		turns := fmt.Sprintf("%d turns", s.Turns)
+		if s.Turns == 1 {
+			turns = "1 turn"
+		}
+		text := fmt.Sprintf("%s%s  %s  %-14s %9s  %s", mark, s.ID, s.Started.Local().Format("Jan 02 15:04"),
+			oneLine(s.Model, 14), turns, oneLine(s.Title, 60))
+		id := s.ID
+		l.AddItem(text, "", 0, func() {
+			a.closeModal()
+			if id != current {
+				a.resume(id)
+			}
+		})
+	}
+	if l.GetItemCount() == 0 {
+		a.note("no sessions with a conversation yet in this workspace")
+		return
+	}
+	a.framed(l.Box, "sessions · Enter resumes · Esc closes")
+	a.openModal("sessions", l, l, 9, 7, nil)
+}
+
+// insertRef puts a reference into the prompt at the cursor.
+func (a *App) insertRef(ref string) {
+	text := a.input.GetText()
+	if text != "" && !strings.HasSuffix(text, " ") && !strings.HasSuffix(text, "\n") {
+		ref = " " + ref
+	}
+	a.input.SetText(text+ref+" ", true)
+}
+
+// confirm shows lines in a dialog and asks y (doing what yes says) or n.
+// Esc counts as n.
+func (a *App) confirm(title string, lines []line, yes string, onYes, onNo func()) {
+	th := a.th
+	preview := newConvo(th, 2000)
+	preview.follow = false
+	preview.add(&block{kind: kindInfo, short: lines})
+	keys := []span{{text: "y", style: th.bold}, {text: " " + yes + "   ", style: th.text},
+		{text: "n", style: th.bold}, {text: " no   ", style: th.text},
+		{text: "PgUp/PgDn", style: th.bold}, {text: " scroll", style: th.text}}
+	question := newBar(func(int) []span { return keys }, th.text)
+	box := tview.NewFlex().SetDirection(tview.FlexRow).AddItem(preview, 0, 1, false).AddItem(question, 1, 0, true)
+	a.framed(box.Box, title)
+	question.SetInputCapture(func(ev *tcell.EventKey) *tcell.EventKey {
+		switch ev.Key() {
+		case tcell.KeyPgUp, tcell.KeyUp:
+			preview.page(-1)
+		case tcell.KeyPgDn, tcell.KeyDown:
+			preview.page(1)
+		case tcell.KeyRune:
+			switch ev.Rune() {
+			case 'y', 'Y':
+				a.modalClose = nil
+				a.closeModal()
+				onYes()
+			case 'n', 'N':
+				a.closeModal()
+			}
+		}
+		return nil
+	})
+	a.openModal("confirm", box, question, 9, 9, onNo)
+}
+
+// undoDialog lists what /undo would change and asks before doing it.
+func (a *App) undoDialog(u Undoer, plan UndoPlan) {
+	th := a.th
+	var lines []line
+	if n := len(plan.Restore); n > 0 {
+		lines = append(lines, styledLine(fmt.Sprintf("Restore %d file(s) to the checkpoint:", n), th.bold))
+		for _, p := range plan.Restore {
+			lines = append(lines, styledLine("  "+p, th.text))
+		}
+	}
+	if n := len(plan.Delete); n > 0 {
+		lines = append(lines, styledLine(fmt.Sprintf("Delete %d file(s) created since:", n), th.bold))
+		for _, p := range plan.Delete {
+			lines = append(lines, styledLine("  "+p, th.diffDel))
+		}
+	}
+	lines = append(lines, line{}, styledLine("Changes made after the session, by anyone, are undone too.", th.dim))
+	a.confirm("undo: restore the checkpoint?", lines, "restore",
+		func() { a.applyUndo(u, plan) },
+		func() { a.note("undo cancelled; nothing was changed") })
+}

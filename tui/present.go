@@ -1,0 +1,368 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ternhq/tern/agent"
+	"github.com/ternhq/tern/models"
+)
+
+// Display caps: the full output stays with the model and in the session.
+const (
+	diffShown      = 40  // diff lines shown before expanding
+	outputShown    = 400 // output lines shown when expanded
+	thinkingTail   = 8   // thinking lines shown while it streams
+	summaryColumns = 100
+)
+
+// presenter turns agent events into prepared view updates. It runs on the
+// pump goroutine: Markdown, highlighting and wrapping of tool output
+// happen there, and what it hands to the UI goroutine are closures that
+// only swap prepared lines into place.
+type presenter struct {
+	ui *App
+	th theme
+	md *markdown
+	// now is the clock, for thinking time and token rates.
+	now func() time.Time
+
+	seq int
+	// The answer and thinking being streamed, with their block ids.
+	answer, thinking           strings.Builder
+	answerID, thinkingID       string
+	answerDirty, thinkingDirty bool
+	thinkStart                 time.Time
+	// tools remembers each call's header until it ends.
+	tools map[string]string
+	// deltas and streamStart give the generation rate.
+	deltas      int
+	streamStart time.Time
+}
+
+func newPresenter(ui *App, th theme, md *markdown, now func() time.Time) *presenter {
+	return &presenter{ui: ui, th: th, md: md, now: now, tools: make(map[string]string)}
+}
+
+func (p *presenter) id(kind string) string {
+	p.seq++
+	return kind + ":" + strconv.Itoa(p.seq)
+}
+
+// event prepares the updates for one event; n is how many deltas were
+// merged into it.
+func (p *presenter) event(ev agent.Event, n int) []func() {
+	ui := p.ui
+	switch e := ev.(type) {
+	case agent.Token:
+		ops := p.closeThinking()
+		p.countDeltas(n)
+		if p.answerID == "" {
+			p.answerID = p.id("answer")
+			id := p.answerID
+			ops = append(ops, func() { ui.conv.set(id, kindAssistant, nil, nil) })
+		}
+		p.answer.WriteString(e.Text)
+		p.answerDirty = true
+		return ops
+	case agent.Thinking:
+		p.countDeltas(n)
+		if p.thinkingID == "" {
+			p.thinkingID, p.thinkStart = p.id("thinking"), p.now()
+		}
+		p.thinking.WriteString(e.Text)
+		p.thinkingDirty = true
+		return nil
+	case agent.ToolStart:
+		ops := append(p.closeThinking(), p.endAnswer("", false)...)
+		header := toolHeader(e.Name, e.Args)
+		if e.Repair != "" {
+			header += " (recovered from " + e.Repair + " text)"
+		}
+		p.tools[e.ID] = header
+		short := []line{{spans: []span{{text: "▸ ", style: p.th.tool}, {text: header, style: p.th.tool}, {text: " …", style: p.th.dim}}}}
+		id := "tool:" + e.ID
+		return append(ops, func() { ui.conv.set(id, kindTool, short, nil) })
+	case agent.ToolEnd:
+		short, long := toolLines(p.th, p.tools[e.ID], e)
+		id := "tool:" + e.ID
+		delete(p.tools, e.ID)
+		return []func(){func() { ui.conv.set(id, kindTool, short, long) }}
+	case agent.Message:
+		ops := append(p.closeThinking(), p.endAnswer(e.Message.Content, true)...)
+		if u := e.Usage; u != nil {
+			ops = append(ops, func() { ui.setUsage(*u) })
+		}
+		return ops
+	case agent.Notice:
+		lines := noticeLines(p.th, e)
+		return []func(){func() { ui.conv.add(&block{kind: kindNotice, short: lines}) }}
+	case agent.Done:
+		ops := append(p.closeThinking(), p.endAnswer("", false)...)
+		p.deltas, p.streamStart = 0, time.Time{}
+		return append(ops, func() { ui.turnDone(e) })
+	}
+	return nil
+}
+
+// flush renders what streamed since the last flush.
+func (p *presenter) flush() []func() {
+	var ops []func()
+	ui := p.ui
+	if p.answerDirty && p.answerID != "" {
+		id, lines := p.answerID, p.md.render(p.answer.String())
+		ops = append(ops, func() { ui.conv.set(id, kindAssistant, lines, nil) })
+		p.answerDirty = false
+	}
+	if p.thinkingDirty && p.thinkingID != "" {
+		all := textLines(p.thinking.String(), p.th.thinking)
+		shown := all[max(0, len(all)-thinkingTail):]
+		head := styledLine("thinking…", p.th.thinking)
+		id := p.thinkingID
+		short := append([]line{head}, shown...)
+		ops = append(ops, func() { ui.conv.set(id, kindThinking, short, nil) })
+		p.thinkingDirty = false
+	}
+	if p.deltas > 0 && !p.streamStart.IsZero() {
+		if secs := p.now().Sub(p.streamStart).Seconds(); secs > 0.2 {
+			rate := float64(p.deltas) / secs
+			ops = append(ops, func() { ui.rate = rate })
+		}
+	}
+	return ops
+}
+
+func (p *presenter) countDeltas(n int) {
+	if p.streamStart.IsZero() {
+		p.streamStart = p.now()
+	}
+	p.deltas += max(n, 1)
+}
+
+// closeThinking folds the thinking block into one line that opens.
+func (p *presenter) closeThinking() []func() {
+	if p.thinkingID == "" {
+		return nil
+	}
+	text := p.thinking.String()
+	took := elapsed(p.now().Sub(p.thinkStart))
+	head := line{spans: []span{{text: "▸ ", style: p.th.thinking},
+		{text: fmt.Sprintf("thought for %s (%d words)", took, len(strings.Fields(text))), style: p.th.thinking}}}
+	long := append([]line{head}, textLines(text, p.th.thinking)...)
+	id, ui := p.thinkingID, p.ui
+	p.thinkingID, p.thinkingDirty = "", false
+	p.thinking.Reset()
+	return []func(){func() { ui.conv.set(id, kindThinking, []line{head}, long) }}
+}
+
+// endAnswer renders the answer in full. With kept set, final is the
+// message as the agent kept it and replaces what streamed: text that
+// turned out to be a tool call is not shown.
+func (p *presenter) endAnswer(final string, kept bool) []func() {
+	if p.answerID == "" && strings.TrimSpace(final) == "" {
+		return nil
+	}
+	id, ui := p.answerID, p.ui
+	if id == "" {
+		id = p.id("answer")
+	}
+	text := p.answer.String()
+	if kept {
+		text = final
+	}
+	p.answerID, p.answerDirty = "", false
+	p.answer.Reset()
+	if strings.TrimSpace(text) == "" {
+		return []func(){func() { ui.conv.remove(id) }}
+	}
+	lines := p.md.render(text)
+	return []func(){func() { ui.conv.set(id, kindAssistant, lines, nil) }}
+}
+
+func noticeLines(th theme, e agent.Notice) []line {
+	st, mark := th.notice, "· "
+	if e.Level == agent.Warn {
+		st, mark = th.warn, "! "
+	}
+	lines := textLines(e.Text, st)
+	if len(lines) == 0 {
+		return nil
+	}
+	lines[0].spans = append([]span{{text: mark, style: st}}, lines[0].spans...)
+	for i := range lines {
+		lines[i].hang = 2
+	}
+	return lines
+}
+
+// toolLines renders a finished call: a header line with its outcome, the
+// diff of a write (shown), and the output (on opening).
+func toolLines(th theme, header string, e agent.ToolEnd) (short, long []line) {
+	if header == "" {
+		header = e.Name
+	}
+	mark, st := "✓ ", th.toolOK
+	var outcome string
+	switch {
+	case e.IsError:
+		mark, st = "✗ ", th.toolErr
+		outcome = firstLine(e.Output)
+	case strings.HasPrefix(e.Summary, e.Name+" "):
+		// The tool's own one-liner says it best: "grep "x" 3 matches".
+		header = oneLine(e.Summary, summaryColumns)
+	case e.Summary != "":
+		header = e.Name + " " + oneLine(e.Summary, summaryColumns)
+	}
+	spans := []span{{text: mark, style: st}, {text: header, style: th.tool}}
+	if outcome != "" {
+		spans = append(spans, span{text: " — " + oneLine(outcome, summaryColumns), style: th.dim})
+	}
+	if e.Duration >= 100*time.Millisecond {
+		spans = append(spans, span{text: " · " + e.Duration.Round(100*time.Millisecond).String(), style: th.dim})
+	}
+	head := line{spans: spans, hang: 2}
+	short = []line{head}
+	var body []line
+	if e.Diff != "" {
+		diff := diffLines(th, e.Diff)
+		shown := diff[:min(len(diff), diffShown)]
+		short = append(short, indent(shown, 2)...)
+		if len(diff) > diffShown {
+			short = append(short, styledLine(fmt.Sprintf("  … %d more diff lines (Tab, then Enter to open)", len(diff)-diffShown), th.dim))
+		}
+		body = diff
+	} else if out := strings.TrimSpace(e.Output); out != "" {
+		body = textLines(out, th.toolOutput)
+	}
+	if len(body) == 0 {
+		return short, nil
+	}
+	long = append([]line{head}, indent(body[:min(len(body), outputShown)], 2)...)
+	if len(body) > outputShown {
+		long = append(long, styledLine(fmt.Sprintf("  … %d more lines (the model saw them, or their start and end)", len(body)-outputShown), th.dim))
+	}
+	return short, long
+}
+
+// diffLines colours a unified diff.
+func diffLines(th theme, diff string) []line {
+	lines := textLines(diff, th.text)
+	for i, l := range lines {
+		t := l.plain()
+		switch {
+		case strings.HasPrefix(t, "+++"), strings.HasPrefix(t, "---"):
+			lines[i] = styledLine(t, th.bold)
+		case strings.HasPrefix(t, "+"):
+			lines[i] = styledLine(t, th.diffAdd)
+		case strings.HasPrefix(t, "-"):
+			lines[i] = styledLine(t, th.diffDel)
+		case strings.HasPrefix(t, "@@"):
+			lines[i] = styledLine(t, th.diffHunk)
+		}
+	}
+	return lines
+}
+
+func indent(lines []line, n int) []line {
+	pad := strings.Repeat(" ", n)
+	out := make([]line, len(lines))
+	for i, l := range lines {
+		out[i] = line{spans: append([]span{{text: pad}}, l.spans...), hang: l.hang + n}
+	}
+	return out
+}
+
+// userLines renders a prompt as typed.
+func userLines(th theme, prompt string) []line {
+	lines := textLines(prompt, th.user)
+	if len(lines) == 0 {
+		return nil
+	}
+	for i := range lines {
+		mark := "  "
+		if i == 0 {
+			mark = "› "
+		}
+		lines[i].spans = append([]span{{text: mark, style: th.userMark}}, lines[i].spans...)
+		lines[i].hang = 2
+	}
+	return lines
+}
+
+// toolHeader is a call on one line: the tool and its main argument, as in
+// "read_file agent/loop.go:1-80" or "grep parseConfig in cmd".
+func toolHeader(name string, args json.RawMessage) string {
+	var m map[string]any
+	if json.Unmarshal(args, &m) != nil || len(m) == 0 {
+		return name
+	}
+	str := func(k string) string {
+		switch v := m[k].(type) {
+		case string:
+			return v
+		case float64:
+			return strconv.FormatFloat(v, 'f', -1, 64)
+		case bool:
+			return strconv.FormatBool(v)
+		}
+		return ""
+	}
+	var main string
+	for _, k := range []string{"command", "pattern", "query", "path", "file_path", "file", "url", "dir"} {
+		if v := str(k); v != "" {
+			main = v
+			if k == "pattern" || k == "query" {
+				main = strconv.Quote(v)
+				if p := str("path"); p != "" && p != "." {
+					main += " in " + p
+				}
+			}
+			break
+		}
+	}
+	if main == "" {
+		return name + " " + oneLine(string(args), 60)
+	}
+	if off := str("offset"); off != "" {
+		start, _ := strconv.Atoi(off)
+		if lim, _ := strconv.Atoi(str("limit")); lim > 0 {
+			main += fmt.Sprintf(":%d-%d", start, start+lim-1)
+		} else {
+			main += ":" + off + "-"
+		}
+	}
+	return name + " " + oneLine(main, 80)
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
+
+// historyBlocks renders a resumed conversation: prompts, answers and
+// calls (closed), as the user saw them.
+func historyBlocks(th theme, md *markdown, history []models.Message) []*block {
+	var out []*block
+	headers := make(map[string]string)
+	for _, m := range history {
+		switch m.Role {
+		case models.RoleUser:
+			out = append(out, &block{kind: kindUser, short: userLines(th, m.Content)})
+		case models.RoleAssistant:
+			if strings.TrimSpace(m.Content) != "" {
+				out = append(out, &block{kind: kindAssistant, short: md.render(m.Content)})
+			}
+			for _, c := range m.ToolCalls {
+				headers[c.ID] = toolHeader(c.Name, c.Arguments)
+			}
+		case models.RoleTool:
+			short, long := toolLines(th, headers[m.ToolCallID], agent.ToolEnd{
+				ID: m.ToolCallID, Name: m.ToolName, Output: m.Content, Summary: firstLine(m.Content)})
+			out = append(out, &block{kind: kindTool, short: short, long: long})
+		}
+	}
+	return out
+}

@@ -1,0 +1,254 @@
+package tui
+
+import (
+	_ "embed"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rivo/tview"
+
+	"github.com/ternhq/tern/agent"
+)
+
+// initPrompt asks the model for an AGENTS.md (/init).
+//
+//go:embed init.md
+var initPrompt string
+
+// progressEvery paces index progress updates.
+const progressEvery = 100 * time.Millisecond
+
+// cmdIndex builds or updates the index in the background, with a progress
+// line that updates in place. It does not need the model to be connected.
+func (a *App) cmdIndex() {
+	if a.deps.Index == nil {
+		a.warn("/index: the repository index is not available in this build yet")
+		return
+	}
+	if a.indexing {
+		a.warn("/index is already running")
+		return
+	}
+	a.indexing = true
+	a.conv.set("index", kindNotice, []line{styledLine("· indexing…", a.th.notice)}, nil)
+	a.conv.toEnd()
+	ctx, cancel := a.jobContext()
+	start := a.now()
+	var mu sync.Mutex
+	var last time.Time
+	a.background(func() {
+		defer cancel()
+		summary, err := a.deps.Index.Index(ctx, func(p IndexProgress) {
+			mu.Lock()
+			defer mu.Unlock()
+			if time.Since(last) < progressEvery && p.Done < p.Total {
+				return
+			}
+			last = time.Now()
+			l := progressLine(a.th, p)
+			a.pump.post(func() { a.conv.set("index", kindNotice, []line{l}, nil) })
+		})
+		took := a.now().Sub(start)
+		a.pump.post(func() {
+			a.indexing = false
+			a.conv.remove("index")
+			if err != nil {
+				a.fail("index: " + err.Error())
+				return
+			}
+			if summary == "" {
+				summary = "index up to date"
+			}
+			a.note(fmt.Sprintf("%s (%s)", summary, elapsed(took)))
+		})
+	})
+}
+
+// progressLine draws "indexing ▮▮▮▯▯▯▯▯ 120/530 files · path".
+func progressLine(th theme, p IndexProgress) line {
+	const cells = 20
+	filled := 0
+	if p.Total > 0 {
+		filled = min(cells, p.Done*cells/p.Total)
+	}
+	text := fmt.Sprintf("%d/%d files", p.Done, p.Total)
+	if p.Total <= 0 {
+		text = fmt.Sprintf("%d files", p.Done)
+	}
+	l := line{spans: []span{
+		{text: "· indexing ", style: th.notice},
+		{text: strings.Repeat("▮", filled) + strings.Repeat("▯", cells-filled), style: th.notice},
+		{text: " " + text, style: th.notice},
+	}}
+	if p.Path != "" {
+		l.spans = append(l.spans, span{text: " · " + oneLine(p.Path, 60), style: th.dim})
+	}
+	return l
+}
+
+// cmdSearch searches in the background and shows the hits in a pane.
+func (a *App) cmdSearch(query string) {
+	if query == "" {
+		a.fail("usage: /search QUERY")
+		return
+	}
+	if a.deps.Search == nil {
+		a.warn("/search: the repository index is not available in this build yet")
+		return
+	}
+	ctx, cancel := a.jobContext()
+	a.background(func() {
+		defer cancel()
+		hits, err := a.deps.Search.Search(ctx, query, 20)
+		a.pump.post(func() {
+			if err != nil {
+				a.fail("search: " + err.Error())
+				return
+			}
+			if len(hits) == 0 {
+				a.note("no results for " + query)
+				return
+			}
+			a.searchDialog(query, hits)
+		})
+	})
+}
+
+func (a *App) searchDialog(query string, hits []SearchHit) {
+	th := a.th
+	l := tview.NewList().ShowSecondaryText(false).SetUseStyleTags(false, false).SetHighlightFullLine(true)
+	l.SetMainTextStyle(th.text).SetSelectedStyle(th.selected.Bold(true))
+	th.plain(l.Box)
+	preview := newConvo(th, 500)
+	preview.follow = false
+	show := func(i int) {
+		preview.clear()
+		preview.follow = false
+		h := hits[i]
+		lang := strings.TrimPrefix(extOf(h.Path), ".")
+		lines := []line{styledLine(h.Ref(), th.bold)}
+		lines = append(lines, a.md.hl.lines(h.Snippet, lang)...)
+		preview.add(&block{kind: kindInfo, short: lines})
+	}
+	for _, h := range hits {
+		text := fmt.Sprintf("%-40s %-24s %.3f", oneLine(h.Ref(), 40), oneLine(h.Symbol, 24), h.Score)
+		ref := h.Ref()
+		l.AddItem(text, "", 0, func() {
+			a.closeModal()
+			a.insertRef(ref)
+		})
+	}
+	l.SetChangedFunc(func(i int, _, _ string, _ rune) { show(i) })
+	show(0)
+	box := tview.NewFlex().SetDirection(tview.FlexRow).
+		AddItem(l, 0, 1, true).
+		AddItem(newRule(th), 1, 0, false).
+		AddItem(preview, 0, 1, false)
+	a.framed(box.Box, "search: "+oneLine(query, 40)+" · Enter inserts a reference · Esc closes")
+	a.openModal("search", box, l, 9, 9, nil)
+}
+
+func extOf(path string) string {
+	if i := strings.LastIndexByte(path, '.'); i >= 0 && !strings.ContainsRune(path[i:], '/') {
+		return path[i:]
+	}
+	return ""
+}
+
+// cmdDoctor runs the doctor's checks and shows the report.
+func (a *App) cmdDoctor() {
+	if a.deps.Doctor == nil {
+		a.warn("/doctor is not available here; run `tern doctor` in a shell")
+		return
+	}
+	a.note("checking Ollama, the models and the workspace…")
+	ctx, cancel := a.jobContext()
+	a.background(func() {
+		defer cancel()
+		report, err := a.deps.Doctor(ctx)
+		lines := textLines(report, a.th.text)
+		a.pump.post(func() {
+			if len(lines) > 0 {
+				a.say(lines...)
+			}
+			if err != nil {
+				a.warn("doctor found problems: " + err.Error())
+			}
+		})
+	})
+}
+
+// cmdInit has the model explore the repository and draft AGENTS.md, then
+// shows the draft for the user to accept or discard.
+func (a *App) cmdInit() {
+	if a.deps.Notes == nil {
+		a.warn("/init is not available here: nothing can write the notes file")
+		return
+	}
+	if !a.ready("run /init") {
+		return
+	}
+	a.conv.add(&block{kind: kindUser, short: userLines(a.th, "/init: write AGENTS.md for this repository")})
+	a.conv.toEnd()
+	a.talked = true
+	ctx := a.startJob("generating")
+	runner := a.back.Agent
+	a.background(func() {
+		var draft string
+		err := runner.Run(ctx, initPrompt, func(e agent.Event) {
+			if m, ok := e.(agent.Message); ok && len(m.Message.ToolCalls) == 0 {
+				draft = m.Message.Content
+			}
+			a.pump.emit(e)
+		})
+		draft = stripFence(draft)
+		lines := a.md.render(draft) // off the UI goroutine
+		a.pump.post(func() {
+			a.jobDone(err)
+			if err != nil || strings.TrimSpace(draft) == "" {
+				if err == nil {
+					a.warn("/init: the model gave no draft; try again, or write AGENTS.md yourself")
+				}
+				return
+			}
+			a.notesDialog(draft, lines)
+		})
+	})
+}
+
+// stripFence removes a code fence around the whole draft.
+func stripFence(s string) string {
+	t := strings.TrimSpace(s)
+	if !strings.HasPrefix(t, "```") || !strings.HasSuffix(t, "```") {
+		return s
+	}
+	t = strings.TrimSuffix(t, "```")
+	_, body, ok := strings.Cut(t, "\n")
+	if !ok {
+		return s
+	}
+	return strings.TrimSpace(body) + "\n"
+}
+
+// notesDialog shows the AGENTS.md draft: y writes it, n discards it.
+func (a *App) notesDialog(draft string, rendered []line) {
+	a.confirm("AGENTS.md draft", rendered, "write AGENTS.md",
+		func() { a.writeNotes(draft) },
+		func() { a.note("draft discarded") })
+}
+
+func (a *App) writeNotes(draft string) {
+	w := a.deps.Notes
+	a.background(func() {
+		path, err := w.WriteNotes(draft)
+		a.pump.post(func() {
+			if err != nil {
+				a.fail("write notes: " + err.Error())
+				return
+			}
+			a.note("wrote " + path + "; it is in the system prompt of new sessions")
+		})
+	})
+}

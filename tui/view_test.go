@@ -1,0 +1,269 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ternhq/tern/agent"
+	"github.com/ternhq/tern/models/ollamatest"
+)
+
+func plainLines(lines []line) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = l.plain()
+	}
+	return out
+}
+
+func TestMarkdown(t *testing.T) {
+	md := newMarkdown(newTheme(false))
+	tests := []struct {
+		name, src string
+		want      []string
+	}{
+		{"heading and paragraph", "# Title\n\nSome *text* and **bold**.", []string{"Title", "", "Some text and bold."}},
+		{"lists", "- one\n- two\n  1. a\n  2. b", []string{"• one", "• two", "  1. a", "  2. b"}},
+		{"tasks", "- [ ] todo\n- [x] done", []string{"• ☐ todo", "• ☑ done"}},
+		{"code keeps brackets", "```go\nm[\"k\"] = [red]x[-]\n```", []string{`  m["k"] = [red]x[-]`}},
+		{"inline code and link", "Use `a[0]` or [docs](https://x.dev).", []string{"Use a[0] or docs (https://x.dev)."}},
+		{"quote", "> careful\n> now", []string{"│ careful", "│ now"}},
+		{"table", "| a | bb |\n|---|---|\n| 1 | 2 |", []string{"a │ bb", "──┼───", "1 │ 2"}},
+		{"unclosed fence while streaming", "Here:\n```python\nprint(1)", []string{"Here:", "", "  print(1)"}},
+		{"escapes", `1\. not a list \*x\*`, []string{"1. not a list *x*"}},
+		{"rule", "a\n\n---\n\nb", []string{"a", "", strings.Repeat("─", 40), "", "b"}},
+		{"tag-like text", "[yellow]not yellow[-] and [\"region\"]", []string{`[yellow]not yellow[-] and ["region"]`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := plainLines(md.render(tt.src))
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("render(%q) (-want +got):\n%s", tt.src, diff)
+			}
+		})
+	}
+}
+
+func TestMarkdownStyles(t *testing.T) {
+	th := newTheme(false)
+	md := newMarkdown(th)
+	lines := md.render("# Head\n\n**b** `c`\n\n```go\nfunc f() {}\n```")
+	if st := lines[0].spans[0].style; st != th.heading {
+		t.Errorf("heading style = %v", st)
+	}
+	para := lines[2].spans
+	if _, _, attrs := para[0].style.Decompose(); attrs&tcell.AttrBold == 0 {
+		t.Errorf("bold text is not bold")
+	}
+	if para[len(para)-1].style != th.code {
+		t.Errorf("inline code style = %v", para[len(para)-1].style)
+	}
+	code := lines[4].spans
+	colours := map[tcell.Color]bool{}
+	for _, s := range code {
+		fg, _, _ := s.style.Decompose()
+		colours[fg] = true
+	}
+	if len(colours) < 2 {
+		t.Errorf("Go code is not highlighted: %v", code)
+	}
+}
+
+func TestWrap(t *testing.T) {
+	tests := []struct {
+		name  string
+		l     line
+		width int
+		want  []string
+	}{
+		{"fits", styledLine("short", tcell.StyleDefault), 10, []string{"short"}},
+		{"at spaces", styledLine("one two three four", tcell.StyleDefault), 9, []string{"one two", "three", "four"}},
+		{"long word", styledLine("abcdefghij", tcell.StyleDefault), 4, []string{"abcd", "efgh", "ij"}},
+		{"wide characters", styledLine("日本語のテキスト", tcell.StyleDefault), 5, []string{"日本", "語の", "テキ", "スト"}},
+		{"hang indent", line{spans: []span{{text: "• alpha beta gamma"}}, hang: 2}, 10, []string{"• alpha", "  beta", "  gamma"}},
+		{"emoji", styledLine("ok 👍🏽 done", tcell.StyleDefault), 5, []string{"ok 👍🏽", "done"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, row := range wrap(tt.l, tt.width) {
+				got = append(got, line{spans: row}.plain())
+				if w := spansWidth(row); w > tt.width {
+					t.Errorf("row %q is %d columns, wider than %d", line{spans: row}.plain(), w, tt.width)
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCleanText(t *testing.T) {
+	got := cleanText("\x1b[31mred\x1b[0m\ta\r\nb\x07\x1b]0;title\x07c")
+	if want := "red a\nbc"; got != want {
+		t.Errorf("cleanText = %q, want %q", got, want)
+	}
+}
+
+func TestToolHeader(t *testing.T) {
+	tests := []struct{ name, args, want string }{
+		{"read_file", `{"path":"agent/loop.go","offset":1,"limit":80}`, "read_file agent/loop.go:1-80"},
+		{"grep", `{"pattern":"parseConfig","path":"cmd"}`, `grep "parseConfig" in cmd`},
+		{"list_dir", `{}`, "list_dir"},
+		{"run_command", `{"command":"go test ./..."}`, "run_command go test ./..."},
+		{"odd", `{"x":[1,2]}`, `odd {"x":[1,2]}`},
+	}
+	for _, tt := range tests {
+		if got := toolHeader(tt.name, json.RawMessage(tt.args)); got != tt.want {
+			t.Errorf("toolHeader(%s, %s) = %q, want %q", tt.name, tt.args, got, tt.want)
+		}
+	}
+}
+
+func TestScrollbackIsBounded(t *testing.T) {
+	c := newConvo(newTheme(false), 50)
+	for i := range 100 {
+		c.add(&block{kind: kindInfo, short: []line{styledLine(fmt.Sprint("line ", i), tcell.StyleDefault)}})
+	}
+	if len(c.blocks) != 50 || !c.dropped {
+		t.Fatalf("%d blocks kept (dropped %v), want the newest 50", len(c.blocks), c.dropped)
+	}
+	if got := c.blocks[0].short[0].plain(); got != "line 50" {
+		t.Errorf("oldest kept = %q", got)
+	}
+}
+
+func TestPumpMergesDeltasOnly(t *testing.T) {
+	p := newPump(nil, nil)
+	for _, e := range []agent.Event{agent.Token{Text: "a"}, agent.Token{Text: "b"}, agent.Thinking{Text: "t"},
+		agent.Thinking{Text: "u"}, agent.Notice{Text: "n"}, agent.Token{Text: "c"}, agent.Done{}} {
+		p.emit(e)
+	}
+	var got []string
+	for _, it := range p.queue {
+		got = append(got, fmt.Sprintf("%s:%v:%d", it.ev.Type(), it.ev, it.n))
+	}
+	want := []string{"token:{ab}:2", "thinking:{tu}:2", "notice:{ n}:1", "token:{c}:1", "done:{ 0 0 0 0s }:1"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("queue (-want +got):\n%s", diff)
+	}
+}
+
+func TestThinkingIsDimmedAndCollapses(t *testing.T) {
+	h := newHarness(t)
+	h.online()
+	h.srv.Script(ollamatest.Reply{Thinking: "Let me consider the [files] here carefully.", Content: "Answer.", ChunkDelay: 5 * time.Millisecond})
+	h.send("think")
+	s := h.waitFor("thought for", "Answer.")
+	if strings.Contains(s, "consider the [files]") {
+		t.Errorf("the thinking stayed open after the answer:\n%s", s)
+	}
+	h.idle()
+	h.key(tcell.KeyTab)
+	h.key(tcell.KeyEnter)
+	h.waitFor("Let me consider the [files] here carefully.")
+	// The thinking is dim (grey), unlike the answer.
+	var fg tcell.Color
+	h.onLoop(func() {
+		cells, w, ht := h.sim.GetContents()
+		for y := 0; y < ht; y++ {
+			var row strings.Builder
+			for x := 0; x < w; x++ {
+				row.WriteString(string(cells[y*w+x].Runes))
+			}
+			if strings.HasPrefix(strings.TrimSpace(row.String()), "Let me") {
+				x := strings.Index(row.String(), "Let")
+				fg, _, _ = cells[y*w+x].Style.Decompose()
+			}
+		}
+	})
+	if want, _, _ := newTheme(false).thinking.Decompose(); fg != want {
+		t.Errorf("thinking colour = %v", fg)
+	}
+}
+
+func TestResizeAndWideText(t *testing.T) {
+	h := newHarness(t)
+	h.online()
+	long := strings.Repeat("漢字とかな ", 30)
+	h.srv.Script(ollamatest.Reply{Content: long})
+	h.send("wide")
+	h.waitFor("漢字")
+	h.idle()
+	h.onLoop(func() { h.sim.SetSize(40, 12) })
+	h.sim.PostEvent(tcell.NewEventResize(40, 12))
+	s := h.waitFor("tern", "›")
+	rows := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(rows) != 12 {
+		t.Fatalf("%d rows after resizing to 12", len(rows))
+	}
+	if !strings.Contains(rows[0], "qwen3:8b") {
+		t.Errorf("status bar lost the model at 40 columns: %q", rows[0])
+	}
+	if !strings.Contains(s, "漢字") {
+		t.Errorf("wide text is gone after the resize:\n%s", s)
+	}
+}
+
+func TestLongOutputIsCappedWhenOpened(t *testing.T) {
+	th := newTheme(false)
+	out := strings.Repeat("row\n", 1000)
+	short, long := toolLines(th, "run_command seq 1000", agent.ToolEnd{Name: "run_command", Output: out, Summary: "exit 0"})
+	if len(short) != 1 {
+		t.Errorf("the closed call shows %d lines", len(short))
+	}
+	if len(long) != 1+outputShown+1 || !strings.Contains(long[len(long)-1].plain(), "600 more lines") {
+		t.Errorf("the open call shows %d lines ending %q", len(long), long[len(long)-1].plain())
+	}
+}
+
+func TestNoColour(t *testing.T) {
+	h := newHarness(t, withConfig(func(c *Config) { c.NoColor = true }))
+	h.online()
+	h.srv.Script(ollamatest.Reply{Content: "# Head\n\n```go\nfunc f() {}\n```"})
+	h.send("colour?")
+	h.waitFor("Head", "func f() {}")
+	h.idle()
+	h.onLoop(func() {
+		cells, _, _ := h.sim.GetContents()
+		for _, c := range cells {
+			fg, bg, _ := c.Style.Decompose()
+			if fg != tcell.ColorDefault || bg != tcell.ColorDefault {
+				t.Errorf("cell %q has colours %v on %v", string(c.Runes), fg, bg)
+				return
+			}
+		}
+	})
+}
+
+func TestPresenterShowsWhatTheAgentKept(t *testing.T) {
+	a := New(Config{Root: "/r", Screen: tcell.NewSimulationScreen("UTF-8")}, Deps{Connect: waitForever})
+	apply := func(ops []func()) {
+		for _, op := range ops {
+			op()
+		}
+	}
+	p := a.pres
+	apply(p.event(agent.Token{Text: `{"name": "list_dir"`}, 1))
+	apply(p.flush())
+	if !strings.Contains(a.conv.text(), "list_dir") {
+		t.Fatalf("the streamed text is not shown:\n%s", a.conv.text())
+	}
+	// The agent found a tool call in that text and kept no answer.
+	apply(p.event(agent.Message{}, 1))
+	if strings.Contains(a.conv.text(), "list_dir") {
+		t.Errorf("text the agent turned into a tool call is still shown:\n%s", a.conv.text())
+	}
+	apply(p.event(agent.Token{Text: "Partial answ"}, 1))
+	apply(p.event(agent.Done{Reason: agent.DoneCanceled}, 1))
+	if got := a.conv.text(); !strings.Contains(got, "Partial answ") || !strings.Contains(got, "cancelled") {
+		t.Errorf("a cancelled answer is not kept with a notice:\n%s", got)
+	}
+}
