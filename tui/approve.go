@@ -184,15 +184,18 @@ func (a *App) approvalLines(ap agent.Approval) []line {
 	return out
 }
 
-// offersAlways says whether "a" (allow for the session) is offered.
-// Destructive calls always ask. When the agent's Approval gains Once
-// (issue 3), it joins them: return !ap.Destructive && !ap.Once.
-func offersAlways(ap agent.Approval) bool { return !ap.Destructive }
+// offersAlways says whether "a" (allow for the session) is offered:
+// destructive calls, and those the tool wants asked every time (commits),
+// always ask.
+func offersAlways(ap agent.Approval) bool { return !ap.Destructive && !ap.Once }
 
-// destructiveWhy says what makes a call destructive, for the dialog's
-// title. When the agent's Approval gains Why (issue 3): return ": " + ap.Why
-// when it is set.
-func destructiveWhy(agent.Approval) string { return "" }
+// destructiveWhy says what makes a call destructive, for the dialog's title.
+func destructiveWhy(ap agent.Approval) string {
+	if ap.Why == "" {
+		return ""
+	}
+	return ": " + ap.Why
+}
 
 func looksLikeDiff(s string) bool {
 	return strings.HasPrefix(s, "--- ") || strings.HasPrefix(s, "diff ") || strings.HasPrefix(s, "@@") || strings.Contains(s, "\n@@ ")

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/ternhq/tern/context/budget"
+	"github.com/ternhq/tern/disclosure"
 	"github.com/ternhq/tern/session"
 	"github.com/ternhq/tern/tools"
 	"github.com/ternhq/tern/tui"
@@ -106,7 +108,9 @@ func (a *app) runTUI(ctx context.Context, resume string) (string, error) {
 			History:      r.agent.History(),
 			Notices:      r.notices,
 			Installed:    back.installed,
-			Tiers:        newReadOnlyTiers(ws, cnt),
+			Tiers:        tierControl{set: r.tools, counter: cnt},
+			Compactor:    r.agent,
+			Undoer:       &undoer{ws: ws, session: r.sess.ID},
 		}, nil
 	}
 
@@ -115,7 +119,7 @@ func (a *app) runTUI(ctx context.Context, resume string) (string, error) {
 		Resume:  resume,
 		Screen:  a.screen,
 		NoColor: a.getenv("NO_COLOR") != "",
-		Yes:     a.yes,
+		Yes:     a.yes || a.yolo,
 		Tier:    a.tier,
 	}, tui.Deps{
 		Connect:  connect,
@@ -140,31 +144,70 @@ func (a *app) doctorReport(ctx context.Context) (string, error) {
 	return out.String(), err
 }
 
-// readOnlyTiers is the tier control of this build, which has the
-// read-only tools of tier 0 only. The disclosure package replaces it.
-type readOnlyTiers struct {
-	list []tui.ToolInfo
+// tierControl is the TUI's view of the session's tiers (Ctrl+T, /tier,
+// /tools).
+type tierControl struct {
+	set     *disclosure.Set
+	counter *budget.Counter
 }
 
-func newReadOnlyTiers(ws *tools.Workspace, cnt *budget.Counter) readOnlyTiers {
-	var t readOnlyTiers
-	for _, tool := range tools.ReadOnlyTools(ws) {
-		spec := tool.Spec()
-		t.list = append(t.list, tui.ToolInfo{Name: spec.Name, Tier: 0, Tokens: cnt.Count(string(spec.WireJSON())), Active: true})
+func (t tierControl) Tier() int { return int(t.set.Tier()) }
+
+// SetTier moves the session to tier n. The notice the set raises is
+// returned here and taken, so the agent does not repeat it.
+func (t tierControl) SetTier(ctx context.Context, n int) (string, error) {
+	if err := t.set.SetTier(ctx, disclosure.Tier(n), "chosen in the TUI"); err != nil {
+		return "", err
 	}
-	return t
+	return strings.Join(t.set.Notices(), "; "), nil
 }
 
-func (t readOnlyTiers) Tier() int { return 0 }
-
-func (t readOnlyTiers) SetTier(_ context.Context, n int) (string, error) {
-	if n == 0 {
-		return "", nil
+func (t tierControl) Tools() []tui.ToolInfo {
+	active := make(map[string]bool)
+	for _, tool := range t.set.All() {
+		active[tool.Spec().Name] = true
 	}
-	return "", errors.New("this build has only tier 0, the read-only tools; edit and command tools are not in it yet")
+	var list []tui.ToolInfo
+	for tier := disclosure.Read; tier <= disclosure.External; tier++ {
+		for _, tool := range t.set.Tools(tier) {
+			spec := tool.Spec()
+			list = append(list, tui.ToolInfo{Name: spec.Name, Tier: int(tier),
+				Tokens: t.counter.Count(string(spec.WireJSON())), Active: active[spec.Name]})
+		}
+	}
+	return list
 }
 
-func (t readOnlyTiers) Tools() []tui.ToolInfo { return t.list }
+// undoer restores the files of the TUI's session (/undo).
+type undoer struct {
+	ws      *tools.Workspace
+	session string
+	plan    *tools.UndoPlan
+}
+
+func (u *undoer) PlanUndo(ctx context.Context) (tui.UndoPlan, error) {
+	plan, err := tools.PlanUndo(ctx, u.ws, u.session)
+	if err != nil {
+		return tui.UndoPlan{}, explainUndo(u.session, err)
+	}
+	u.plan = plan
+	return tui.UndoPlan{Restore: plan.Restore, Delete: plan.Delete}, nil
+}
+
+func (u *undoer) Undo(ctx context.Context, _ tui.UndoPlan) (string, error) {
+	if u.plan == nil {
+		return "", errors.New("undo: nothing planned")
+	}
+	saved, err := u.plan.Apply(ctx)
+	u.plan = nil
+	if err != nil {
+		return "", err
+	}
+	if saved == "" {
+		return "nothing to undo: the files are as they were at the checkpoint", nil
+	}
+	return fmt.Sprintf("files restored to the checkpoint; the state before the undo is kept under %s", saved), nil
+}
 
 // notesFile writes the AGENTS.md drafted by /init. An existing file is
 // left alone and the draft saved next to the session store instead.

@@ -86,7 +86,7 @@ func TestTUISmokeInTmux(t *testing.T) {
 	rss := rssMiB(pid)
 
 	tm("send-keys", "-t", "tern", "C-t")
-	waitPane("this build has only tier 0")
+	waitPane("qwen3:8b │ tier 1")
 	tm("send-keys", "-t", "tern", "?")
 	waitPane("help ·", "cycle the tool tier")
 	tm("send-keys", "-t", "tern", "Escape")

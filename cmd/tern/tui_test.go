@@ -151,7 +151,7 @@ func TestTUIWiring(t *testing.T) {
 	waitGone(t, sim, "generating")
 
 	sim.InjectKey(tcell.KeyCtrlT, 0, tcell.ModNone)
-	waitScreen(t, sim, "this build has only tier 0")
+	waitScreen(t, sim, "qwen3:8b │ tier 1")
 
 	for _, r := range "/doctor" {
 		sim.InjectKey(tcell.KeyRune, r, tcell.ModNone)

@@ -54,11 +54,8 @@ func (a *app) undo(ctx context.Context, id string) error {
 		return err
 	}
 	plan, err := tools.PlanUndo(ctx, ws, sess.ID)
-	switch {
-	case errors.Is(err, tools.ErrNoCheckpoint):
-		return fmt.Errorf("session %s has no checkpoint: it changed no files, or changed them where git could not take one", sess.ID)
-	case err != nil:
-		return fmt.Errorf("undo is unavailable: %s", unavailable(err))
+	if err != nil {
+		return explainUndo(sess.ID, err)
 	}
 	fmt.Fprintf(a.stdout, "Session %s (%s, %q)\ncheckpoint %.8s, taken before its first change\n", sess.ID, sess.Model, oneLine(sess.Title, 60), plan.Commit)
 	if plan.Empty() {
@@ -96,6 +93,14 @@ func (a *app) undo(ctx context.Context, id string) error {
 	fmt.Fprintf(a.stdout, "Restored %s and deleted %s. The files as they were before this undo are in %s (`git checkout %s -- .` brings them back).\n",
 		countOf(len(plan.Restore), "file"), countOf(len(plan.Delete), "file"), saved, saved)
 	return nil
+}
+
+// explainUndo says why a session's files cannot be restored.
+func explainUndo(sessionID string, err error) error {
+	if errors.Is(err, tools.ErrNoCheckpoint) {
+		return fmt.Errorf("session %s has no checkpoint: it changed no files, or changed them where git could not take one", sessionID)
+	}
+	return fmt.Errorf("undo is unavailable: %s", unavailable(err))
 }
 
 // undoSession finds the session to undo: the one named, else the latest
