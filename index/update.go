@@ -124,11 +124,11 @@ type job struct {
 // record is a processed file, ready for the writer.
 type record struct {
 	job
-	hash    []byte
-	lang    string
-	skip    string
-	idents  string
-	chunks  []chunkRow
+	hash   []byte
+	lang   string
+	skip   string
+	idents string
+	chunks []chunkRow
 	// pathWords is the path column of the file's chunks.
 	pathWords string
 	touch     bool   // same content, new mtime
