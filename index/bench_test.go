@@ -59,3 +59,28 @@ func BenchmarkIndexStdlib(b *testing.B) {
 	b.ReportMetric(peakRSS()/(1<<20), "peak-MiB")
 	b.Logf("%+v", st)
 }
+
+// benchQueries are what a user might type: identifiers, phrases and
+// questions.
+var benchQueries = []string{
+	"ServeHTTP",
+	"parseConfigFile",
+	"http server shutdown",
+	"how does the scheduler steal work from other Ps",
+	"gzip writer flush",
+	"json decoder token",
+	"read the zip central directory",
+	"TLS handshake client hello",
+	"url query escape",
+	"mutex starvation mode",
+	"garbage collector write barrier",
+	"sort slice stable",
+	"base64 encoding padding",
+	"parse time layout",
+	"func(x",
+	"error wrapping Unwrap",
+	"context cancel propagation",
+	"regexp compile onepass",
+	"bufio scanner split lines",
+	"DNS resolver fallback",
+}

@@ -144,7 +144,8 @@ var stopwords = map[string]bool{
 }
 
 // queryWords extracts the words of a search query: runs of letters, digits
-// and underscores, without stopwords unless nothing else is left.
+// and underscores, without stopwords and single letters unless nothing
+// else is left.
 func queryWords(query string) []string {
 	fields := strings.FieldsFunc(query, func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_'
@@ -153,7 +154,7 @@ func queryWords(query string) []string {
 	seen := map[string]bool{}
 	for _, f := range fields {
 		l := strings.ToLower(f)
-		if stopwords[l] || seen[l] {
+		if stopwords[l] || seen[l] || len(l) == 1 {
 			continue
 		}
 		seen[l] = true
