@@ -263,6 +263,17 @@ func (ix *Index) Status(ctx context.Context) (Status, error) {
 	return st, nil
 }
 
+// Embedding returns the model the index's vectors come from and their
+// length; an empty model means the index has no vectors.
+func (ix *Index) Embedding(ctx context.Context) (model string, dim int, err error) {
+	meta, err := ix.meta(ctx)
+	if err != nil {
+		return "", 0, err
+	}
+	dim, _ = strconv.Atoi(meta["embed_dim"])
+	return meta["embed_model"], dim, nil
+}
+
 // Generation returns a number that changes whenever chunks or vectors do,
 // so that a reader can tell its cached view is stale.
 func (ix *Index) Generation(ctx context.Context) (int64, error) {

@@ -35,8 +35,9 @@ type Filter struct {
 	PathPrefix string
 }
 
-// clean normalises the prefix the way paths are stored.
-func (f Filter) clean() Filter {
+// Clean normalises the filter the way the index stores paths and
+// languages: slash-separated, relative, lower-case language names.
+func (f Filter) Clean() Filter {
 	if f.PathPrefix != "" {
 		p := strings.ReplaceAll(f.PathPrefix, `\`, "/")
 		trailing := strings.HasSuffix(p, "/")
@@ -94,7 +95,7 @@ func (ix *Index) Lexical(ctx context.Context, query string, f Filter, n int) ([]
 	if len(words) == 0 || n <= 0 {
 		return nil, nil
 	}
-	f = f.clean()
+	f = f.Clean()
 	var rare, all []string
 	for _, w := range words {
 		t := ftsTerm(w)
