@@ -3,7 +3,9 @@ package index
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -58,6 +60,62 @@ func BenchmarkIndexStdlib(b *testing.B) {
 	b.ReportMetric(float64(st.Chunks), "chunks")
 	b.ReportMetric(peakRSS()/(1<<20), "peak-MiB")
 	b.Logf("%+v", st)
+}
+
+// stdlibCopy copies the standard library sources and indexes the copy
+// (lexically), so that benchmarks can change files.
+func stdlibCopy(b *testing.B) (*Index, string) {
+	b.Helper()
+	src := goroot(b)
+	dir := b.TempDir()
+	if out, err := exec.Command("cp", "-a", src, dir).CombinedOutput(); err != nil {
+		b.Fatalf("copy %s: %v %s", src, err, out)
+	}
+	root := filepath.Join(dir, "src")
+	ix, err := OpenAt(context.Background(), root, filepath.Join(dir, "index.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ix.Close() })
+	if _, err := ix.Update(context.Background(), Options{}); err != nil {
+		b.Fatal(err)
+	}
+	return ix, root
+}
+
+// BenchmarkReindexNoChange updates an up-to-date index of the standard
+// library.
+func BenchmarkReindexNoChange(b *testing.B) {
+	ix, _ := stdlibCopy(b)
+	for b.Loop() {
+		st, err := ix.Update(context.Background(), Options{})
+		if err != nil || st.Indexed != 0 {
+			b.Fatalf("%+v %v", st, err)
+		}
+	}
+}
+
+// BenchmarkReindexOneFile edits one file of the standard library and
+// updates the index.
+func BenchmarkReindexOneFile(b *testing.B) {
+	ix, root := stdlibCopy(b)
+	path := filepath.Join(root, "net", "http", "server.go")
+	orig, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	i := 0
+	for b.Loop() {
+		i++
+		edited := fmt.Appendf(append([]byte{}, orig...), "\n// edit %d\n", i)
+		if err := os.WriteFile(path, edited, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		st, err := ix.Update(context.Background(), Options{})
+		if err != nil || st.Indexed != 1 {
+			b.Fatalf("%+v %v", st, err)
+		}
+	}
 }
 
 // benchQueries are what a user might type: identifiers, phrases and

@@ -112,7 +112,10 @@ func (ix *Index) Lexical(ctx context.Context, query string, f Filter, n int) ([]
 	namesOnly := func(expr string) string { return "{name path} : (" + expr + ")" }
 	var plan []string
 	if len(rare) == 0 {
-		plan = append(plan, namesOnly(strings.Join(all, " AND ")), namesOnly(strings.Join(all, " OR ")))
+		plan = append(plan, namesOnly(strings.Join(all, " AND ")))
+		if len(all) > 1 {
+			plan = append(plan, namesOnly(strings.Join(all, " OR ")))
+		}
 	} else {
 		plan = append(plan, strings.Join(all, " AND "))
 		if len(all) >= 3 {
@@ -237,13 +240,12 @@ type VectorRef struct {
 	Lang, Path string
 }
 
-// VectorRefs lists every chunk that has a vector. Chunks of one file share
-// their path string.
+// VectorRefs lists every chunk that has a vector. Consecutive chunks of
+// one file share their path string.
 func (ix *Index) VectorRefs(ctx context.Context) ([]VectorRef, error) {
 	rows, err := ix.db.QueryContext(ctx, `SELECT c.id, f.lang, f.path FROM chunks c
 		JOIN files f ON f.id = c.file_id
-		WHERE EXISTS (SELECT 1 FROM vectors v WHERE v.hash = c.hash)
-		ORDER BY c.file_id`)
+		WHERE EXISTS (SELECT 1 FROM vectors v WHERE v.hash = c.hash)`)
 	if err != nil {
 		return nil, ix.fail("read index", err)
 	}
@@ -311,11 +313,12 @@ type Symbol struct {
 	Line                  int
 }
 
-// Symbols lists every declaration that has a signature, by path and line.
+// Symbols lists every declaration that has a signature, in no particular
+// order.
 func (ix *Index) Symbols(ctx context.Context) ([]Symbol, error) {
 	rows, err := ix.db.QueryContext(ctx, `SELECT f.path, c.kind, c.symbol, c.sig, c.start_line
 		FROM chunks c JOIN files f ON f.id = c.file_id
-		WHERE c.sig != '' AND c.symbol != '' ORDER BY f.path, c.start_line`)
+		WHERE c.sig != '' AND c.symbol != ''`)
 	if err != nil {
 		return nil, ix.fail("read index", err)
 	}

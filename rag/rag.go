@@ -99,15 +99,20 @@ func (r *Retriever) Search(ctx context.Context, query string, opts Options) (Res
 	k := cmp.Or(opts.K, 10)
 	f := index.Filter{Lang: opts.Lang, PathPrefix: opts.PathPrefix}.Clean()
 	n := max(pool*k, 40)
+	// The two searches are independent; run them side by side.
+	var (
+		vec    []index.Chunk
+		why    string
+		vecErr error
+		wg     sync.WaitGroup
+	)
+	wg.Go(func() { vec, why, vecErr = r.vectorSearch(ctx, query, f, n) })
 	lex, err := r.ix.Lexical(ctx, query, f, n)
-	if err != nil {
+	wg.Wait()
+	if err = cmp.Or(err, vecErr); err != nil {
 		return Result{}, err
 	}
 	var res Result
-	vec, why, err := r.vectorSearch(ctx, query, f, n)
-	if err != nil {
-		return Result{}, err
-	}
 	if why != "" {
 		res.Lexical, res.Why = true, why
 	}
