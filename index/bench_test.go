@@ -45,8 +45,10 @@ func peakRSS() float64 {
 func BenchmarkIndexStdlib(b *testing.B) {
 	src := goroot(b)
 	var st Stats
+	var db string
 	for b.Loop() {
-		ix, err := OpenAt(context.Background(), src, filepath.Join(b.TempDir(), "index.db"))
+		db = filepath.Join(b.TempDir(), "index.db")
+		ix, err := OpenAt(context.Background(), src, db)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -59,6 +61,9 @@ func BenchmarkIndexStdlib(b *testing.B) {
 	b.ReportMetric(float64(st.Indexed), "files")
 	b.ReportMetric(float64(st.Chunks), "chunks")
 	b.ReportMetric(peakRSS()/(1<<20), "peak-MiB")
+	if fi, err := os.Stat(db); err == nil {
+		b.ReportMetric(float64(fi.Size())/(1<<20), "db-MiB")
+	}
 	b.Logf("%+v", st)
 }
 

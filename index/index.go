@@ -82,6 +82,10 @@ func Open(ctx context.Context, root string) (*Index, error) {
 // file at dbPath, which may live outside the repository.
 func OpenAt(ctx context.Context, root, dbPath string) (*Index, error) {
 	abs, err := filepath.Abs(root)
+	if err == nil {
+		// The walk does not follow links, so the root must not be one.
+		abs, err = filepath.EvalSymlinks(abs)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open index: %w", err)
 	}

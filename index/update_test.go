@@ -278,6 +278,19 @@ func TestUpdateSurvivesHostileTrees(t *testing.T) {
 	}
 }
 
+func TestRootBehindSymlink(t *testing.T) {
+	real := t.TempDir()
+	writeFiles(t, real, map[string]string{"a.go": "package a\n\nfunc A() {}\n"})
+	link := filepath.Join(t.TempDir(), "repo")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	ix := openIndex(t, link)
+	if st := update(t, ix, Options{}); st.Indexed != 1 {
+		t.Errorf("indexed %d files through a linked root", st.Indexed)
+	}
+}
+
 func TestVanishedFileIsDropped(t *testing.T) {
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{"a.go": "package a\n\nfunc A() {}\n"})
