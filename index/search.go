@@ -273,7 +273,10 @@ func (ix *Index) VectorRefs(ctx context.Context) ([]VectorRef, error) {
 func (ix *Index) Vectors(ctx context.Context, ids []int64, fn func(id int64, vec []byte)) error {
 	const q = `SELECT c.id, v.vec FROM chunks c JOIN vectors v ON v.hash = c.hash`
 	if ids == nil {
-		return ix.eachVector(ctx, q, nil, fn)
+		// Read the vectors in storage order and look their chunks up,
+		// rather than seek a vector for every chunk.
+		const all = `SELECT c.id, v.vec FROM vectors v CROSS JOIN chunks c ON c.hash = v.hash`
+		return ix.eachVector(ctx, all, nil, fn)
 	}
 	for len(ids) > 0 {
 		batch := ids[:min(len(ids), 500)]
