@@ -260,21 +260,31 @@ func (r *Retriever) vectorSearch(ctx context.Context, query string, f index.Filt
 	if r.emb == nil {
 		return nil, "no embedding model is configured, so search is lexical only", nil
 	}
+	// The model is checked first: loading vectors that cannot be used
+	// would cost seconds on a large index.
+	model, _, err := r.ix.Embedding(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	if model != "" && model != r.model {
+		return nil, fmt.Sprintf("the index was embedded with %s, not %s (run tern index to re-embed), so search is lexical only", model, r.model), nil
+	}
 	r.mu.Lock()
-	err := r.vecs.refresh(ctx, r.ix)
-	col, model, dim := r.vecs.col, r.vecs.model, r.vecs.dim
+	err = r.vecs.refresh(ctx, r.ix)
+	col, dim := r.vecs.col, r.vecs.dim
+	loaded := r.vecs.model // an update may have re-embedded meanwhile
 	r.mu.Unlock()
 	if err != nil {
 		return nil, "", err
 	}
-	switch {
-	case col == nil || col.Count() == 0:
+	if col == nil || col.Count() == 0 || loaded != r.model {
 		return nil, "the index has no embeddings yet (run tern index with an embedding model), so search is lexical only", nil
-	case model != r.model:
-		return nil, fmt.Sprintf("the index was embedded with %s, not %s (run tern index to re-embed), so search is lexical only", model, r.model), nil
 	}
 	qv, err := r.emb.Embed(ctx, r.model, []string{query})
-	if err != nil || len(qv) != 1 {
+	if err == nil && len(qv) != 1 {
+		err = fmt.Errorf("got %d vectors for one query", len(qv))
+	}
+	if err != nil {
 		if ctx.Err() != nil {
 			return nil, "", ctx.Err()
 		}
@@ -283,7 +293,7 @@ func (r *Retriever) vectorSearch(ctx context.Context, query string, f index.Filt
 	if len(qv[0]) != dim {
 		return nil, fmt.Sprintf("%s returned %d numbers per vector, the index holds %d (run tern index to re-embed), so search is lexical only", r.model, len(qv[0]), dim), nil
 	}
-	ids, err := query1(ctx, col, qv[0], f, n)
+	ids, err := nearest(ctx, col, qv[0], f, n)
 	if err != nil {
 		return nil, "", err
 	}

@@ -124,8 +124,9 @@ func (v *vectorSet) alloc() []float32 {
 	return vec
 }
 
-// query1 returns the ids of the n chunks nearest to q that pass the filter.
-func query1(ctx context.Context, col *chromem.Collection, q []float32, f index.Filter, n int) ([]int64, error) {
+// nearest returns the ids of the n chunks nearest to q that pass the
+// filter.
+func nearest(ctx context.Context, col *chromem.Collection, q []float32, f index.Filter, n int) ([]int64, error) {
 	var where map[string]string
 	switch {
 	case f.Lang != "":
