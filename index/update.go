@@ -340,6 +340,9 @@ func (u *updater) account(r record) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.progress.Done++
+	if r.gone && r.known != nil {
+		u.stats.Removed++
+	}
 	switch {
 	case r.problem != "":
 		u.stats.problem(r.problem)
