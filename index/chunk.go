@@ -384,7 +384,7 @@ func (w *walk) finish() []piece {
 // gap windows the rows a..b, which no symbol covers, into pieces like tmpl.
 func (w *walk) gap(a, b int, tmpl piece) []piece {
 	var out []piece
-	for _, r := range w.c.runs(w.l, a, b) {
+	for _, r := range runs(w.l, a, b) {
 		for _, win := range w.l.pack(r[0], r[1], paragraphStarts(w.l, r[0], r[1]), w.c.window) {
 			p := tmpl
 			p.start, p.end = win[0], win[1]
@@ -399,7 +399,7 @@ func (w *walk) gap(a, b int, tmpl piece) []piece {
 
 // runs returns the stretches of rows a..b that hold more than blank lines
 // and punctuation, trimmed of blank lines at both ends.
-func (c *chunker) runs(l *lines, a, b int) [][2]int {
+func runs(l *lines, a, b int) [][2]int {
 	var out [][2]int
 	start := -1
 	last := -1
@@ -460,7 +460,7 @@ func (c *chunker) windows(l *lines, lang string) []piece {
 	if lang == "markdown" {
 		kind = "section"
 	}
-	for _, r := range c.runs(l, 0, l.count()-1) {
+	for _, r := range runs(l, 0, l.count()-1) {
 		for _, win := range l.pack(r[0], r[1], paragraphStarts(l, r[0], r[1]), c.window) {
 			p := piece{start: win[0], end: win[1], kind: kind}
 			if lang == "markdown" {
