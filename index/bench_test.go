@@ -10,7 +10,9 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // goroot returns $(go env GOROOT)/src, skipping the benchmark without it.
@@ -46,6 +48,7 @@ func BenchmarkIndexStdlib(b *testing.B) {
 	src := goroot(b)
 	var st Stats
 	var db string
+	cpu0 := cpuTime()
 	for b.Loop() {
 		db = filepath.Join(b.TempDir(), "index.db")
 		ix, err := OpenAt(context.Background(), src, db)
@@ -60,11 +63,22 @@ func BenchmarkIndexStdlib(b *testing.B) {
 	}
 	b.ReportMetric(float64(st.Indexed), "files")
 	b.ReportMetric(float64(st.Chunks), "chunks")
+	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 	b.ReportMetric(peakRSS()/(1<<20), "peak-MiB")
 	if fi, err := os.Stat(db); err == nil {
 		b.ReportMetric(float64(fi.Size())/(1<<20), "db-MiB")
 	}
 	b.Logf("%+v", st)
+}
+
+// cpuTime is the CPU time the process has used, user and system: what an
+// operation costs even when other processes compete for the cores.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // stdlibCopy copies the standard library sources and indexes the copy
@@ -92,12 +106,14 @@ func stdlibCopy(b *testing.B) (*Index, string) {
 // library.
 func BenchmarkReindexNoChange(b *testing.B) {
 	ix, _ := stdlibCopy(b)
+	cpu0 := cpuTime()
 	for b.Loop() {
 		st, err := ix.Update(context.Background(), Options{})
 		if err != nil || st.Indexed != 0 {
 			b.Fatalf("%+v %v", st, err)
 		}
 	}
+	b.ReportMetric(float64((cpuTime()-cpu0).Milliseconds())/float64(b.N), "cpu-ms/op")
 }
 
 // BenchmarkReindexOneFile edits one file of the standard library and
@@ -110,6 +126,7 @@ func BenchmarkReindexOneFile(b *testing.B) {
 		b.Fatal(err)
 	}
 	i := 0
+	cpu0 := cpuTime()
 	for b.Loop() {
 		i++
 		edited := fmt.Appendf(append([]byte{}, orig...), "\n// edit %d\n", i)
@@ -121,6 +138,7 @@ func BenchmarkReindexOneFile(b *testing.B) {
 			b.Fatalf("%+v %v", st, err)
 		}
 	}
+	b.ReportMetric(float64((cpuTime()-cpu0).Milliseconds())/float64(b.N), "cpu-ms/op")
 }
 
 // benchQueries are what a user might type: identifiers, phrases and
