@@ -1,0 +1,3 @@
+package deep
+
+func kept() {}

@@ -1,0 +1,4 @@
+package lib
+
+// Vendored is somebody else's code.
+func Vendored() {}

@@ -1,0 +1,460 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// Embedder turns texts into vectors with the named model. *ollama.Client
+// satisfies it.
+type Embedder interface {
+	Embed(ctx context.Context, model string, inputs []string) ([][]float32, error)
+}
+
+// Options tune an Update. The zero value indexes lexically.
+type Options struct {
+	// Embedder, when set, embeds new chunks with Model. Without one the
+	// index is lexical only; vectors already stored are kept.
+	Embedder Embedder
+	Model    string
+	// Progress, when set, is called from one goroutine as work advances
+	// (a few times a second at most) and once at the end.
+	Progress func(Progress)
+	// Workers is how many files are chunked at once (default: one per CPU).
+	Workers int
+	// MaxFileSize skips larger files (default 1 MiB).
+	MaxFileSize int64
+	// EmbedBatch is how many chunks go to the embedder in one call
+	// (default 32).
+	EmbedBatch int
+}
+
+// Phase is the stage an update is in.
+type Phase int
+
+const (
+	// PhaseScan walks the repository for changed files.
+	PhaseScan Phase = iota
+	// PhaseChunk reads, chunks and stores the changed files.
+	PhaseChunk
+	// PhaseEmbed embeds the chunks that have no vector yet.
+	PhaseEmbed
+	// PhaseDone is reported once, at the end.
+	PhaseDone
+)
+
+// Progress is a snapshot of a running update.
+type Progress struct {
+	Phase Phase
+	// Seen counts files the walk found; Changed of them need (re)reading,
+	// and Done of those are finished.
+	Seen, Changed, Done int
+	Skipped             int
+	// Chunks counts chunks written so far.
+	Chunks int
+	// ToEmbed and Embedded count chunks for the embedding phase.
+	ToEmbed, Embedded int
+	Elapsed           time.Duration
+}
+
+// Stats summarises an update.
+type Stats struct {
+	// Seen counts files the walk found (ignore rules already applied).
+	Seen int
+	// Indexed counts files read and chunked; Unchanged files were not read.
+	Indexed, Unchanged int
+	// Removed counts files dropped from the index: deleted, renamed,
+	// newly ignored or newly skipped.
+	Removed int
+	// Skipped counts files not chunked, by reason (SkipBinary, …,
+	// "unreadable").
+	Skipped map[string]int
+	// Chunks counts chunks written; Embedded counts chunks given vectors.
+	Chunks, Embedded int
+	// Model is the embedding model of the index's vectors. PreviousModel is
+	// set when this update found vectors of another model and dropped them.
+	Model, PreviousModel string
+	// Problems lists the first files that could not be read or decoded.
+	Problems []string
+	Elapsed  time.Duration
+}
+
+const maxProblems = 20
+
+func (s *Stats) skip(reason string) {
+	if s.Skipped == nil {
+		s.Skipped = map[string]int{}
+	}
+	s.Skipped[reason]++
+}
+
+func (s *Stats) problem(msg string) {
+	if len(s.Problems) < maxProblems {
+		s.Problems = append(s.Problems, msg)
+	}
+}
+
+// fileState is what the index knows of a file.
+type fileState struct {
+	id    int64
+	size  int64
+	mtime int64
+	hash  []byte
+	skip  string
+}
+
+// job is a file to read.
+type job struct {
+	rel         string
+	size, mtime int64
+	known       *fileState
+}
+
+// record is a processed file, ready for the writer.
+type record struct {
+	job
+	hash   []byte
+	lang   string
+	skip   string
+	idents string
+	chunks []chunkRow
+	// pathWords is the path column of the file's chunks.
+	pathWords string
+	touch     bool   // same content, new mtime
+	gone      bool   // vanished or unreadable: drop it
+	converted bool   // invalid UTF-8 was replaced
+	problem   string // why it could not be read
+}
+
+// chunkRow is a chunk with the columns the writer stores.
+type chunkRow struct {
+	piece
+	text  string
+	hash  []byte
+	name  string
+	words string
+}
+
+// Update brings the index in line with the files on disk and returns what
+// it did. Only files whose size or modification time changed are read. On
+// cancellation it stops promptly, keeps every file it finished, and
+// returns ctx's error; the next update resumes.
+func (ix *Index) Update(ctx context.Context, opts Options) (Stats, error) {
+	if !ix.update.TryLock() {
+		return Stats{}, ErrBusy
+	}
+	defer ix.update.Unlock()
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.GOMAXPROCS(0)
+	}
+	if opts.MaxFileSize <= 0 {
+		opts.MaxFileSize = 1 << 20
+	}
+	if opts.EmbedBatch <= 0 {
+		opts.EmbedBatch = 32
+	}
+	if opts.Embedder != nil && opts.Model == "" {
+		return Stats{}, errors.New("index update: an embedder needs a model name")
+	}
+	u := &updater{ix: ix, opts: opts, start: time.Now()}
+	err := u.run(ctx)
+	u.stats.Elapsed = time.Since(u.start)
+	u.report(PhaseDone, true)
+	return u.stats, err
+}
+
+// updater is the state of one Update.
+type updater struct {
+	ix    *Index
+	opts  Options
+	start time.Time
+
+	mu       sync.Mutex // guards stats and progress
+	stats    Stats
+	progress Progress
+	reported time.Time
+}
+
+func (u *updater) run(ctx context.Context) error {
+	w, err := u.ix.newWriter(ctx)
+	if err != nil {
+		return err
+	}
+	defer w.close()
+	if err := u.checkModel(ctx, w); err != nil {
+		return err
+	}
+	known, err := u.ix.knownFiles(ctx)
+	if err != nil {
+		return err
+	}
+	jobs, keep, err := u.scan(ctx, known)
+	if err != nil {
+		return err
+	}
+	var gone []int64
+	for path, st := range known {
+		if !keep[path] {
+			gone = append(gone, st.id)
+		}
+	}
+	u.stats.Removed = len(gone)
+	if err := w.remove(gone); err != nil {
+		return err
+	}
+	if err := u.chunkAll(ctx, jobs, w); err != nil {
+		return err
+	}
+	if err := w.collectGarbage(); err != nil {
+		return err
+	}
+	if u.opts.Embedder != nil {
+		if err := u.embed(ctx, w); err != nil {
+			return err
+		}
+	}
+	return w.finish()
+}
+
+// scan walks the repository and returns the files to read, and the paths
+// whose index entries stay.
+func (u *updater) scan(ctx context.Context, known map[string]*fileState) ([]job, map[string]bool, error) {
+	u.report(PhaseScan, true)
+	u.ix.rules.Forget()
+	var jobs []job
+	keep := map[string]bool{}
+	err := u.ix.rules.Walk(ctx, u.ix.root, func(rel string, d fs.DirEntry) error {
+		if d.IsDir() {
+			if rel != "" && vendoredDirs[d.Name()] {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil // symbolic links and devices are never followed
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil // vanished since the directory was read
+		}
+		u.stats.Seen++
+		if reason := skipByName(rel); reason != "" {
+			u.stats.skip(reason)
+			return nil
+		}
+		if info.Size() > u.opts.MaxFileSize {
+			u.stats.skip(SkipTooLarge)
+			return nil
+		}
+		j := job{rel: rel, size: info.Size(), mtime: info.ModTime().UnixNano(), known: known[rel]}
+		keep[rel] = true
+		if j.known != nil && j.known.size == j.size && j.known.mtime == j.mtime {
+			u.stats.Unchanged++
+			if j.known.skip != "" {
+				u.stats.skip(j.known.skip)
+			}
+			return nil
+		}
+		jobs = append(jobs, j)
+		if len(jobs)%64 == 0 {
+			u.progress.Seen = u.stats.Seen
+			u.report(PhaseScan, false)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("scan %s: %w", u.ix.root, err)
+	}
+	u.mu.Lock()
+	u.progress.Seen, u.progress.Changed = u.stats.Seen, len(jobs)
+	u.mu.Unlock()
+	return jobs, keep, nil
+}
+
+// chunkAll reads and chunks the jobs on all workers while one writer
+// stores the results, a batch of whole files per transaction.
+func (u *updater) chunkAll(ctx context.Context, jobs []job, w *writer) error {
+	u.report(PhaseChunk, true)
+	todo := make(chan job)
+	done := make(chan record, 4*u.opts.Workers)
+	var wg sync.WaitGroup
+	for range u.opts.Workers {
+		wg.Go(func() {
+			ck := newChunker()
+			defer ck.Close()
+			seen := map[string]struct{}{}
+			for j := range todo {
+				r := u.process(ctx, ck, j, seen)
+				if ctx.Err() != nil && r.chunks == nil && !r.touch {
+					continue // interrupted: the file stays as it was
+				}
+				done <- r
+			}
+		})
+	}
+	go func() {
+		defer close(todo)
+		for _, j := range jobs {
+			select {
+			case todo <- j:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	var werr error
+	for r := range done {
+		if werr != nil {
+			continue // drain, so the workers can finish
+		}
+		werr = w.put(r)
+		u.account(r)
+		u.report(PhaseChunk, false)
+	}
+	if werr != nil {
+		return werr
+	}
+	if err := w.commit(); err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+// account adds a stored record to the stats and the progress.
+func (u *updater) account(r record) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.progress.Done++
+	if r.gone && r.known != nil {
+		u.stats.Removed++
+	}
+	switch {
+	case r.problem != "":
+		u.stats.problem(r.problem)
+		u.stats.skip("unreadable")
+	case r.gone:
+	case r.touch:
+		u.stats.Unchanged++
+		if r.skip != "" {
+			u.stats.skip(r.skip)
+		}
+	case r.skip != "":
+		u.stats.skip(r.skip)
+	default:
+		u.stats.Indexed++
+		u.stats.Chunks += len(r.chunks)
+		u.progress.Chunks += len(r.chunks)
+	}
+	if r.converted {
+		u.stats.problem(r.rel + ": not valid UTF-8; odd bytes shown as \uFFFD")
+	}
+	u.progress.Skipped = 0
+	for _, n := range u.stats.Skipped {
+		u.progress.Skipped += n
+	}
+}
+
+// process reads one file and chunks it.
+func (u *updater) process(ctx context.Context, ck *chunker, j job, seen map[string]struct{}) record {
+	r := record{job: j}
+	data, err := os.ReadFile(filepath.Join(u.ix.root, filepath.FromSlash(j.rel)))
+	if err != nil {
+		r.gone = true
+		if !errors.Is(err, fs.ErrNotExist) {
+			r.problem = fmt.Sprintf("%s: %v", j.rel, errors.Unwrap(err))
+		}
+		return r
+	}
+	sum := sha256.Sum256(data)
+	r.hash = sum[:]
+	if j.known != nil && bytes.Equal(j.known.hash, r.hash) {
+		r.touch, r.skip = true, j.known.skip
+		return r
+	}
+	r.lang = detectLang(j.rel, data[:min(len(data), 256)])
+	if r.skip = skipByContent(data); r.skip != "" {
+		return r
+	}
+	if !utf8.Valid(data) {
+		// Keep the file searchable: invalid bytes become U+FFFD, which
+		// leaves every line where it was.
+		data = bytes.ToValidUTF8(data, []byte("\uFFFD"))
+		r.converted = true
+	}
+	pieces, err := ck.chunk(ctx, r.lang, data)
+	if err != nil {
+		return record{job: j} // cancelled
+	}
+	r.chunks = chunkRows(pieces, data, seen)
+	r.pathWords = nameWords(j.rel)
+	r.idents = fileIdents(string(data))
+	return r
+}
+
+// chunkRows gives pieces their text, hash and full-text columns.
+func chunkRows(pieces []piece, data []byte, seen map[string]struct{}) []chunkRow {
+	l := newLines(data)
+	rows := make([]chunkRow, 0, len(pieces))
+	for _, p := range pieces {
+		text := l.text(p.start, p.end)
+		sum := sha256.Sum256([]byte(text))
+		rows = append(rows, chunkRow{
+			piece: p,
+			text:  text,
+			hash:  sum[:16],
+			name:  nameWords(p.symbol),
+			words: splitWords(text, seen),
+		})
+	}
+	return rows
+}
+
+// fileIdents lists the distinct identifiers of a file, which RepoMap uses
+// to count references to symbols.
+func fileIdents(text string) string {
+	seen := map[string]bool{}
+	var b strings.Builder
+	eachIdent(text, func(id string) {
+		if len(id) < 3 || seen[id] {
+			return
+		}
+		seen[id] = true
+		b.WriteString(id)
+		b.WriteByte(' ')
+	})
+	return b.String()
+}
+
+// report sends progress to the callback, at most every 100ms unless forced.
+func (u *updater) report(phase Phase, force bool) {
+	if u.opts.Progress == nil {
+		return
+	}
+	u.mu.Lock()
+	now := time.Now()
+	if !force && now.Sub(u.reported) < 100*time.Millisecond {
+		u.mu.Unlock()
+		return
+	}
+	u.reported = now
+	u.progress.Phase = phase
+	u.progress.Elapsed = now.Sub(u.start)
+	p := u.progress
+	u.mu.Unlock()
+	u.opts.Progress(p)
+}

@@ -1,0 +1,259 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"strconv"
+	"time"
+)
+
+// Batch limits: a write transaction commits after this many files, this
+// much text, or this much time, whichever comes first. Every batch holds
+// whole files, so an interrupted update leaves a consistent index.
+const (
+	batchFiles = 256
+	batchBytes = 8 << 20
+	batchTime  = time.Second
+)
+
+// writer is the one goroutine that writes the index during an update.
+type writer struct {
+	ix *Index
+	// ctx is never cancelled: a batch that was started is committed, so
+	// cancellation loses no finished work.
+	ctx  context.Context
+	conn *sql.Conn
+	stmt map[string]*sql.Stmt
+
+	tx      *sql.Tx
+	files   int
+	bytes   int
+	opened  time.Time
+	changed bool // the open transaction changed chunks or vectors
+	dropped bool // chunks were deleted during this update
+}
+
+var writeSQL = map[string]string{
+	"upsertFile": `INSERT INTO files(path, size, mtime, hash, lang, skip, idents) VALUES(?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtime = excluded.mtime, hash = excluded.hash,
+		lang = excluded.lang, skip = excluded.skip, idents = excluded.idents RETURNING id`,
+	"touchFile":    `UPDATE files SET size = ?, mtime = ? WHERE id = ?`,
+	"deleteFTS":    `DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE file_id = ?)`,
+	"deleteChunks": `DELETE FROM chunks WHERE file_id = ?`,
+	"deleteFile":   `DELETE FROM files WHERE id = ?`,
+	"insertChunk": `INSERT INTO chunks(file_id, start_line, end_line, kind, symbol, sig, text, hash)
+		VALUES(?, ?, ?, ?, ?, ?, ?, ?)`,
+	"insertFTS":  `INSERT INTO chunks_fts(rowid, name, path, body, words) VALUES(?, ?, ?, ?, ?)`,
+	"putVector":  `INSERT OR REPLACE INTO vectors(hash, vec) VALUES(?, ?)`,
+	"setMeta":    `INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
+	"generation": `UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'`,
+}
+
+func (ix *Index) newWriter(ctx context.Context) (*writer, error) {
+	ctx = context.WithoutCancel(ctx)
+	conn, err := ix.db.Conn(ctx)
+	if err != nil {
+		return nil, ix.fail("index write", err)
+	}
+	w := &writer{ix: ix, ctx: ctx, conn: conn, stmt: map[string]*sql.Stmt{}}
+	for name, q := range writeSQL {
+		s, err := conn.PrepareContext(ctx, q)
+		if err != nil {
+			w.close()
+			return nil, ix.fail("index write", err)
+		}
+		w.stmt[name] = s
+	}
+	return w, nil
+}
+
+func (w *writer) close() {
+	if w.tx != nil {
+		w.tx.Rollback()
+	}
+	for _, s := range w.stmt {
+		s.Close()
+	}
+	w.conn.Close()
+}
+
+// exec runs a prepared statement in the open transaction.
+func (w *writer) exec(name string, args ...any) (sql.Result, error) {
+	if err := w.begin(); err != nil {
+		return nil, err
+	}
+	res, err := w.tx.StmtContext(w.ctx, w.stmt[name]).ExecContext(w.ctx, args...)
+	return res, w.ix.fail("index write", err)
+}
+
+func (w *writer) begin() error {
+	if w.tx != nil {
+		return nil
+	}
+	tx, err := w.conn.BeginTx(w.ctx, nil)
+	if err != nil {
+		return w.ix.fail("index write", err)
+	}
+	w.tx, w.files, w.bytes, w.opened, w.changed = tx, 0, 0, time.Now(), false
+	return nil
+}
+
+// commit ends the open transaction, if any, bumping the generation when
+// the content changed.
+func (w *writer) commit() error {
+	if w.tx == nil {
+		return nil
+	}
+	if w.changed {
+		if _, err := w.tx.StmtContext(w.ctx, w.stmt["generation"]).ExecContext(w.ctx); err != nil {
+			return w.ix.fail("index write", err)
+		}
+	}
+	err := w.tx.Commit()
+	w.tx = nil
+	return w.ix.fail("index commit", err)
+}
+
+// maybeCommit commits when the batch is full.
+func (w *writer) maybeCommit() error {
+	if w.files >= batchFiles || w.bytes >= batchBytes || time.Since(w.opened) >= batchTime {
+		return w.commit()
+	}
+	return nil
+}
+
+// put stores one processed file.
+func (w *writer) put(r record) error {
+	if err := w.begin(); err != nil {
+		return err
+	}
+	w.files++
+	switch {
+	case r.gone:
+		if r.known != nil {
+			if err := w.deleteFile(r.known.id); err != nil {
+				return err
+			}
+		}
+	case r.touch:
+		if _, err := w.exec("touchFile", r.size, r.mtime, r.known.id); err != nil {
+			return err
+		}
+	default:
+		if err := w.storeFile(r); err != nil {
+			return err
+		}
+	}
+	return w.maybeCommit()
+}
+
+// storeFile replaces a file's row and chunks.
+func (w *writer) storeFile(r record) error {
+	if r.known != nil {
+		if err := w.deleteChunks(r.known.id); err != nil {
+			return err
+		}
+	}
+	var id int64
+	err := w.tx.StmtContext(w.ctx, w.stmt["upsertFile"]).QueryRowContext(w.ctx,
+		r.rel, r.size, r.mtime, r.hash, r.lang, r.skip, r.idents).Scan(&id)
+	if err != nil {
+		return w.ix.fail("index write", err)
+	}
+	for _, c := range r.chunks {
+		res, err := w.exec("insertChunk", id, c.start+1, c.end+1, c.kind, c.symbol, c.sig, c.text, c.hash)
+		if err != nil {
+			return err
+		}
+		cid, err := res.LastInsertId()
+		if err != nil {
+			return w.ix.fail("index write", err)
+		}
+		if _, err := w.exec("insertFTS", cid, c.name, r.pathWords, c.text, c.words); err != nil {
+			return err
+		}
+		w.bytes += len(c.text)
+	}
+	w.changed = true
+	return nil
+}
+
+func (w *writer) deleteChunks(fileID int64) error {
+	if _, err := w.exec("deleteFTS", fileID); err != nil {
+		return err
+	}
+	res, err := w.exec("deleteChunks", fileID)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n > 0 {
+		w.changed, w.dropped = true, true
+	}
+	return nil
+}
+
+func (w *writer) deleteFile(id int64) error {
+	if err := w.deleteChunks(id); err != nil {
+		return err
+	}
+	_, err := w.exec("deleteFile", id)
+	return err
+}
+
+// remove drops files from the index in one transaction.
+func (w *writer) remove(ids []int64) error {
+	for _, id := range ids {
+		if err := w.deleteFile(id); err != nil {
+			return err
+		}
+	}
+	return w.commit()
+}
+
+// collectGarbage drops vectors no chunk needs any more. It runs after the
+// new chunks are in, so a moved or renamed chunk keeps its vector.
+func (w *writer) collectGarbage() error {
+	if !w.dropped {
+		return nil
+	}
+	if err := w.begin(); err != nil {
+		return err
+	}
+	_, err := w.tx.ExecContext(w.ctx, `DELETE FROM vectors WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.hash = vectors.hash)`)
+	if err != nil {
+		return w.ix.fail("index write", err)
+	}
+	return w.commit()
+}
+
+func (w *writer) setMeta(key, value string) error {
+	_, err := w.exec("setMeta", key, value)
+	return err
+}
+
+// finish records the time of the completed update.
+func (w *writer) finish() error {
+	if err := w.setMeta("updated", strconv.FormatInt(time.Now().Unix(), 10)); err != nil {
+		return err
+	}
+	return w.commit()
+}
+
+// knownFiles loads what the index knows of every file.
+func (ix *Index) knownFiles(ctx context.Context) (map[string]*fileState, error) {
+	rows, err := ix.db.QueryContext(ctx, `SELECT id, path, size, mtime, hash, skip FROM files`)
+	if err != nil {
+		return nil, ix.fail("read index", err)
+	}
+	defer rows.Close()
+	known := map[string]*fileState{}
+	for rows.Next() {
+		var path string
+		st := &fileState{}
+		if err := rows.Scan(&st.id, &path, &st.size, &st.mtime, &st.hash, &st.skip); err != nil {
+			return nil, ix.fail("read index", err)
+		}
+		known[path] = st
+	}
+	return known, ix.fail("read index", rows.Err())
+}

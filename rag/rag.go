@@ -1,0 +1,302 @@
+// Package rag retrieves code for prompts and for the search command. It
+// fuses the index's lexical (BM25) results with vector similarity by
+// reciprocal rank, boosts hits whose symbol the query names, drops
+// overlapping and duplicate chunks, packs hits under a token budget with
+// file and line headers, and draws a repository map that fits a budget.
+//
+// Vectors come from the index's SQLite store and are held in memory in a
+// chromem-go collection, refreshed when the index changes. Without an
+// embedder, or when the index has no vectors of the retriever's model,
+// search is lexical and says why.
+//
+// rag imports index; it must not import agent, session, tools, tui or cmd.
+package rag
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/ternhq/tern/index"
+)
+
+// Embedder turns texts into vectors with the named model. *ollama.Client
+// satisfies it.
+type Embedder interface {
+	Embed(ctx context.Context, model string, inputs []string) ([][]float32, error)
+}
+
+// Counter counts the tokens of a text, as the model would see them.
+type Counter interface {
+	Count(text string) int
+}
+
+// Options shape a search. Zero values mean defaults.
+type Options struct {
+	// K is how many hits to return (default 10).
+	K int
+	// Lang keeps one language (go, python, …); PathPrefix keeps files
+	// whose path starts with it.
+	Lang       string
+	PathPrefix string
+}
+
+// Hit is one retrieved chunk.
+type Hit struct {
+	Path               string
+	StartLine, EndLine int
+	Kind, Symbol, Lang string
+	// Score is the fused score: higher is better, comparable only within
+	// one search.
+	Score float64
+	// Preview is a one-line summary: the signature, or the first line.
+	Preview string
+	Text    string
+	// LexicalRank and VectorRank are the hit's 1-based places in the
+	// lexical and vector result lists, 0 where it was absent.
+	LexicalRank, VectorRank int
+}
+
+// Result is the outcome of a search.
+type Result struct {
+	Hits []Hit
+	// Lexical is set when vectors took no part in the search, and Why
+	// says why, in words for the user.
+	Lexical bool
+	Why     string
+}
+
+// Retriever searches one index. It is safe for concurrent use.
+type Retriever struct {
+	ix    *index.Index
+	emb   Embedder
+	model string
+
+	mu   sync.Mutex // guards vecs while it is refreshed
+	vecs vectorSet
+}
+
+// New returns a retriever over ix. With a nil embedder, search is lexical;
+// otherwise queries are embedded with model, which must be the model the
+// index's vectors were built with.
+func New(ix *index.Index, emb Embedder, model string) *Retriever {
+	return &Retriever{ix: ix, emb: emb, model: model}
+}
+
+const (
+	// rrfK dampens the weight of top ranks in reciprocal-rank fusion; 60
+	// is the value of the original paper and of most engines.
+	rrfK = 60
+	// pool is how many candidates each list contributes per wanted hit.
+	pool = 4
+)
+
+// Search returns the chunks that best match query.
+func (r *Retriever) Search(ctx context.Context, query string, opts Options) (Result, error) {
+	k := cmp.Or(opts.K, 10)
+	f := index.Filter{Lang: opts.Lang, PathPrefix: opts.PathPrefix}.Clean()
+	n := max(pool*k, 40)
+	// The two searches are independent; run them side by side.
+	var (
+		vec    []index.Chunk
+		why    string
+		vecErr error
+		wg     sync.WaitGroup
+	)
+	wg.Go(func() { vec, why, vecErr = r.vectorSearch(ctx, query, f, n) })
+	lex, err := r.ix.Lexical(ctx, query, f, n)
+	wg.Wait()
+	if err = cmp.Or(err, vecErr); err != nil {
+		return Result{}, err
+	}
+	var res Result
+	if why != "" {
+		res.Lexical, res.Why = true, why
+	}
+	res.Hits = fuse(query, lex, vec, k)
+	return res, nil
+}
+
+// candidate is a chunk with its places in both lists.
+type candidate struct {
+	index.Chunk
+	lex, vec int
+	score    float64
+}
+
+// fuse merges the two ranked lists by reciprocal rank, boosts symbols the
+// query names, drops duplicates and returns the best k.
+func fuse(query string, lex, vec []index.Chunk, k int) []Hit {
+	byID := map[int64]*candidate{}
+	var all []*candidate
+	add := func(list []index.Chunk, lexical bool) {
+		for i, c := range list {
+			cand := byID[c.ID]
+			if cand == nil {
+				cand = &candidate{Chunk: c}
+				byID[c.ID] = cand
+				all = append(all, cand)
+			}
+			if lexical {
+				cand.lex = i + 1
+			} else {
+				cand.vec = i + 1
+			}
+			cand.score += 1 / float64(rrfK+i+1)
+		}
+	}
+	add(lex, true)
+	add(vec, false)
+	words := queryWordSet(query)
+	for _, c := range all {
+		c.score += symbolBoost(c.Symbol, words)
+	}
+	slices.SortStableFunc(all, func(a, b *candidate) int { return cmp.Compare(b.score, a.score) })
+	var hits []Hit
+	for _, c := range all {
+		if len(hits) == k {
+			break
+		}
+		if duplicate(hits, c) {
+			continue
+		}
+		hits = append(hits, Hit{
+			Path: c.Path, StartLine: c.StartLine, EndLine: c.EndLine,
+			Kind: c.Kind, Symbol: c.Symbol, Lang: c.Lang,
+			Score: c.score, Preview: preview(c.Chunk), Text: c.Text,
+			LexicalRank: c.lex, VectorRank: c.vec,
+		})
+	}
+	return hits
+}
+
+// duplicate reports whether c overlaps a kept hit of the same file, or is
+// another part of a symbol already kept.
+func duplicate(hits []Hit, c *candidate) bool {
+	for _, h := range hits {
+		if h.Path != c.Path {
+			continue
+		}
+		if c.StartLine <= h.EndLine && h.StartLine <= c.EndLine {
+			return true
+		}
+		if c.Symbol != "" && c.Symbol == h.Symbol && c.Kind == h.Kind && c.Kind != "code" && c.Kind != "text" && c.Kind != "section" {
+			return true
+		}
+	}
+	return false
+}
+
+// queryWordSet holds the query's words, lower-case, whole and split.
+func queryWordSet(query string) map[string]bool {
+	set := map[string]bool{}
+	for _, w := range index.QueryTerms(query) {
+		set[w] = true
+	}
+	return set
+}
+
+// symbolBoost rewards a chunk whose symbol the query names: as much as
+// first places in two more lists when the name is a query word, in one
+// when all the words of the name are in the query.
+func symbolBoost(symbol string, words map[string]bool) float64 {
+	name := lastName(symbol)
+	if name == "" {
+		return 0
+	}
+	first := 1 / float64(rrfK+1)
+	if words[strings.ToLower(name)] {
+		return 2 * first
+	}
+	parts := index.QueryTerms(name)
+	if len(parts) < 2 {
+		return 0
+	}
+	for _, p := range parts {
+		if !words[p] {
+			return 0
+		}
+	}
+	return first
+}
+
+// lastName is the innermost name of a qualified symbol: Server.ServeHTTP
+// gives ServeHTTP, Matrix::at gives at, "DefaultPort, …" gives DefaultPort.
+func lastName(symbol string) string {
+	symbol, _, _ = strings.Cut(symbol, ",")
+	if i := strings.LastIndexAny(symbol, ".:#"); i >= 0 {
+		symbol = symbol[i+1:]
+	}
+	return strings.TrimSpace(symbol)
+}
+
+// preview is the signature of a chunk, or its first line with words.
+func preview(c index.Chunk) string {
+	line := c.Sig
+	if line == "" {
+		for l := range strings.Lines(c.Text) {
+			if t := strings.TrimSpace(l); t != "" && strings.ContainsFunc(t, isWordRune) {
+				line = t
+				break
+			}
+		}
+	}
+	if r := []rune(line); len(r) > 120 {
+		line = string(r[:119]) + "…"
+	}
+	return line
+}
+
+func isWordRune(r rune) bool {
+	return r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 0x7f
+}
+
+// vectorSearch returns the n chunks nearest to the query's embedding, or
+// a reason (for the user) why vectors cannot take part.
+func (r *Retriever) vectorSearch(ctx context.Context, query string, f index.Filter, n int) ([]index.Chunk, string, error) {
+	if r.emb == nil {
+		return nil, "no embedding model is configured, so search is lexical only", nil
+	}
+	// The model is checked first: loading vectors that cannot be used
+	// would cost seconds on a large index.
+	model, _, err := r.ix.Embedding(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	if model != "" && model != r.model {
+		return nil, fmt.Sprintf("the index was embedded with %s, not %s (run tern index to re-embed), so search is lexical only", model, r.model), nil
+	}
+	r.mu.Lock()
+	err = r.vecs.refresh(ctx, r.ix)
+	col, dim := r.vecs.col, r.vecs.dim
+	loaded := r.vecs.model // an update may have re-embedded meanwhile
+	r.mu.Unlock()
+	if err != nil {
+		return nil, "", err
+	}
+	if col == nil || col.Count() == 0 || loaded != r.model {
+		return nil, "the index has no embeddings yet (run tern index with an embedding model), so search is lexical only", nil
+	}
+	qv, err := r.emb.Embed(ctx, r.model, []string{query})
+	if err == nil && len(qv) != 1 {
+		err = fmt.Errorf("got %d vectors for one query", len(qv))
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, "", ctx.Err()
+		}
+		return nil, fmt.Sprintf("embedding the query failed (%v), so search is lexical only", err), nil
+	}
+	if len(qv[0]) != dim {
+		return nil, fmt.Sprintf("%s returned %d numbers per vector, the index holds %d (run tern index to re-embed), so search is lexical only", r.model, len(qv[0]), dim), nil
+	}
+	ids, err := nearest(ctx, col, qv[0], f, n)
+	if err != nil {
+		return nil, "", err
+	}
+	chunks, err := r.ix.Chunks(ctx, ids)
+	return chunks, "", err
+}

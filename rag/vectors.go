@@ -1,0 +1,164 @@
+package rag
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	chromem "github.com/philippgille/chromem-go"
+
+	"github.com/ternhq/tern/index"
+)
+
+// vectorSet is the in-memory copy of the index's vectors: a chromem-go
+// collection whose documents are chunk ids. SQLite stays the store of
+// record; chromem's own file persistence is not used (it names files by
+// 32 bits of a hash, and loses documents to collisions at scale).
+//
+// A document's content is "\x01lang\x02path", so that chromem's
+// $contains filter, which runs before any vector is scored, selects a
+// language ("\x01go\x02"), a path prefix ("\x02net/http/") or both.
+type vectorSet struct {
+	col   *chromem.Collection
+	gen   int64 // index generation the collection reflects
+	model string
+	dim   int
+	have  map[int64]bool
+	slab  []float32 // spare room for decoded vectors
+}
+
+// slabVectors is how many vectors are allocated at once.
+const slabVectors = 1024
+
+// refresh brings the collection in line with the index, loading only the
+// vectors it lacks. It costs one small query when nothing changed.
+func (v *vectorSet) refresh(ctx context.Context, ix *index.Index) error {
+	gen, err := ix.Generation(ctx)
+	if err != nil {
+		return err
+	}
+	if v.col != nil && gen == v.gen {
+		return nil
+	}
+	model, dim, err := ix.Embedding(ctx)
+	if err != nil {
+		return err
+	}
+	if v.col == nil || model != v.model || dim != v.dim {
+		col, err := chromem.NewDB().CreateCollection("chunks", nil, nil)
+		if err != nil {
+			return fmt.Errorf("vector collection: %w", err)
+		}
+		*v = vectorSet{col: col, model: model, dim: dim, have: map[int64]bool{}}
+	}
+	refs, err := ix.VectorRefs(ctx)
+	if err != nil {
+		return err
+	}
+	content := map[string]string{} // one string per file, shared by its chunks
+	want := make(map[int64]string, len(refs))
+	for _, r := range refs {
+		c, ok := content[r.Path]
+		if !ok {
+			c = "\x01" + r.Lang + "\x02" + r.Path
+			content[r.Path] = c
+		}
+		want[r.ID] = c
+	}
+	var stale []string
+	for id := range v.have {
+		if _, ok := want[id]; !ok {
+			stale = append(stale, strconv.FormatInt(id, 10))
+			delete(v.have, id)
+		}
+	}
+	if len(stale) > 0 { // never call Delete without ids: that deletes everything
+		if err := v.col.Delete(ctx, nil, nil, stale...); err != nil {
+			return fmt.Errorf("vector collection: %w", err)
+		}
+	}
+	var missing []int64
+	for id := range want {
+		if !v.have[id] {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) > 0 {
+		if len(v.have) == 0 {
+			missing = nil // load everything in one pass
+		}
+		var addErr error
+		err := ix.Vectors(ctx, missing, func(id int64, b []byte) {
+			c, ok := want[id]
+			if !ok || v.have[id] || addErr != nil || len(b) != 4*dim {
+				return
+			}
+			vec := v.alloc()
+			index.DecodeVector(vec, b)
+			if zero(vec) {
+				return // chromem would turn it into NaNs
+			}
+			addErr = v.col.AddDocument(ctx, chromem.Document{ID: strconv.FormatInt(id, 10), Embedding: vec, Content: c})
+			v.have[id] = true
+		})
+		if err == nil {
+			err = addErr
+		}
+		if err != nil {
+			v.col = nil // start over next time
+			return fmt.Errorf("load vectors: %w", err)
+		}
+	}
+	v.gen = gen
+	return nil
+}
+
+// alloc hands out room for one vector from a shared slab, so that a large
+// collection costs a few big allocations instead of one per chunk.
+func (v *vectorSet) alloc() []float32 {
+	if len(v.slab) < v.dim {
+		v.slab = make([]float32, v.dim*slabVectors)
+	}
+	vec := v.slab[:v.dim:v.dim]
+	v.slab = v.slab[v.dim:]
+	return vec
+}
+
+// nearest returns the ids of the n chunks nearest to q that pass the
+// filter.
+func nearest(ctx context.Context, col *chromem.Collection, q []float32, f index.Filter, n int) ([]int64, error) {
+	var where map[string]string
+	switch {
+	case f.Lang != "":
+		where = map[string]string{"$contains": "\x01" + f.Lang + "\x02" + f.PathPrefix}
+	case f.PathPrefix != "":
+		where = map[string]string{"$contains": "\x02" + f.PathPrefix}
+	}
+	// chromem refuses n larger than the whole collection.
+	n = min(n, col.Count())
+	if n == 0 {
+		return nil, nil
+	}
+	res, err := col.QueryEmbedding(ctx, q, n, nil, where)
+	if err != nil {
+		return nil, fmt.Errorf("vector search: %w", err)
+	}
+	ids := make([]int64, 0, len(res))
+	for _, r := range res {
+		id, err := strconv.ParseInt(r.ID, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("vector search: bad document id %q", r.ID)
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
+
+func zero(v []float32) bool {
+	for _, x := range v {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
+}
