@@ -85,10 +85,36 @@ func jsonChunks(text string) []string {
 // text[start], or len(text) when it is never closed. Strings in double or
 // single quotes are skipped, with their escapes.
 func matchClose(text string, start int) int {
+	if end := closing(text, start, "{[", "}]"); end >= 0 {
+		return end
+	}
+	return len(text)
+}
+
+// closing returns the index just past the bracket that closes the one at
+// s[start], counting only the brackets in opens and closes, or -1 when it
+// is never closed.
+func closing(s string, start int, opens, closes string) int {
+	end := -1
+	scanUnquoted(s, start, opens, closes, func(i int, _ byte, depth int) bool {
+		if depth == 0 {
+			end = i + 1
+			return false
+		}
+		return true
+	})
+	return end
+}
+
+// scanUnquoted calls fn for each byte of s from start on that is outside a
+// string in double or single quotes (escapes honoured), with the bracket
+// depth after it; opens and closes are the brackets counted. fn returns
+// false to stop.
+func scanUnquoted(s string, start int, opens, closes string, fn func(i int, c byte, depth int) bool) {
 	depth := 0
 	var quote byte
-	for i := start; i < len(text); i++ {
-		c := text[i]
+	for i := start; i < len(s); i++ {
+		c := s[i]
 		if quote != 0 {
 			switch c {
 			case '\\':
@@ -98,19 +124,19 @@ func matchClose(text string, start int) int {
 			}
 			continue
 		}
-		switch c {
-		case '"', '\'':
+		switch {
+		case c == '"' || c == '\'':
 			quote = c
-		case '{', '[':
+			continue
+		case strings.IndexByte(opens, c) >= 0:
 			depth++
-		case '}', ']':
+		case strings.IndexByte(closes, c) >= 0:
 			depth--
-			if depth == 0 {
-				return i + 1
-			}
+		}
+		if !fn(i, c, depth) {
+			return
 		}
 	}
-	return len(text)
 }
 
 // parseJSON decodes one JSON value, repairing its syntax when it must:
@@ -142,29 +168,11 @@ const maxRepairDepth = 32
 
 // depth is how deeply brackets nest in s, strings aside.
 func depth(s string) int {
-	d, most := 0, 0
-	var quote byte
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if quote != 0 {
-			switch c {
-			case '\\':
-				i++
-			case quote:
-				quote = 0
-			}
-			continue
-		}
-		switch c {
-		case '"', '\'':
-			quote = c
-		case '{', '[':
-			d++
-			most = max(most, d)
-		case '}', ']':
-			d--
-		}
-	}
+	most := 0
+	scanUnquoted(s, 0, "{[", "}]", func(_ int, _ byte, d int) bool {
+		most = max(most, d)
+		return true
+	})
 	return most
 }
 

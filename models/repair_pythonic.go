@@ -51,34 +51,7 @@ func pythonicCalls(text string) (calls []rawCall, ok bool) {
 
 // matchParen returns the index just past the ")" closing the "(" at
 // s[open], skipping quoted strings; -1 when it is not closed.
-func matchParen(s string, open int) int {
-	depth := 0
-	var quote byte
-	for i := open; i < len(s); i++ {
-		c := s[i]
-		if quote != 0 {
-			switch c {
-			case '\\':
-				i++
-			case quote:
-				quote = 0
-			}
-			continue
-		}
-		switch c {
-		case '"', '\'':
-			quote = c
-		case '(', '[', '{':
-			depth++
-		case ')', ']', '}':
-			depth--
-			if depth == 0 {
-				return i + 1
-			}
-		}
-	}
-	return -1
-}
+func matchParen(s string, open int) int { return closing(s, open, "([{", ")]}") }
 
 // pythonArgs turns `path="a.go", limit=20` into a JSON object. Arguments
 // given without a name are kept by position ("$0", …) for mend to map.
@@ -137,33 +110,14 @@ func unescapePython(s string) string {
 // splitTopLevel splits s at commas outside brackets and quotes.
 func splitTopLevel(s string) []string {
 	var parts []string
-	depth, start := 0, 0
-	var quote byte
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if quote != 0 {
-			switch c {
-			case '\\':
-				i++
-			case quote:
-				quote = 0
-			}
-			continue
+	start := 0
+	scanUnquoted(s, 0, "([{", ")]}", func(i int, c byte, depth int) bool {
+		if c == ',' && depth == 0 {
+			parts = append(parts, s[start:i])
+			start = i + 1
 		}
-		switch c {
-		case '"', '\'':
-			quote = c
-		case '(', '[', '{':
-			depth++
-		case ')', ']', '}':
-			depth--
-		case ',':
-			if depth == 0 {
-				parts = append(parts, s[start:i])
-				start = i + 1
-			}
-		}
-	}
+		return true
+	})
 	return append(parts, s[start:])
 }
 
