@@ -30,6 +30,8 @@ type Config struct {
 	// ToolMode is "auto" (native when the model has the tools capability),
 	// "native" or "text".
 	ToolMode string `toml:"tool_mode"`
+	// MCP holds the MCP servers of tier 3 ([mcp.servers.NAME]).
+	MCP mcpConfig `toml:"mcp"`
 }
 
 func defaultConfig() Config {
@@ -89,12 +91,16 @@ func loadConfig(root string, getenv func(string) string) (Config, []string, erro
 		if undecoded := md.Undecoded(); len(undecoded) > 0 {
 			return cfg, read, fmt.Errorf("config %s: unknown key %q", path, undecoded[0].String())
 		}
+		cfg.MCP.noteSources(md, path)
 		read = append(read, path)
 	}
 	switch cfg.ToolMode {
 	case "auto", "native", "text":
 	default:
 		return cfg, read, fmt.Errorf("config: tool_mode must be auto, native or text, not %q", cfg.ToolMode)
+	}
+	if _, err := cfg.MCP.servers(); err != nil {
+		return cfg, read, fmt.Errorf("config: %w", err)
 	}
 	return cfg, read, nil
 }

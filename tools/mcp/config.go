@@ -21,7 +21,8 @@ type ServerConfig struct {
 	Name string
 	// Command, Args and Env start a stdio server. Env is added to tern's own
 	// environment; its values may name variables of that environment as
-	// $VAR or ${VAR}, so secrets need not be written in .tern.toml.
+	// $VAR or ${VAR}, so secrets need not be written in .tern.toml ($$ is
+	// a literal $).
 	Command string
 	Args    []string
 	Env     map[string]string
@@ -62,6 +63,9 @@ func (c ServerConfig) where() string {
 func (c ServerConfig) Transport() string {
 	if c.URL != "" {
 		return "http: " + c.URL
+	}
+	if c.Command == "" {
+		return "neither command nor url"
 	}
 	return "stdio: " + strings.TrimSpace(c.Command+" "+strings.Join(c.Args, " "))
 }

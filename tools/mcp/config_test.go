@@ -58,14 +58,14 @@ func TestEnvironExpandsFromTernsEnvironment(t *testing.T) {
 		Workspace: newWorkspace(t),
 		Environ:   []string{"PATH=/bin", "GH_TOKEN=old", "GH_TOKEN=abc"},
 		Servers: []ServerConfig{{Name: "gh", Command: "x", Env: map[string]string{
-			"GITHUB_TOKEN": "${GH_TOKEN}", "MODE": "ro", "MISSING": "[$NOPE]",
+			"GITHUB_TOKEN": "${GH_TOKEN}", "MODE": "ro", "MISSING": "[$NOPE]", "PASS": "pa$$word",
 		}}},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := m.servers[0].environ()
-	want := []string{"PATH=/bin", "GH_TOKEN=old", "GH_TOKEN=abc", "GITHUB_TOKEN=abc", "MISSING=[]", "MODE=ro"}
+	want := []string{"PATH=/bin", "GH_TOKEN=old", "GH_TOKEN=abc", "GITHUB_TOKEN=abc", "MISSING=[]", "MODE=ro", "PASS=pa$word"}
 	if !slices.Equal(got, want) {
 		t.Errorf("environ = %q, want %q", got, want)
 	}

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -169,6 +170,9 @@ func (s *server) environ() []string {
 
 func (s *server) expand(v string) string {
 	return os.Expand(v, func(name string) string {
+		if name == "$" {
+			return "$" // "$$" is a literal dollar sign
+		}
 		for _, kv := range slices.Backward(s.m.opts.Environ) {
 			if k, val, ok := strings.Cut(kv, "="); ok && k == name {
 				return val
@@ -340,7 +344,11 @@ func (t *tail) last() string {
 	lines := strings.Split(strings.TrimSpace(string(t.buf)), "\n")
 	line := strings.TrimSpace(lines[len(lines)-1])
 	if len(line) > 200 {
-		line = shortDescription(line, 200)
+		cut := 200
+		for cut > 0 && !utf8.RuneStart(line[cut]) {
+			cut--
+		}
+		line = line[:cut] + "…"
 	}
 	return strings.ToValidUTF8(line, "\uFFFD")
 }
