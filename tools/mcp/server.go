@@ -220,20 +220,24 @@ func (s *server) watch(c *conn) {
 	s.lost(c)
 }
 
-// lost records that c ended and stops it; it does nothing if c is no
-// longer the server's connection.
+// lost records that c ended and stops it. It returns once c is stopped,
+// even when another goroutine is stopping it, so the caller may read how
+// the process ended.
 func (s *server) lost(c *conn) {
 	s.mu.Lock()
-	if s.conn != c {
-		s.mu.Unlock()
-		return
+	current := s.conn == c
+	if current {
+		s.conn = nil
 	}
-	s.conn = nil
 	s.mu.Unlock()
 	c.stop()
-	s.mu.Lock()
-	s.err = &startError{msg: "stopped" + c.exit()}
-	s.mu.Unlock()
+	if current {
+		s.mu.Lock()
+		if s.conn == nil { // not restarted meanwhile
+			s.err = &startError{msg: "stopped" + c.exit()}
+		}
+		s.mu.Unlock()
+	}
 }
 
 // acquire returns the running connection, restarting the server if it
