@@ -62,12 +62,12 @@ func (s *server) explain(err error, c *conn) error {
 	case c.cmd != nil && c.cmd.ProcessState != nil:
 		e.msg = "the server exited during startup" + c.exit()
 		e.fix = fmt.Sprintf("run `%s` yourself to see why, or fix %s", strings.TrimPrefix(cfg.Transport(), "stdio: "), where)
-	case cfg.URL != "" && refused(err):
-		e.msg = fmt.Sprintf("%s refused tern: %v", cfg.URL, err)
-		e.fix = fmt.Sprintf("set an Authorization header in [mcp.servers.%s.headers]", cfg.Name)
 	case cfg.URL != "" && errors.As(err, &netErr):
 		e.msg = fmt.Sprintf("cannot reach %s: %v", cfg.URL, err)
 		e.fix = "start the server, or fix url in " + where
+	case cfg.URL != "" && refused(err):
+		e.msg = fmt.Sprintf("%s refused tern: %v", cfg.URL, err)
+		e.fix = fmt.Sprintf("set an Authorization header in [mcp.servers.%s.headers]", cfg.Name)
 	default:
 		e.msg = err.Error() + c.exit()
 		e.fix = "check " + where
@@ -76,10 +76,11 @@ func (s *server) explain(err error, c *conn) error {
 }
 
 // refused reports whether an HTTP server turned tern away for want of
-// credentials. The SDK reports the status text, not a typed error.
+// credentials. The SDK reports the status text ("Unauthorized"), not a
+// typed error.
 func refused(err error) bool {
 	msg := err.Error()
-	for _, s := range []string{"401", "403", "Unauthorized", "Forbidden"} {
+	for _, s := range []string{"Unauthorized", "Forbidden"} {
 		if strings.Contains(msg, s) {
 			return true
 		}
