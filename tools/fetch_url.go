@@ -107,9 +107,12 @@ func (t *fetchURL) Run(ctx context.Context, in Input) Result {
 	if ok && !sniff && textKind(mediaType) == "" {
 		return refuseBinary(final, mediaType, resp.ContentLength) // without downloading it
 	}
-	body, cut, err := readBody(resp.Body, fetchMaxBody)
-	if err != nil && len(body) == 0 {
-		return t.failure(ctx, final, err)
+	body, cut, readErr := readBody(resp.Body, fetchMaxBody)
+	if readErr != nil && len(body) == 0 {
+		return t.failure(ctx, final, readErr)
+	}
+	if readErr != nil && ctx.Err() != nil {
+		return fail("fetch_url: cancelled", "not finished: the user cancelled the turn")
 	}
 	binary := looksBinary(body[:min(len(body), sniffSize)])
 	if sniff && !binary {
@@ -155,6 +158,13 @@ func (t *fetchURL) Run(ctx context.Context, in Input) Result {
 	head.WriteByte('\n')
 	if cut {
 		fmt.Fprintf(&head, "(the page is over %s; only its first %s were read)\n", humanSize(fetchMaxBody), humanSize(fetchMaxBody))
+	}
+	if readErr != nil {
+		why := rootCause(readErr).Error()
+		if errors.Is(readErr, context.DeadlineExceeded) || strings.Contains(why, "Client.Timeout") {
+			why = fmt.Sprintf("timed out after %v", t.client.Timeout)
+		}
+		fmt.Fprintf(&head, "(the download broke off after %s (%s); what arrived follows)\n", humanSize(int64(len(body))), why)
 	}
 	text = strings.TrimSpace(text)
 	if text == "" {

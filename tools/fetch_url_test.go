@@ -104,7 +104,7 @@ func site(t *testing.T) *httptest.Server {
 
 func TestFetchURL(t *testing.T) {
 	srv := site(t)
-	tool := NewFetchURL(newFixture(t), &http.Client{Timeout: 300 * time.Millisecond})
+	tool := NewFetchURL(newFixture(t), &http.Client{Timeout: 10 * time.Second})
 	if tool.Effect() != External {
 		t.Fatalf("effect %v, want external", tool.Effect())
 	}
@@ -124,8 +124,6 @@ func TestFetchURL(t *testing.T) {
 		{name: "untyped text is sniffed", args: u("/untyped"), want: []string{"just some words"}},
 		{name: "image refused", args: u("/logo.png"), isError: true, want: []string{"is image/png (1.5 KiB), not text"}},
 		{name: "binary refused", args: u("/blob"), isError: true, want: []string{"is binary data (1.0 KiB), not text"}},
-		{name: "size cap", args: u("/huge"), limit: 4000, want: []string{"over 2.0 MiB; only its first 2.0 MiB were read", "omitted", "full output: .tern/outputs/"}},
-		{name: "timeout", args: u("/slow"), isError: true, want: []string{"timed out after 300ms"}},
 		{name: "not found", args: u("/missing"), isError: true, want: []string{"HTTP 404 Not Found from " + srv.URL + "/missing", "No such page, sorry."}},
 		{name: "server error", args: u("/broken"), isError: true, want: []string{"HTTP 500 Internal Server Error", "database is down"}},
 		{name: "redirects followed", args: u("/old"), want: []string{"URL: " + srv.URL + "/notes.txt (redirected from " + srv.URL + "/old)", "line two"}},
@@ -136,10 +134,18 @@ func TestFetchURL(t *testing.T) {
 	})
 }
 
-func TestFetchURLSpillsWholePage(t *testing.T) {
+func TestFetchURLSizeCap(t *testing.T) {
 	srv := site(t)
 	ws := newFixture(t)
 	r := call(t, NewFetchURL(ws, nil), fmt.Sprintf(`{"url":%q}`, srv.URL+"/huge"), 2000)
+	for _, want := range []string{"over 2.0 MiB; only its first 2.0 MiB were read", "omitted"} {
+		if r.IsError || !strings.Contains(r.Output, want) {
+			t.Errorf("output lacks %q:\n%s", want, r.Output)
+		}
+	}
+	if len(r.Output) > 2000 {
+		t.Errorf("output is %d bytes, over the limit 2000", len(r.Output))
+	}
 	_, rel, ok := strings.Cut(r.Output, "full output: ")
 	if !ok {
 		t.Fatalf("no spill note:\n%s", r.Output)
@@ -218,5 +224,29 @@ func TestFetchURLSpecGolden(t *testing.T) {
 	}
 	if n := len(strings.Fields(spec.Description)); n > 45 {
 		t.Errorf("description has %d words, want at most 45", n)
+	}
+}
+
+func TestFetchURLTimeout(t *testing.T) {
+	srv := site(t)
+	r := call(t, NewFetchURL(newFixture(t), &http.Client{Timeout: 200 * time.Millisecond}), fmt.Sprintf(`{"url":%q}`, srv.URL+"/slow"), 0)
+	if !r.IsError || !strings.Contains(r.Output, "timed out after 200ms; the site is slow or unreachable") {
+		t.Errorf("slow site: %+v", r)
+	}
+}
+
+func TestFetchURLBodyTimeout(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprint(w, "first part\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done() // the rest never comes
+	}))
+	defer srv.Close()
+	r := call(t, NewFetchURL(newFixture(t), &http.Client{Timeout: 200 * time.Millisecond}), fmt.Sprintf(`{"url":%q}`, srv.URL), 0)
+	for _, want := range []string{"the download broke off after 11 B (timed out after 200ms)", "first part"} {
+		if !strings.Contains(r.Output, want) {
+			t.Errorf("output lacks %q:\n%s", want, r.Output)
+		}
 	}
 }
