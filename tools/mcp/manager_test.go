@@ -266,6 +266,45 @@ func TestCrashedServerRestartsOnceAndSessionGoesOn(t *testing.T) {
 	if st.Running || st.Err == nil || len(st.Tools) != fixtureToolCount {
 		t.Errorf("status after two crashes = running %v, err %v, %d tools", st.Running, st.Err, len(st.Tools))
 	}
+	got, err := m.Search(t.Context(), "echo the text", 3)
+	if len(got) != 0 || err == nil || !strings.Contains(err.Error(), "mcp server fx: stopped") {
+		t.Errorf("Search after the server went down for good = %v, %v; want no tools and why", names(got), err)
+	}
+}
+
+func TestCancelledStartIsNotCounted(t *testing.T) {
+	ms := &memServer{}
+	first := true
+	m, err := NewManager(Options{
+		Workspace: newWorkspace(t),
+		Servers:   []ServerConfig{{Name: "fx", Command: "x"}},
+		Dial: func(ctx context.Context, s ServerConfig) (sdk.Transport, error) {
+			if first {
+				first = false
+				<-ctx.Done() // the user cancels the turn while the server starts
+				return nil, ctx.Err()
+			}
+			return ms.dial(ctx, s)
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	ctx, cancel := context.WithCancel(t.Context())
+	time.AfterFunc(20*time.Millisecond, cancel)
+	if got, _ := m.Search(ctx, "echo", 1); len(got) != 0 {
+		t.Fatalf("a cancelled start gave tools: %v", names(got))
+	}
+	got, err := m.Search(t.Context(), "echo", 1)
+	if err != nil || len(names(got)) != 1 {
+		t.Fatalf("Search after a cancelled start = %v, %v", names(got), err)
+	}
+	// Both starts are still there: the server survives a crash.
+	run(t, m, "fx_crash", `{}`, 0)
+	if r := run(t, m, "fx_echo", `{"text":"back"}`, 0); r.IsError {
+		t.Errorf("no restart left after a cancelled start: %+v", r)
+	}
 }
 
 func TestCloseShutsDownCalls(t *testing.T) {

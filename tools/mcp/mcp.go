@@ -145,8 +145,9 @@ func (m *Manager) Servers() []ServerConfig {
 }
 
 // Tools starts the enabled servers that have not started yet and returns
-// every tool of every server that answered, in catalog order. When some
-// servers could not start, err says which and why; the tools of the
+// every tool of every server that answered, in catalog order. When the
+// tools of some servers are unavailable (the server did not start, or
+// stopped after its one restart), err says which and why; the tools of the
 // others are still returned.
 func (m *Manager) Tools(ctx context.Context) ([]tools.Tool, error) {
 	err := m.load(ctx)

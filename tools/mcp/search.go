@@ -21,7 +21,9 @@ const DefaultK = 5
 // lower-cased, stripped of common English endings (-s, -es, -ies, -ing,
 // -ed) and of filler words ("the", "tool", "please", …). Ties keep catalog
 // order, so the same query gives the same tools in the same order. A
-// query that matches nothing returns no tools. err is as for Tools.
+// query that matches nothing returns no tools, and so does an empty one.
+// Tools of a server that is down for good (stopped after its restart) are
+// left out. err says which servers' tools are unavailable, and why.
 func (m *Manager) Search(ctx context.Context, query string, k int) ([]tools.Tool, error) {
 	err := m.load(ctx)
 	if k <= 0 {
@@ -39,7 +41,9 @@ func (m *Manager) Search(ctx context.Context, query string, k int) ([]tools.Tool
 		if len(out) == k {
 			break
 		}
-		out = append(out, cat[i])
+		if cat[i].srv.usable() {
+			out = append(out, cat[i])
+		}
 	}
 	return out, err
 }
@@ -151,21 +155,22 @@ func (idx *bm25) rank(query []string) []int {
 	return out
 }
 
-// fillers are words that say nothing about which tool is meant.
-var fillers = map[string]bool{
-	"a": true, "an": true, "the": true, "to": true, "of": true, "for": true, "in": true,
-	"on": true, "and": true, "or": true, "with": true, "from": true, "by": true, "at": true,
-	"is": true, "are": true, "be": true, "it": true, "this": true, "that": true, "as": true,
-	"i": true, "me": true, "my": true, "you": true, "your": true, "we": true, "can": true,
-	"want": true, "need": true, "please": true, "some": true, "any": true, "all": true,
-	"tool": true, "tools": true, "use": true, "using": true, "mcp": true, "server": true,
+// filler reports whether w says nothing about which tool is meant.
+func filler(w string) bool {
+	switch w {
+	case "a", "an", "the", "to", "of", "for", "in", "on", "and", "or", "with", "from", "by", "at",
+		"is", "are", "be", "it", "this", "that", "as", "i", "me", "my", "you", "your", "we", "can",
+		"want", "need", "please", "some", "any", "all", "tool", "tools", "use", "using", "mcp", "server":
+		return true
+	}
+	return false
 }
 
 // words splits text into the terms Search compares.
 func words(text string) []string {
 	var out []string
 	for w := range strings.SplitSeq(snake(text), "_") {
-		if w == "" || fillers[w] {
+		if w == "" || filler(w) {
 			continue
 		}
 		out = append(out, stem(w))

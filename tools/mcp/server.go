@@ -54,12 +54,13 @@ func (s *server) wantsStart() bool {
 }
 
 // takeListing returns the server's tools once, the first time they are
-// there (isNew), so the Manager catalogues them once; err is why the
-// server is not running, if it is not.
+// there (isNew), so the Manager catalogues them once; err is why its tools
+// are unavailable, if they are: it never started, or it stopped and has no
+// restart left.
 func (s *server) takeListing() (list []*sdk.Tool, isNew bool, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.conn == nil {
+	if !s.usableLocked() || s.listing == nil {
 		err = s.err
 	}
 	if s.listing != nil && !s.named {
@@ -72,7 +73,7 @@ func (s *server) takeListing() (list []*sdk.Tool, isNew bool, err error) {
 // startLocked starts the server and, the first time, lists its tools. The
 // caller holds s.mu. The error says what went wrong and, where it can,
 // what to change (see fixOf).
-func (s *server) startLocked(ctx context.Context) error {
+func (s *server) startLocked(parent context.Context) error {
 	if s.m.closed.Load() {
 		return ErrClosed
 	}
@@ -80,14 +81,24 @@ func (s *server) startLocked(ctx context.Context) error {
 		return s.err
 	}
 	s.starts++
+	err := s.tryStart(parent)
+	if err != nil && parent.Err() != nil && !s.m.closed.Load() {
+		s.starts-- // the turn was cancelled: that was not a real try
+	}
+	return err
+}
+
+func (s *server) tryStart(parent context.Context) error {
 	if gate := s.m.opts.BeforeStart; gate != nil {
-		if err := gate(ctx, s.cfg); err != nil {
-			s.starts = maxStarts // asked once; the answer holds for the session
-			s.err = &startError{msg: fmt.Sprintf("not started: %v", err)}
+		if err := gate(parent, s.cfg); err != nil {
+			if parent.Err() == nil {
+				s.starts = maxStarts // asked once; the answer holds for the session
+			}
+			s.err = &startError{msg: fmt.Sprintf("not started: %v", err), err: err}
 			return s.err
 		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.timeout())
+	ctx, cancel := context.WithTimeout(parent, s.cfg.timeout())
 	defer cancel()
 	defer context.AfterFunc(s.m.stopCtx, cancel)()
 
@@ -238,6 +249,18 @@ func (s *server) lost(c *conn) {
 		}
 		s.mu.Unlock()
 	}
+}
+
+// usable reports whether calls of the server's tools can still work: it
+// runs, or it may be (re)started.
+func (s *server) usable() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.usableLocked()
+}
+
+func (s *server) usableLocked() bool {
+	return s.conn != nil || s.starts < maxStarts && !s.m.closed.Load()
 }
 
 // acquire returns the running connection, restarting the server if it
