@@ -24,6 +24,7 @@ var allowed = map[string][]string{
 	"index":             {"index/", "models"},
 	"rag":               {"index", "models", "context/budget"},
 	"tools":             {"models", "index/ignore", "tools/"},
+	"tools/mcp":         {"models", "tools"},
 	"disclosure":        {"models", "tools", "context/budget"},
 	"agent":             {"models", "tools", "session", "context/", "disclosure", "prompts"},
 	"tui":               {"agent", "session", "models", "context/budget", "disclosure"},

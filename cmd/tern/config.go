@@ -55,6 +55,9 @@ type Config struct {
 	// model name ("qwen3:8b"), a prefix of one ("qwen3:") or a profile
 	// name ("qwen3").
 	Profiles map[string]models.ProfileOverride `toml:"profiles"`
+
+	// MCP holds the MCP servers of tier 3 ([mcp.servers.NAME]).
+	MCP mcpConfig `toml:"mcp"`
 }
 
 func defaultConfig() Config {
@@ -117,6 +120,7 @@ func loadConfig(root string, getenv func(string) string) (Config, []string, erro
 		if undecoded := md.Undecoded(); len(undecoded) > 0 {
 			return cfg, read, fmt.Errorf("config %s: unknown key %q", path, undecoded[0].String())
 		}
+		cfg.MCP.noteSources(md, path)
 		read = append(read, path)
 	}
 	switch cfg.ToolMode {
@@ -129,6 +133,9 @@ func loadConfig(root string, getenv func(string) string) (Config, []string, erro
 	}
 	if cfg.CompactThreshold < 0.2 || cfg.CompactThreshold > 1 {
 		return cfg, read, fmt.Errorf("config: compact_threshold must be between 0.2 and 1 (a share of the context window), not %v", cfg.CompactThreshold)
+	}
+	if _, err := cfg.MCP.servers(); err != nil {
+		return cfg, read, fmt.Errorf("config: %w", err)
 	}
 	return cfg, read, nil
 }

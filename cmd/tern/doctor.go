@@ -81,6 +81,7 @@ func (a *app) doctor(ctx context.Context) error {
 		r.bad("Ollama", "not reachable at %s", client.Host())
 		r.detail("start it with `ollama serve` (or open the Ollama app), or set --host / OLLAMA_HOST")
 		a.doctorWorkspace(r, root)
+		a.doctorMCP(ctx, r, cfg, root)
 		return exitCodeError{code: exitError}
 	}
 	r.ok("Ollama", "%s (version %s)", client.Host(), version)
@@ -110,6 +111,7 @@ func (a *app) doctor(ctx context.Context) error {
 	a.doctorModel(ctx, r, client, cfg, installed, infos)
 	a.doctorEmbed(r, cfg, installed, infos)
 	a.doctorWorkspace(r, root)
+	a.doctorMCP(ctx, r, cfg, root)
 	if r.problems > 0 {
 		return exitCodeError{code: exitError}
 	}
