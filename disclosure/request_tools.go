@@ -47,14 +47,10 @@ func newRequestTools(s *Set) (tools.Tool, error) {
 	}
 	var lines []tierLine
 	for t := Edit; t <= s.max; t++ {
-		if len(s.tiers[t]) == 0 {
+		if !s.hasTools(t) {
 			continue
 		}
-		var names []string
-		for _, tool := range s.tiers[t] {
-			names = append(names, tool.Spec().Name)
-		}
-		lines = append(lines, tierLine{N: int(t), Names: strings.Join(names, ", "), Label: labels[int(t)]})
+		lines = append(lines, tierLine{N: int(t), Names: s.tierNames(t), Label: labels[int(t)]})
 	}
 	tmpl, err := template.New("request_tools").Parse(body)
 	if err != nil {
@@ -65,15 +61,29 @@ func newRequestTools(s *Set) (tools.Tool, error) {
 		return nil, fmt.Errorf("request_tools description: %w", err)
 	}
 	text, params := splitDoc(b.String())
+	ps := []models.Param{
+		{Name: "tier", Type: "integer", Description: params["tier"]},
+		{Name: "tool", Type: "string", Description: params["tool"]},
+		{Name: "reason", Type: "string", Description: params["reason"]},
+	}
+	if s.catalog != nil && s.max >= External {
+		ps = append(ps, models.Param{Name: "query", Type: "string", Description: params["query"]})
+	}
 	return &requestTools{set: s, spec: models.ToolSpec{
 		Name:        "request_tools",
 		Description: text,
-		Parameters: models.Schema(
-			models.Param{Name: "tier", Type: "integer", Description: params["tier"]},
-			models.Param{Name: "tool", Type: "string", Description: params["tool"]},
-			models.Param{Name: "reason", Type: "string", Description: params["reason"]},
-		),
+		Parameters:  models.Schema(ps...),
 	}}, nil
+}
+
+// tierNames lists what tier t holds, for request_tools: its tools, and the
+// catalog's for tier 3.
+func (s *Set) tierNames(t Tier) string {
+	list := names(s.tiers[t])
+	if t == External && s.catalog != nil {
+		list = append(list, "MCP tools matching a query")
+	}
+	return strings.Join(list, ", ")
 }
 
 // splitDoc reads a tool description: the text before the first "## "
@@ -99,6 +109,7 @@ func (r *requestTools) Run(ctx context.Context, in tools.Input) tools.Result {
 		Tier   json.RawMessage `json:"tier"`
 		Tool   string          `json:"tool"`
 		Reason string          `json:"reason"`
+		Query  string          `json:"query"`
 	}
 	if err := json.Unmarshal(bytes.TrimSpace(orEmpty(in.Args)), &args); err != nil {
 		return r.fail("invalid arguments: %v", err)
@@ -130,22 +141,48 @@ func (r *requestTools) Run(ctx context.Context, in tools.Input) tools.Result {
 		return r.fail("there is no tier %d; %s", tier, r.choices())
 	case tier > s.max:
 		return r.fail("%s is not allowed: the user limited this session to %s. Do the task with the tools you have, or tell the user what you need.", tier, s.max)
-	case len(s.tiers[tier]) == 0:
+	case !s.hasTools(tier):
 		return r.fail("%s has no tools in this session. %s", tier, r.choices())
 	}
-	if tier <= s.Tier() {
-		return tools.Result{Output: fmt.Sprintf("%s is already unlocked: %s.", tier, strings.Join(names(s.upTo(tier)[len(s.tiers[Read]):]), ", ")),
-			Summary: fmt.Sprintf("%s already unlocked", tier)}
+	var added []string
+	if tier > s.Tier() {
+		added = s.raise(ctx, tier, why)
 	}
-	added := s.raise(ctx, tier, why)
-	return tools.Result{Output: fmt.Sprintf("Unlocked %s: %s. You can call them now.", tier, strings.Join(added, ", ")),
-		Summary: fmt.Sprintf("unlocked %s", tier)}
+	var problem string
+	if tier == External {
+		query := strings.TrimSpace(args.Query)
+		if query == "" {
+			query = args.Reason
+		}
+		found, p := s.fromCatalog(ctx, query)
+		added, problem = append(added, found...), p
+	}
+	if len(added) == 0 {
+		out := fmt.Sprintf("%s is already unlocked: %s.", tier, strings.Join(names(s.upTo(tier)[len(s.tiers[Read]):]), ", "))
+		if tier == External && s.catalog != nil {
+			out += " No other external tool matches; try another query."
+		}
+		if problem != "" {
+			out += " (" + problem + ")"
+		}
+		return tools.Result{Output: out, Summary: fmt.Sprintf("%s already unlocked", tier)}
+	}
+	out := fmt.Sprintf("Unlocked %s: %s. You can call them now.", tier, strings.Join(added, ", "))
+	if problem != "" {
+		out += " Some external tools are unavailable: " + problem
+	}
+	return tools.Result{Output: out, Summary: fmt.Sprintf("unlocked %s", tier)}
 }
 
 func (r *requestTools) unlockTool(ctx context.Context, name, why string) tools.Result {
 	s := r.set
 	name = normalName(name)
 	tier, ok := s.tierOf[name]
+	if !ok {
+		if _, found := s.fromCatalogByName(ctx, name); found {
+			tier, ok = External, true
+		}
+	}
 	switch {
 	case !ok:
 		return r.fail("there is no tool %q. %s", name, r.choices())
@@ -168,8 +205,8 @@ func (r *requestTools) choices() string {
 	cur := s.Tier()
 	var parts []string
 	for t := cur + 1; t <= s.max; t++ {
-		if len(s.tiers[t]) > 0 {
-			parts = append(parts, fmt.Sprintf("tier %d: %s", t, strings.Join(names(s.tiers[t]), ", ")))
+		if s.hasTools(t) {
+			parts = append(parts, fmt.Sprintf("tier %d: %s", t, s.tierNames(t)))
 		}
 	}
 	if len(parts) == 0 {

@@ -69,6 +69,9 @@ type Config struct {
 	// Save, when set, persists the state after every change, so that a
 	// resumed session keeps its tools.
 	Save func(ctx context.Context, s State) error
+	// Catalog, when set, holds the external tools of tier 3 beyond
+	// Tools[3]: unlocking tier 3 adds those matching the task.
+	Catalog Catalog
 }
 
 // Set is the tools of one session as the model sees them. It satisfies the
@@ -81,11 +84,14 @@ type Set struct {
 	max     Tier
 	intents *Intents
 	save    func(context.Context, State) error
+	catalog Catalog
 
 	mu      sync.Mutex
 	tier    Tier
 	visible []tools.Tool
 	notices []string
+	// external holds the catalog tools met so far, by name.
+	external map[string]tools.Tool
 }
 
 // New returns the Set of one session. Tool names must be unique across the
@@ -100,7 +106,8 @@ func New(cfg Config) (*Set, error) {
 	if cfg.Start > cfg.Max {
 		return nil, fmt.Errorf("tier %d is above the maximum tier %d", cfg.Start, cfg.Max)
 	}
-	s := &Set{tiers: cfg.Tools, tierOf: make(map[string]Tier), max: cfg.Max, intents: cfg.Intents, save: cfg.Save}
+	s := &Set{tiers: cfg.Tools, tierOf: make(map[string]Tier), max: cfg.Max, intents: cfg.Intents, save: cfg.Save,
+		catalog: cfg.Catalog, external: make(map[string]tools.Tool)}
 	s.tiers[0] = slices.Clone(s.tiers[0])
 	if cfg.Max > Read {
 		rt, err := newRequestTools(s)
@@ -178,6 +185,9 @@ func (s *Set) Get(name string) (tools.Tool, bool) {
 		if tier, ok := s.tierOf[n]; ok {
 			return &locked{name: n, tier: tier, max: s.max}, true
 		}
+		if _, ok := s.external[n]; ok {
+			return &locked{name: n, tier: External, max: s.max}, true
+		}
 	}
 	return nil, false
 }
@@ -248,8 +258,14 @@ func (s *Set) OnPrompt(ctx context.Context, prompt string) {
 		return
 	}
 	hits := s.intents.Detect(prompt)
-	if hit, ok := s.wanted(hits, s.max); ok && hit.Tier > s.Tier() {
+	hit, ok := s.wanted(hits, s.max)
+	if ok && hit.Tier > s.Tier() {
 		s.raise(ctx, hit.Tier, fmt.Sprintf("the request says %q", hit.Word))
+	}
+	if ok && hit.Tier == External {
+		if _, problem := s.fromCatalog(ctx, prompt); problem != "" {
+			s.Notify("some external tools are unavailable: " + problem)
+		}
 	}
 	if hit, ok := s.wanted(hits, NumTiers-1); ok && hit.Tier > s.max {
 		s.Notify(fmt.Sprintf("the request looks like it needs %s (%q), but this session is capped at %s (--max-tier)", hit.Tier, hit.Word, s.max))
@@ -261,7 +277,7 @@ func (s *Set) OnPrompt(ctx context.Context, prompt string) {
 func (s *Set) wanted(hits []Hit, limit Tier) (Hit, bool) {
 	best, ok := Hit{}, false
 	for _, h := range hits {
-		if h.Tier.Valid() && h.Tier <= limit && len(s.tiers[h.Tier]) > 0 && (!ok || h.Tier > best.Tier) {
+		if h.Tier.Valid() && h.Tier <= limit && s.hasTools(h.Tier) && (!ok || h.Tier > best.Tier) {
 			best, ok = h, true
 		}
 	}
@@ -345,11 +361,17 @@ func (s *Set) persist(ctx context.Context, st State) {
 	}
 }
 
+// hasTools reports whether tier t has anything to unlock.
+func (s *Set) hasTools(t Tier) bool {
+	return len(s.tiers[t]) > 0 || t == External && s.catalog != nil
+}
+
 // find returns the registered tool named name.
 func (s *Set) find(name string) (tools.Tool, bool) {
 	tier, ok := s.tierOf[name]
 	if !ok {
-		return nil, false
+		t, ok := s.external[name]
+		return t, ok
 	}
 	i := slices.IndexFunc(s.tiers[tier], func(t tools.Tool) bool { return t.Spec().Name == name })
 	return s.tiers[tier][i], true

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -84,20 +85,23 @@ func (a *app) ask(ctx context.Context, prompt, resume string, jsonOut bool) erro
 // and commands run, but destructive ones are refused; with --yolo those run
 // too. Without either, calls are refused with a result that tells the model
 // (and, through it, the user) how to allow them.
-type headlessApprover struct{ yes, yolo bool }
+type headlessApprover struct {
+	yes, yolo bool
+	// command names the tern command for messages; "tern ask" when empty.
+	command string
+}
 
 func (h headlessApprover) Approve(ctx context.Context, ap agent.Approval) (agent.Decision, error) {
 	switch {
 	case h.yolo, h.yes && !ap.Destructive:
 		return agent.Decision{Allow: true}, nil
-	case ap.Destructive:
-		return agent.Decision{Reason: fmt.Sprintf("it %s; tern ask refuses destructive commands unless run with --yolo", ap.Why)}, nil
 	}
-	what := "file changes"
-	if ap.Effect != tools.Writes {
-		what = "commands"
+	command := cmp.Or(h.command, "tern ask")
+	if ap.Destructive {
+		return agent.Decision{Reason: fmt.Sprintf("it %s; %s refuses destructive commands unless run with --yolo", ap.Why, command)}, nil
 	}
-	return agent.Decision{Reason: "tern ask runs without approval prompts; the user must rerun with --yes to allow " + what}, nil
+	what := map[tools.Effect]string{tools.Writes: "file changes", tools.Executes: "commands", tools.External: "external tools"}[ap.Effect]
+	return agent.Decision{Reason: fmt.Sprintf("%s runs without approval prompts; the user must rerun with --yes to allow %s", command, cmp.Or(what, "this"))}, nil
 }
 
 // eventWriter renders agent events.

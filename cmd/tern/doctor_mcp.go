@@ -22,7 +22,9 @@ func (a *app) doctorMCP(ctx context.Context, r *report, cfg Config, root string)
 		r.bad("MCP", "%v", err)
 		return
 	}
-	m, err := newMCPManager(cfg, ws, nil)
+	// Doctor has no one to ask: a server the repository's .tern.toml names
+	// starts only with --yes.
+	m, err := newMCPManager(cfg, ws, nil, trustGate(root, headlessApprover{yes: a.yes || a.yolo, command: "tern doctor"}))
 	if err != nil {
 		r.bad("MCP", "%v", err)
 		return

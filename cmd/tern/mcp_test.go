@@ -3,160 +3,125 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ternhq/tern/models/ollamatest"
 )
 
-func writeConfig(t *testing.T, path, body string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
+// mcpFixtureEnv makes the test binary serve MCP on stdio instead of
+// running tests, so a .tern.toml can name it as a server.
+const mcpFixtureEnv = "TERN_TEST_MCP_FIXTURE"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(mcpFixtureEnv) == "stdio" {
+		if err := mcpFixture().Run(context.Background(), &sdk.StdioTransport{}); err != nil {
+			fmt.Fprintln(os.Stderr, "fixture:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
 	}
-	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	os.Exit(m.Run())
 }
 
-func TestMCPServersConfig(t *testing.T) {
-	root, xdg := t.TempDir(), t.TempDir()
-	userFile := filepath.Join(xdg, "tern", "config.toml")
-	projectFile := filepath.Join(root, ".tern.toml")
-	writeConfig(t, userFile, `
-[mcp.servers.github]
-command = "npx"
-args = ["-y", "@modelcontextprotocol/server-github"]
-env = { GITHUB_PERSONAL_ACCESS_TOKEN = "${GITHUB_TOKEN}" }
+type cityArgs struct {
+	City string `json:"city" jsonschema:"the city name"`
+}
 
-[mcp.servers.notes]
-command = "notes-mcp"
-timeout = "20s"
-`)
-	writeConfig(t, projectFile, `
-[mcp.servers.github]
-enabled = false
+type textArgs struct {
+	Text string `json:"text" jsonschema:"the text"`
+}
 
-[mcp.servers.docs]
-url = "https://docs.example.com/mcp"
-headers = { Authorization = "Bearer ${DOCS_TOKEN}" }
-`)
-	getenv := func(k string) string { return map[string]string{"XDG_CONFIG_HOME": xdg}[k] }
-	cfg, read, err := loadConfig(root, getenv)
+// mcpFixture is an MCP server with a dozen tools, of which a task needs one.
+func mcpFixture() *sdk.Server {
+	s := sdk.NewServer(&sdk.Implementation{Name: "fixture", Version: "1"}, nil)
+	sdk.AddTool(s, &sdk.Tool{Name: "get_weather", Description: "Get the current weather forecast for a city."},
+		func(_ context.Context, _ *sdk.CallToolRequest, in cityArgs) (*sdk.CallToolResult, any, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "Sunny, 21°C in " + in.City}}}, nil, nil
+		})
+	for _, name := range []string{"create_issue", "list_issues", "send_email", "post_message", "list_channels",
+		"search_docs", "translate_text", "convert_currency", "book_meeting", "list_calendars", "shorten_link"} {
+		sdk.AddTool(s, &sdk.Tool{Name: name, Description: "Do " + strings.ReplaceAll(name, "_", " ") + "."},
+			func(context.Context, *sdk.CallToolRequest, textArgs) (*sdk.CallToolResult, any, error) {
+				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: name + " done"}}}, nil, nil
+			})
+	}
+	return s
+}
+
+// withMCPFixture configures the fixture as the project's MCP server "fix".
+func withMCPFixture(t *testing.T, f *fixture) {
+	t.Helper()
+	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(read) != 2 {
-		t.Fatalf("read %v, want both files", read)
-	}
-	servers, err := cfg.MCP.servers()
-	if err != nil {
+	conf := fmt.Sprintf("[mcp.servers.fix]\ncommand = %q\nenv = { %s = \"stdio\" }\n", exe, mcpFixtureEnv)
+	if err := os.WriteFile(filepath.Join(f.dir, ".tern.toml"), []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, s := range servers {
-		got = append(got, fmt.Sprintf("%s on=%v %s timeout=%v from=%s", s.Name, s.On(), s.Transport(), s.Timeout, filepath.Base(s.Source)))
-	}
-	want := []string{
-		"docs on=true http: https://docs.example.com/mcp timeout=0s from=.tern.toml",
-		"github on=false neither command nor url timeout=0s from=.tern.toml",
-		"notes on=true stdio: notes-mcp timeout=20s from=config.toml",
-	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("servers:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-	if servers[0].Headers["Authorization"] != "Bearer ${DOCS_TOKEN}" {
-		t.Errorf("headers = %v; ${VAR} is expanded when the server starts, not in the config", servers[0].Headers)
-	}
 }
 
-func TestMCPConfigErrors(t *testing.T) {
-	tests := []struct {
-		name, body, want string
-	}{
-		{"unknown key", "[mcp.servers.gh]\ncmd = \"npx\"\n", `unknown key "mcp.servers.gh.cmd"`},
-		{"neither", "[mcp.servers.gh]\nargs = [\"x\"]\n", ".tern.toml [mcp.servers.gh]: set command (a program that speaks MCP on stdin/stdout) or url"},
-		{"both", "[mcp.servers.gh]\ncommand = \"x\"\nurl = \"http://h\"\n", "set command or url, not both"},
-		{"bad url", "[mcp.servers.gh]\nurl = \"localhost:3000\"\n", `url "localhost:3000" is not an http:// or https:// address`},
-		{"bad timeout", "[mcp.servers.gh]\ncommand = \"x\"\ntimeout = \"soon\"\n", "invalid duration"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			root := t.TempDir()
-			writeConfig(t, filepath.Join(root, ".tern.toml"), tt.body)
-			_, _, err := loadConfig(root, func(string) string { return "" })
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("loadConfig = %v, want an error containing %q", err, tt.want)
-			}
-		})
-	}
-}
-
-// mcpHTTPServer serves a two-tool MCP server over streamable HTTP.
-func mcpHTTPServer(t *testing.T) string {
-	t.Helper()
-	srv := sdk.NewServer(&sdk.Implementation{Name: "fx", Version: "1"}, nil)
-	type textIn struct {
-		Text string `json:"text" jsonschema:"the text to send back"`
-	}
-	sdk.AddTool(srv, &sdk.Tool{Name: "echo", Description: "Echo the text back."},
-		func(_ context.Context, _ *sdk.CallToolRequest, in textIn) (*sdk.CallToolResult, any, error) {
-			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: in.Text}}}, nil, nil
-		})
-	sdk.AddTool(srv, &sdk.Tool{Name: "shout", Description: "Echo the text back in capitals."},
-		func(_ context.Context, _ *sdk.CallToolRequest, in textIn) (*sdk.CallToolResult, any, error) {
-			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.ToUpper(in.Text)}}}, nil, nil
-		})
-	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))
-	t.Cleanup(ts.Close)
-	return ts.URL
-}
-
-func TestDoctorListsMCPServers(t *testing.T) {
+func TestTier3OffersOnlyTheMatchingMCPTools(t *testing.T) {
 	f := newFixture(t)
-	writeConfig(t, filepath.Join(f.dir, ".tern.toml"), fmt.Sprintf(`
-[mcp.servers.fx]
-url = %q
-
-[mcp.servers.missing]
-command = "no-such-mcp-server-xyz"
-
-[mcp.servers.off]
-command = "npx"
-enabled = false
-`, mcpHTTPServer(t)))
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	code, out, _ := f.tern(ctx, "doctor")
-	if code != 1 {
-		t.Errorf("doctor exit %d, want 1 for the server that does not start", code)
+	withMCPFixture(t, f)
+	f.srv.Script(
+		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "fix_get_weather", Args: `{"city":"Paris"}`}}},
+		ollamatest.Reply{Content: "It is sunny in Paris."},
+	)
+	code, out, errOut := f.tern(t.Context(), "ask", "--yes", "look up online the weather forecast in Paris")
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, errOut)
 	}
-	for _, want := range []string{
-		"MCP         ✓ fx: 2 tools, ",
-		" tokens of schemas (http: ",
-		"fx_echo (", "fx_shout (",
-		"MCP         ✗ missing: command not found: no-such-mcp-server-xyz",
-		"install it or give its full path, or fix " + filepath.Join(f.dir, ".tern.toml") + " [mcp.servers.missing]",
-		"MCP         · off: disabled (stdio: npx)",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("doctor output lacks %q:\n%s", want, out)
+	if out != "It is sunny in Paris.\n" || !strings.Contains(errOut, "✓") {
+		t.Errorf("stdout %q, stderr:\n%s", out, errOut)
+	}
+	reqs := f.srv.Requests()
+	var names []string
+	for _, tl := range reqs[0].Tools {
+		names = append(names, tl.Function.Name)
+	}
+	if !slices.Contains(names, "fetch_url") || !slices.Contains(names, "fix_get_weather") {
+		t.Fatalf("tools sent = %v; want fetch_url and the weather tool", names)
+	}
+	mcpTools := 0
+	for _, n := range names {
+		if strings.HasPrefix(n, "fix_") {
+			mcpTools++
 		}
 	}
-	if strings.Contains(out, "All checks passed.") {
-		t.Errorf("doctor says all checks passed with a broken MCP server:\n%s", out)
+	if mcpTools > 4 {
+		t.Errorf("%d of the server's 12 tools were sent (%v); want only the few matching the task", mcpTools, names)
+	}
+	last := reqs[1].Messages[len(reqs[1].Messages)-1]
+	if last.Role != "tool" || !strings.Contains(last.Content, "Sunny, 21°C in Paris") {
+		t.Errorf("the MCP call's result did not reach the model: %+v", last)
 	}
 }
 
-func TestDoctorWithoutMCPServers(t *testing.T) {
+func TestProjectMCPServerNeedsConsent(t *testing.T) {
 	f := newFixture(t)
+	withMCPFixture(t, f)
+	f.srv.Script(ollamatest.Reply{Content: "I cannot reach the web tools."})
+	code, _, errOut := f.tern(t.Context(), "ask", "look up online the weather forecast in Paris")
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, errOut)
+	}
+	if !strings.Contains(errOut, "external tools are unavailable") || !strings.Contains(errOut, ".tern.toml") {
+		t.Errorf("stderr does not say the project's server was not started:\n%s", errOut)
+	}
+	for _, tl := range f.srv.Requests()[0].Tools {
+		if strings.HasPrefix(tl.Function.Name, "fix_") {
+			t.Errorf("a tool of an unapproved project server was offered: %s", tl.Function.Name)
+		}
+	}
 	code, out, _ := f.tern(t.Context(), "doctor")
-	if code != 0 || !strings.Contains(out, "MCP         · no servers configured") {
-		t.Errorf("doctor exit %d:\n%s", code, out)
+	if !strings.Contains(out, "fix") || !strings.Contains(out, "--yes") {
+		t.Errorf("doctor (exit %d) does not explain how to start the project's server:\n%s", code, out)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/session"
 	"github.com/ternhq/tern/tools"
+	"github.com/ternhq/tern/tools/mcp"
 )
 
 // notesMaxBytes caps the project notes sent in the system prompt.
@@ -33,6 +34,8 @@ type run struct {
 	agent    *agent.Agent
 	tools    *disclosure.Set
 	notices  []string
+	// mcp runs the configured MCP servers (tier 3); nil when there are none.
+	mcp *mcp.Manager
 }
 
 // startRun opens the workspace and the model, and creates a session or
@@ -112,6 +115,13 @@ func (r *run) openSession(ctx context.Context, resume string) error {
 }
 
 func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
+	if r.mcp == nil {
+		m, err := newMCPManager(r.cfg, r.ws, reservedNames(r.ws, r.cfg), trustGate(r.root, approver))
+		if err != nil {
+			return err
+		}
+		r.mcp = m
+	}
 	set, err := r.toolSet(ctx, r.tierFlag)
 	if err != nil {
 		return err
@@ -167,5 +177,16 @@ func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
 	return nil
 }
 
-// Close releases the store.
-func (r *run) Close() error { return r.store.Close() }
+// Close stops the MCP servers and releases the store.
+func (r *run) Close() error {
+	r.closeTools()
+	return r.store.Close()
+}
+
+// closeTools stops the MCP servers the session started, if any.
+func (r *run) closeTools() {
+	if r.mcp != nil {
+		r.mcp.Close()
+		r.mcp = nil
+	}
+}

@@ -26,6 +26,8 @@ type toolOptions struct {
 	// restore and save keep the unlocks of a session across runs.
 	restore *disclosure.State
 	save    func(context.Context, disclosure.State) error
+	// catalog holds the MCP servers' tools; nil when none are configured.
+	catalog disclosure.Catalog
 }
 
 // buildToolSet makes the tools of every tier and the disclosure set that
@@ -39,14 +41,33 @@ func buildToolSet(o toolOptions) (*disclosure.Set, error) {
 	if err != nil {
 		return nil, err
 	}
+	external := []tools.Tool{tools.NewFetchURL(o.ws, nil)}
 	return disclosure.New(disclosure.Config{
-		Tools:   [disclosure.NumTiers][]tools.Tool{tools.ReadOnlyTools(o.ws), tools.EditTools(o.ws, o.cp), cmds},
+		Tools:   [disclosure.NumTiers][]tools.Tool{tools.ReadOnlyTools(o.ws), tools.EditTools(o.ws, o.cp), cmds, external},
 		Start:   disclosure.Tier(o.cfg.Tier),
 		Max:     disclosure.Tier(o.cfg.MaxTier),
 		Intents: intents.With(o.cfg.Intent),
 		Restore: o.restore,
 		Save:    o.save,
+		Catalog: o.catalog,
 	})
+}
+
+// reservedNames are the names of tern's own tools, which MCP tools must not
+// take.
+func reservedNames(ws *tools.Workspace, cfg Config) []string {
+	cfg.MaxTier = int(disclosure.External)
+	set, err := buildToolSet(toolOptions{ws: ws, cfg: cfg})
+	if err != nil {
+		return nil // the real build reports the same error
+	}
+	var names []string
+	for t := disclosure.Read; t <= disclosure.External; t++ {
+		for _, tool := range set.Tools(t) {
+			names = append(names, tool.Spec().Name)
+		}
+	}
+	return names
 }
 
 // toolSet builds the run's tool set: a checkpoint before the first change,
@@ -69,6 +90,9 @@ func (r *run) toolSet(ctx context.Context, tierFlag bool) (*disclosure.Set, erro
 	o := toolOptions{ws: r.ws, cfg: r.cfg, cp: cp, save: func(ctx context.Context, st disclosure.State) error {
 		return r.store.SetMeta(context.WithoutCancel(ctx), r.sess.ID, metaTools, st.String())
 	}}
+	if r.mcp != nil { // a nil *mcp.Manager in the interface would not be nil
+		o.catalog = r.mcp
+	}
 	if r.resumed {
 		v, ok, err := r.store.Meta(ctx, r.sess.ID, metaTools)
 		if err != nil {

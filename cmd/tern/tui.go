@@ -108,6 +108,7 @@ func (a *app) runTUI(ctx context.Context, resume string) (string, error) {
 			History:      r.agent.History(),
 			Notices:      r.notices,
 			Installed:    back.installed,
+			Close:        func() error { r.closeTools(); return nil },
 			Tiers:        tierControl{set: r.tools, counter: cnt},
 			Compactor:    r.agent,
 			Undoer:       &undoer{ws: ws, session: r.sess.ID},
