@@ -63,7 +63,6 @@ func withCatalog(c Catalog, fetch tools.Tool) func(*Config) {
 	}
 }
 
-
 func TestRequestToolsQueryAddsOnlyMatchingCatalogTools(t *testing.T) {
 	cat := twelveTools()
 	fetch := &fakeTool{name: "fetch_url", effect: tools.External}
