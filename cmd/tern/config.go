@@ -48,6 +48,11 @@ type Config struct {
 	// conversation is compacted before a request; 1 turns that off.
 	CompactThreshold float64 `toml:"compact_threshold"`
 
+	// RAG adds the repository code that matches each prompt to it;
+	// RAGShare is the share of the window that code may take.
+	RAG      bool    `toml:"rag"`
+	RAGShare float64 `toml:"rag_share"`
+
 	// ThinkBudget caps a reply's thinking, in tokens, when think is on
 	// (0: half the reply reserve).
 	ThinkBudget int `toml:"think_budget"`
@@ -67,6 +72,7 @@ func defaultConfig() Config {
 		MaxTier:    int(disclosure.External),
 
 		CompactThreshold: agent.DefaultCompactAt,
+		RAGShare:         agent.DefaultRAGShare,
 	}
 }
 
@@ -129,6 +135,9 @@ func loadConfig(root string, getenv func(string) string) (Config, []string, erro
 	}
 	if cfg.CompactThreshold < 0.2 || cfg.CompactThreshold > 1 {
 		return cfg, read, fmt.Errorf("config: compact_threshold must be between 0.2 and 1 (a share of the context window), not %v", cfg.CompactThreshold)
+	}
+	if cfg.RAGShare < 0.05 || cfg.RAGShare > 0.5 {
+		return cfg, read, fmt.Errorf("config: rag_share must be between 0.05 and 0.5 (a share of the context window), not %v", cfg.RAGShare)
 	}
 	return cfg, read, nil
 }

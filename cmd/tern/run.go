@@ -33,6 +33,10 @@ type run struct {
 	agent    *agent.Agent
 	tools    *disclosure.Set
 	notices  []string
+	// code is the workspace's search index, for search_code and RAG;
+	// rag turns RAG on at the start.
+	code *codeIndex
+	rag  bool
 }
 
 // startRun opens the workspace and the model, and creates a session or
@@ -75,7 +79,8 @@ func (a *app) startRun(ctx context.Context, resume string, approver agent.Approv
 		return nil, err
 	}
 	r := &run{root: root, cfg: cfg, back: back, store: store, ws: ws, counter: cnt.c,
-		tierFlag: a.cmd.PersistentFlags().Changed("tier")}
+		tierFlag: a.cmd.PersistentFlags().Changed("tier"),
+		code:     newCodeIndex(root, cfg), rag: cfg.RAG || a.rag}
 	if err := r.openSession(ctx, resume); err != nil {
 		store.Close()
 		return nil, err
@@ -163,9 +168,26 @@ func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
 		ToolFormat:      prof.ToolFormat,
 		OneToolPerReply: prof.OneToolPerReply,
 		ThinkBudget:     r.cfg.ThinkBudget,
+
+		Retriever: r.retriever(),
+		RAG:       r.rag,
+		RAGShare:  r.cfg.RAGShare,
 	}, r.back.client, set, r.store, approver, r.counter)
 	return nil
 }
 
-// Close releases the store.
-func (r *run) Close() error { return r.store.Close() }
+// retriever is the agent's RAG over the code index, if the run has one.
+func (r *run) retriever() agent.Retriever {
+	if r.code == nil {
+		return nil
+	}
+	return ragRetriever{code: r.code, counter: r.counter}
+}
+
+// Close releases the store and the index.
+func (r *run) Close() error {
+	if r.code != nil {
+		r.code.Close()
+	}
+	return r.store.Close()
+}

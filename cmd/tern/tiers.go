@@ -23,6 +23,8 @@ type toolOptions struct {
 	ws  *tools.Workspace
 	cfg Config
 	cp  *tools.Checkpoint
+	// search, when set, adds search_code to tier 0.
+	search tools.CodeSearcher
 	// restore and save keep the unlocks of a session across runs.
 	restore *disclosure.State
 	save    func(context.Context, disclosure.State) error
@@ -39,8 +41,12 @@ func buildToolSet(o toolOptions) (*disclosure.Set, error) {
 	if err != nil {
 		return nil, err
 	}
+	read := tools.ReadOnlyTools(o.ws)
+	if o.search != nil {
+		read = append(read, tools.NewSearchCode(o.ws, o.search))
+	}
 	return disclosure.New(disclosure.Config{
-		Tools:   [disclosure.NumTiers][]tools.Tool{tools.ReadOnlyTools(o.ws), tools.EditTools(o.ws, o.cp), cmds},
+		Tools:   [disclosure.NumTiers][]tools.Tool{read, tools.EditTools(o.ws, o.cp), cmds},
 		Start:   disclosure.Tier(o.cfg.Tier),
 		Max:     disclosure.Tier(o.cfg.MaxTier),
 		Intents: intents.With(o.cfg.Intent),
@@ -69,6 +75,12 @@ func (r *run) toolSet(ctx context.Context, tierFlag bool) (*disclosure.Set, erro
 	o := toolOptions{ws: r.ws, cfg: r.cfg, cp: cp, save: func(ctx context.Context, st disclosure.State) error {
 		return r.store.SetMeta(context.WithoutCancel(ctx), r.sess.ID, metaTools, st.String())
 	}}
+	if r.code != nil {
+		var notice string
+		if o.search, notice = r.code.toolSearcher(ctx); notice != "" {
+			r.notices = append(r.notices, notice)
+		}
+	}
 	if r.resumed {
 		v, ok, err := r.store.Meta(ctx, r.sess.ID, metaTools)
 		if err != nil {
