@@ -93,12 +93,22 @@ func (c *codeIndex) Close() error {
 func indexProblem(err error) error {
 	switch {
 	case errors.Is(err, index.ErrCorrupt):
-		return fmt.Errorf("the index .tern/index.db is damaged or is not a tern index: run `tern index --rebuild` to delete it and build it again (%w)", err)
+		return wordedError{err, "the index .tern/index.db is damaged or is not a tern index: run `tern index --rebuild` to delete it and build it again"}
 	case errors.Is(err, index.ErrBusy):
-		return errors.New("the index is being updated by another tern; try again when it is done")
+		return wordedError{err, "the index is being updated by another tern; try again when it is done"}
 	}
 	return err
 }
+
+// wordedError is an error shown to the user in other words than its
+// cause's, which errors.Is still finds.
+type wordedError struct {
+	err error
+	msg string
+}
+
+func (e wordedError) Error() string { return e.msg }
+func (e wordedError) Unwrap() error { return e.err }
 
 // toolSearcher returns c for the search_code tool when the workspace has
 // an index that opens; otherwise nil, with a notice when it is broken.

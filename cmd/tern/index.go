@@ -112,7 +112,7 @@ func (a *app) index(ctx context.Context, flags indexFlags, rebuild bool) error {
 	view.finish()
 	var ee embedError
 	switch {
-	case errors.Is(err, context.Canceled) || ctx.Err() != nil:
+	case errors.Is(err, context.Canceled):
 		return exitCodeError{code: exitCanceled, err: errors.New("interrupted; the index is consistent: run tern index again to finish")}
 	case errors.As(err, &ee):
 		fmt.Fprintf(a.stderr, "tern: embedding stopped: %s; the code read so far is indexed, and tern index adds the missing embeddings when run again\n", ee.msg)
