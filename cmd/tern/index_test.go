@@ -8,8 +8,8 @@ import (
 	"io"
 	"log"
 	"net/http"
-	"net/http/httputil"
 	"net/http/httptest"
+	"net/http/httputil"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -150,7 +150,9 @@ func TestIndexAndSearch(t *testing.T) {
 		want func([]hitJSON) bool
 	}{
 		{[]string{"-k", "1", "bill"}, func(h []hitJSON) bool { return len(h) == 1 }},
-		{[]string{"--lang", "markdown", "bills settings"}, func(h []hitJSON) bool { return len(h) > 0 && h[0].Path == "README.md" && h[len(h)-1].Lang == "markdown" }},
+		{[]string{"--lang", "markdown", "bills settings"}, func(h []hitJSON) bool {
+			return len(h) > 0 && h[0].Path == "README.md" && h[len(h)-1].Lang == "markdown"
+		}},
 		{[]string{"--path", "config/", "file"}, func(h []hitJSON) bool {
 			for _, x := range h {
 				if !strings.HasPrefix(x.Path, "config/") {
