@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -232,9 +233,25 @@ func plural(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-// ragHits is how many hits RAG considers for a prompt; Pack keeps the
+// ragHits is how many hits RAG adds to a prompt at most; Pack keeps the
 // best that fit the budget.
-const ragHits = 8
+const ragHits = 6
+
+// substantial reports whether a hit is worth prompt tokens: a named
+// symbol, or a few lines of code or text. A lone package clause or a
+// one-line section costs its header and says little.
+func substantial(h rag.Hit) bool {
+	if h.Symbol != "" {
+		return true
+	}
+	lines := 0
+	for l := range strings.Lines(h.Text) {
+		if strings.TrimSpace(l) != "" {
+			lines++
+		}
+	}
+	return lines >= 3
+}
 
 // ragRetriever serves the agent's RAG: the code that matches a prompt,
 // packed within a token budget.
@@ -247,10 +264,12 @@ func (r ragRetriever) Retrieve(ctx context.Context, query string, budget int) (s
 	if !r.code.exists() {
 		return "", r.code.note("RAG is on, but this repository has no index yet: run `tern index` (or /index in the TUI)"), nil
 	}
-	res, err := r.code.search(ctx, query, rag.Options{K: ragHits}, true)
+	res, err := r.code.search(ctx, query, rag.Options{K: 2 * ragHits}, true)
 	if err != nil {
 		return "", "", err
 	}
+	res.Hits = slices.DeleteFunc(res.Hits, func(h rag.Hit) bool { return !substantial(h) })
+	res.Hits = res.Hits[:min(len(res.Hits), ragHits)]
 	var notes []string
 	if res.Lexical {
 		if n := r.code.note("RAG: " + res.Why); n != "" {
