@@ -45,6 +45,7 @@ func (s tuiSearcher) Search(ctx context.Context, query string, k int) ([]tui.Sea
 type tuiIndexer struct{ code *codeIndex }
 
 func (x tuiIndexer) Index(ctx context.Context, progress func(tui.IndexProgress)) (string, error) {
+	existed := x.code.exists()
 	ix, err := x.code.open(ctx, true)
 	if err != nil {
 		return "", err
@@ -86,6 +87,10 @@ func (x tuiIndexer) Index(ctx context.Context, progress func(tui.IndexProgress))
 	}
 	if plan.why != "" {
 		notes = append(notes, "no embeddings, search is lexical only: "+plan.why)
+	}
+	if !existed {
+		// A session's tools are fixed when it opens, for the prompt cache.
+		notes = append(notes, "the model gets search_code from the next session on (/new)")
 	}
 	return strings.Join(append([]string{summary}, notes...), "; "), nil
 }
