@@ -96,7 +96,7 @@ func indexProblem(err error) error {
 	case errors.Is(err, index.ErrCorrupt):
 		return wordedError{err, "the index .tern/index.db is damaged or is not a tern index: run `tern index --rebuild` to delete it and build it again"}
 	case errors.Is(err, index.ErrBusy):
-		return wordedError{err, "the index is being updated by another tern; try again when it is done"}
+		return wordedError{err, "the index is being updated already (by /index, or another tern); try again when that is done"}
 	}
 	return err
 }
