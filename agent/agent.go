@@ -3,9 +3,11 @@
 // in parallel, writes and commands after approval), feeds the results back,
 // and repeats until the model answers, the user cancels or the turn limit is
 // reached. It reports what happens as a small closed set of typed events.
+// With RAG on, each prompt is sent with the repository code a Retriever
+// finds for it (retrieve.go).
 //
 // agent declares the small interfaces it needs (chatModel, toolbox,
-// recorder, Approver) and is wired by cmd/tern. It must not import
+// recorder, Approver, Retriever) and is wired by cmd/tern. It must not import
 // models/ollama, index, rag or tui.
 package agent
 
