@@ -3,9 +3,11 @@
 // in parallel, writes and commands after approval), feeds the results back,
 // and repeats until the model answers, the user cancels or the turn limit is
 // reached. It reports what happens as a small closed set of typed events.
+// With RAG on, each prompt is sent with the repository code a Retriever
+// finds for it (retrieve.go).
 //
 // agent declares the small interfaces it needs (chatModel, toolbox,
-// recorder, Approver) and is wired by cmd/tern. It must not import
+// recorder, Approver, Retriever) and is wired by cmd/tern. It must not import
 // models/ollama, index, rag or tui.
 package agent
 
@@ -95,6 +97,13 @@ type Config struct {
 	// compacted before a request (default DefaultCompactAt); 1 or more
 	// turns automatic compaction off.
 	CompactAt float64
+
+	// Retriever, when set, finds repository code for each prompt while
+	// RAG is on (RAG sets the start; SetRAG changes it). RAGShare is the
+	// share of the window that code may take (default DefaultRAGShare).
+	Retriever Retriever
+	RAG       bool
+	RAGShare  float64
 }
 
 // Agent runs the turns of one session. Its methods must not be called
@@ -143,6 +152,11 @@ type Agent struct {
 	notes  map[string][]string
 	// lastReq is the last request sent, for re-read detection.
 	lastReq models.Request
+
+	// rag is set while each prompt gets retrieved code; ret is the code
+	// of the turn in progress.
+	rag bool
+	ret retrieval
 }
 
 // New returns an agent for one session.
@@ -171,6 +185,7 @@ func New(cfg Config, model chatModel, tb toolbox, rec recorder, ap Approver, cou
 		always:    make(map[string]bool),
 		prefixKey: "\xff", // no tool list
 		cal:       cfg.Calibration,
+		rag:       cfg.RAG,
 	}
 	for _, m := range cfg.History {
 		a.remember(m)
@@ -220,6 +235,10 @@ func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event)) (err e
 	a.readPrompt(ctx, prompt, send)
 	a.guard = newGuard()
 	if err := a.append(ctx, models.Message{Role: models.RoleUser, Content: prompt}); err != nil {
+		return err
+	}
+	defer func() { a.ret = retrieval{} }()
+	if err := a.retrieve(ctx, prompt, send); err != nil {
 		return err
 	}
 	warnAt := (a.cfg.MaxTurns*4 + 4) / 5
@@ -290,7 +309,9 @@ func (a *Agent) step(ctx context.Context, send func(Event)) (models.Reply, *Usag
 	filter := newCallFilter()
 	cctx, watch := a.watch(ctx, req)
 	reply, err := a.model.Chat(cctx, req, func(d models.Delta) {
-		watch.delta(d)
+		if !watch.delta(d) {
+			return // cut at the thinking budget; what still arrives is dropped
+		}
 		if d.Thinking != "" {
 			send(Thinking{Text: d.Thinking})
 		}
@@ -372,11 +393,12 @@ func (a *Agent) PrefixTokens() int {
 }
 
 // request assembles the next request inside the window: the prefix, then as
-// much of the history as fits next to the reply's reserve.
+// much of the history as fits next to the reply's reserve and the turn's
+// retrieved code, which goes just before the question.
 func (a *Agent) request() (models.Request, budget.Assembly) {
 	system, specs := a.Prefix()
 	asm := a.assemble()
-	history := asm.Messages
+	history := a.withRetrieval(asm.Messages)
 	msgs := make([]models.Message, 0, len(history)+1)
 	msgs = append(msgs, models.Message{Role: models.RoleSystem, Content: system})
 	if a.textTools() {

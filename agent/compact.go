@@ -58,7 +58,7 @@ func (a *Agent) autoCompact(ctx context.Context, send func(Event)) error {
 		return nil
 	}
 	h := a.historyCost()
-	used := a.cal.Scale(a.PrefixTokens() + h)
+	used := a.cal.Scale(a.PrefixTokens() + a.ret.cost + h)
 	if float64(used) <= a.cfg.CompactAt*float64(a.cfg.NumCtx) {
 		return nil
 	}

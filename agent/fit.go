@@ -28,9 +28,10 @@ func (a *Agent) cost(m models.Message) int {
 }
 
 // room is what the conversation may take of the window, in the model's
-// tokens: the window less the reply's reserve and the prefix.
+// tokens: the window less the reply's reserve, the prefix and the turn's
+// retrieved code.
 func (a *Agent) room() int {
-	return a.cfg.NumCtx - a.cfg.Reserve - a.cal.Scale(a.PrefixTokens())
+	return a.cfg.NumCtx - a.cfg.Reserve - a.cal.Scale(a.PrefixTokens()+a.ret.cost)
 }
 
 // admit prepares m for the in-memory history and counts it. A message
@@ -65,7 +66,7 @@ func (a *Agent) admit(m models.Message) (models.Message, int) {
 func (a *Agent) assemble() budget.Assembly {
 	return budget.Assemble(wireMeter{a}, budget.Input{
 		Window: a.cfg.NumCtx, Reserve: a.cfg.Reserve, Calibration: a.cal,
-		Prefix: a.PrefixTokens(), History: a.history, Costs: a.costs,
+		Prefix: a.PrefixTokens(), Retrieval: a.ret.cost, History: a.history, Costs: a.costs,
 	})
 }
 

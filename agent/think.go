@@ -26,6 +26,7 @@ type thinkWatch struct {
 	budget  int // bytes; 0 means no cap
 	seen    int
 	content bool
+	cut     bool
 	cancel  context.CancelCauseFunc
 }
 
@@ -47,15 +48,21 @@ func (a *Agent) watch(ctx context.Context, req models.Request) (context.Context,
 	return ctx, w
 }
 
-// delta sees each streamed piece.
-func (w *thinkWatch) delta(d models.Delta) {
+// delta sees each streamed piece and reports whether it is to be used:
+// once the stream is cut, pieces already on their way are not.
+func (w *thinkWatch) delta(d models.Delta) bool {
+	if w.cut {
+		return false
+	}
 	if d.Content != "" {
 		w.content = true
 	}
 	w.seen += len(d.Thinking)
 	if w.budget > 0 && !w.content && w.seen > w.budget {
+		w.cut = true
 		w.cancel(errThinkingCap)
 	}
+	return true
 }
 
 // finish turns the watch's own cut into a finished reply (done reason
@@ -67,6 +74,9 @@ func (w *thinkWatch) finish(ctx context.Context, reply models.Reply, err error) 
 	cut := errors.Is(context.Cause(ctx), errThinkingCap)
 	w.cancel(nil)
 	if cut && err != nil {
+		// The cut came before any answer; text that arrived after it is
+		// not the model's answer to keep.
+		reply.Message.Content, reply.Message.ToolCalls = "", nil
 		reply.DoneReason = doneThinkingCap
 		return reply, nil
 	}

@@ -30,7 +30,7 @@ type Tier int
 
 // The tiers.
 const (
-	Read     Tier = 0 // read_file, list_dir, grep, glob, request_tools
+	Read     Tier = 0 // read_file, list_dir, grep, glob, search_code (with an index), request_tools
 	Edit     Tier = 1 // edit_file, write_file
 	Commands Tier = 2 // run_command, git_status, git_diff, git_commit
 	External Tier = 3 // fetch_url and MCP tools (none yet)

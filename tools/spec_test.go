@@ -51,14 +51,14 @@ func allTools(t *testing.T) []Tool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return slices.Concat(ReadOnlyTools(ws), EditTools(ws, nil), cmds)
+	return slices.Concat(ReadOnlyTools(ws), []Tool{NewSearchCode(ws, &fakeSearcher{})}, EditTools(ws, nil), cmds)
 }
 
 // TestSpecsShort keeps the descriptions within what a small model reads
 // well and within the token budget of their tier.
 func TestSpecsShort(t *testing.T) {
 	effects := map[string]Effect{
-		"read_file": ReadOnly, "list_dir": ReadOnly, "grep": ReadOnly, "glob": ReadOnly,
+		"read_file": ReadOnly, "list_dir": ReadOnly, "grep": ReadOnly, "glob": ReadOnly, "search_code": ReadOnly,
 		"edit_file": Writes, "write_file": Writes,
 		"run_command": Executes, "git_status": ReadOnly, "git_diff": ReadOnly, "git_commit": Executes,
 	}
@@ -81,7 +81,7 @@ func TestSpecsShort(t *testing.T) {
 			}
 		}
 	}
-	want := []string{"read_file", "list_dir", "grep", "glob", "edit_file", "write_file", "run_command", "git_status", "git_diff", "git_commit"}
+	want := []string{"read_file", "list_dir", "grep", "glob", "search_code", "edit_file", "write_file", "run_command", "git_status", "git_diff", "git_commit"}
 	if !slices.Equal(names, want) {
 		t.Errorf("tool order = %v, want %v", names, want)
 	}
@@ -90,7 +90,8 @@ func TestSpecsShort(t *testing.T) {
 // TestSpecTokens counts the cl100k tokens of each tool's wire form, the
 // nearest offline stand-in for what the model's tokenizer sees, and keeps
 // each tier within its share of the budget (the whole tier-0 request under
-// 1,000 tokens, every tier together under 2,500).
+// 1,000 tokens, every tier together under 2,500). search_code is in tier 0
+// when the repository has an index.
 func TestSpecTokens(t *testing.T) {
 	tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader())
 	enc, err := tiktoken.GetEncoding("cl100k_base")
@@ -107,7 +108,7 @@ func TestSpecTokens(t *testing.T) {
 		tools  []Tool
 		budget int
 	}{
-		{"tier 0 (read)", ReadOnlyTools(ws), 420},
+		{"tier 0 (read)", append(ReadOnlyTools(ws), NewSearchCode(ws, &fakeSearcher{})), 530},
 		{"tier 1 (edit)", EditTools(ws, nil), 260},
 		{"tier 2 (commands)", cmds, 320},
 	}

@@ -46,6 +46,7 @@ session, which 'tern ask --resume ID' continues.`,
 	}
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print NDJSON events instead of text")
 	cmd.Flags().StringVar(&resume, "resume", "", "continue the session with this ID (or unique prefix)")
+	cmd.Flags().BoolVar(&a.rag, "rag", false, ragUsage)
 	return cmd
 }
 
@@ -80,6 +81,9 @@ func (a *app) ask(ctx context.Context, prompt, resume string, jsonOut bool) erro
 	}
 	return nil
 }
+
+// ragUsage describes --rag.
+const ragUsage = "add the repository code that matches each prompt to it (RAG; needs tern index; default: the config's rag)"
 
 // headlessApprover is the approval policy of `tern ask`: with --yes, writes
 // and commands run, but destructive ones are refused; with --yolo those run

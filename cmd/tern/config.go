@@ -48,6 +48,11 @@ type Config struct {
 	// conversation is compacted before a request; 1 turns that off.
 	CompactThreshold float64 `toml:"compact_threshold"`
 
+	// RAG adds the repository code that matches each prompt to it;
+	// RAGShare is the share of the window that code may take.
+	RAG      bool    `toml:"rag"`
+	RAGShare float64 `toml:"rag_share"`
+
 	// ThinkBudget caps a reply's thinking, in tokens, when think is on
 	// (0: half the reply reserve).
 	ThinkBudget int `toml:"think_budget"`
@@ -70,6 +75,7 @@ func defaultConfig() Config {
 		MaxTier:    int(disclosure.External),
 
 		CompactThreshold: agent.DefaultCompactAt,
+		RAGShare:         agent.DefaultRAGShare,
 	}
 }
 
@@ -136,6 +142,9 @@ func loadConfig(root string, getenv func(string) string) (Config, []string, erro
 	}
 	if _, err := cfg.MCP.servers(); err != nil {
 		return cfg, read, fmt.Errorf("config: %w", err)
+	}
+	if cfg.RAGShare < 0.05 || cfg.RAGShare > 0.5 {
+		return cfg, read, fmt.Errorf("config: rag_share must be between 0.05 and 0.5 (a share of the context window), not %v", cfg.RAGShare)
 	}
 	return cfg, read, nil
 }

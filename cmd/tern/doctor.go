@@ -23,7 +23,7 @@ func (a *app) doctorCommand() *cobra.Command {
 		Long: `Check that Ollama answers, which models are installed and what they can do,
 which model tern would use with which context window (and the arithmetic
 behind it), whether an embedding model is there for semantic search, and the
-state of the workspace. Every problem comes with the command that fixes it.
+state of the workspace and its search index. Every problem comes with the command that fixes it.
 Exits 1 when tern could not run a turn as configured.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -80,7 +80,7 @@ func (a *app) doctor(ctx context.Context) error {
 	if err != nil {
 		r.bad("Ollama", "not reachable at %s", client.Host())
 		r.detail("start it with `ollama serve` (or open the Ollama app), or set --host / OLLAMA_HOST")
-		a.doctorWorkspace(r, root)
+		a.doctorWorkspace(ctx, r, root, cfg)
 		a.doctorMCP(ctx, r, cfg, root)
 		return exitCodeError{code: exitError}
 	}
@@ -110,7 +110,7 @@ func (a *app) doctor(ctx context.Context) error {
 
 	a.doctorModel(ctx, r, client, cfg, installed, infos)
 	a.doctorEmbed(r, cfg, installed, infos)
-	a.doctorWorkspace(r, root)
+	a.doctorWorkspace(ctx, r, root, cfg)
 	a.doctorMCP(ctx, r, cfg, root)
 	if r.problems > 0 {
 		return exitCodeError{code: exitError}
@@ -182,7 +182,7 @@ func (a *app) doctorEmbed(r *report, cfg Config, installed []models.ModelInfo, i
 	r.note("Embeddings", "%s is not installed; search is lexical only. For semantic search: `ollama pull %s`", want, want)
 }
 
-func (a *app) doctorWorkspace(r *report, root string) {
+func (a *app) doctorWorkspace(ctx context.Context, r *report, root string, cfg Config) {
 	kind := "directory"
 	if _, err := os.Stat(filepath.Join(root, ".git")); err == nil {
 		kind = "git repository"
@@ -202,6 +202,7 @@ func (a *app) doctorWorkspace(r *report, root string) {
 	} else {
 		r.ok("Sessions", "%s", filepath.Join(".tern", "tern.db"))
 	}
+	a.doctorIndex(ctx, r, root, cfg)
 }
 
 func capStrings(info models.ModelInfo) []string {

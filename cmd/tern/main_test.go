@@ -295,6 +295,19 @@ func TestBinary(t *testing.T) {
 			t.Fatalf("ask: %v, stdout %q", err, out)
 		}
 	})
+	t.Run("index and search", func(t *testing.T) {
+		cmd := run("index")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil || !strings.Contains(string(out), "embedded with nomic-embed-text (task prefixes)") || stderr.Len() > 0 {
+			t.Fatalf("index: %v\n%s%s", err, out, stderr.String())
+		}
+		out, err = run("search", "-k", "1", "main").Output()
+		if err != nil || !strings.HasPrefix(string(out), "main.go:3-3  function main") {
+			t.Fatalf("search: %v\n%s", err, out)
+		}
+	})
 	t.Run("ctrl-c cancels the turn", func(t *testing.T) {
 		chunks := make([]string, 500)
 		for i := range chunks {

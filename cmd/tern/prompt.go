@@ -76,7 +76,11 @@ func (a *app) prompt(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	set, err := buildToolSet(toolOptions{ws: ws, cfg: cfg})
+	o := toolOptions{ws: ws, cfg: cfg}
+	if code := newCodeIndex(root, cfg); code.exists() {
+		o.search = code // only its schema is shown
+	}
+	set, err := buildToolSet(o)
 	if err != nil {
 		return err
 	}

@@ -43,6 +43,8 @@ type app struct {
 	allowRead []string
 	toolMode  string
 	verbose   bool
+	// rag is --rag of tern and tern ask.
+	rag bool
 
 	cmd *cobra.Command // the root, for Changed checks
 	// screen, when set, is where the TUI draws instead of the terminal.
@@ -118,6 +120,7 @@ Run 'tern doctor' first to check Ollama, the model and the context plan.`,
 		},
 	}
 	root.Flags().StringVar(&resume, "resume", "", "continue the session with this ID (or unique prefix) in the TUI")
+	root.Flags().BoolVar(&a.rag, "rag", false, ragUsage)
 	a.cmd = root
 	f := root.PersistentFlags()
 	f.StringVar(&a.dir, "dir", "", "workspace root (default: the git root above the current directory, else the current directory)")
@@ -134,7 +137,8 @@ Run 'tern doctor' first to check Ollama, the model and the context plan.`,
 	f.StringVar(&a.toolMode, "tool-mode", "", "how tools reach the model: auto, native or text")
 	f.BoolVarP(&a.verbose, "verbose", "v", false, "log details to stderr")
 
-	root.AddCommand(a.askCommand(), a.doctorCommand(), a.sessionsCommand(), a.promptCommand(), a.undoCommand(), a.evalCommand())
+	root.AddCommand(a.askCommand(), a.doctorCommand(), a.sessionsCommand(), a.promptCommand(), a.undoCommand(), a.evalCommand(),
+		a.indexCommand(), a.searchCommand())
 	return root
 }
 

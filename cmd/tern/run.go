@@ -36,6 +36,10 @@ type run struct {
 	notices  []string
 	// mcp runs the configured MCP servers (tier 3); nil when there are none.
 	mcp *mcp.Manager
+	// code is the workspace's search index, for search_code and RAG;
+	// rag turns RAG on at the start.
+	code *codeIndex
+	rag  bool
 }
 
 // startRun opens the workspace and the model, and creates a session or
@@ -78,7 +82,8 @@ func (a *app) startRun(ctx context.Context, resume string, approver agent.Approv
 		return nil, err
 	}
 	r := &run{root: root, cfg: cfg, back: back, store: store, ws: ws, counter: cnt.c,
-		tierFlag: a.cmd.PersistentFlags().Changed("tier")}
+		tierFlag: a.cmd.PersistentFlags().Changed("tier"),
+		code:     newCodeIndex(root, cfg), rag: cfg.RAG || a.rag}
 	if err := r.openSession(ctx, resume); err != nil {
 		store.Close()
 		return nil, err
@@ -173,13 +178,28 @@ func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
 		ToolFormat:      prof.ToolFormat,
 		OneToolPerReply: prof.OneToolPerReply,
 		ThinkBudget:     r.cfg.ThinkBudget,
+
+		Retriever: r.retriever(),
+		RAG:       r.rag,
+		RAGShare:  r.cfg.RAGShare,
 	}, r.back.client, set, r.store, approver, r.counter)
 	return nil
 }
 
-// Close stops the MCP servers and releases the store.
+// retriever is the agent's RAG over the code index, if the run has one.
+func (r *run) retriever() agent.Retriever {
+	if r.code == nil {
+		return nil
+	}
+	return ragRetriever{code: r.code, counter: r.counter}
+}
+
+// Close stops the MCP servers and releases the index and the store.
 func (r *run) Close() error {
 	r.closeTools()
+	if r.code != nil {
+		r.code.Close()
+	}
 	return r.store.Close()
 }
 

@@ -23,6 +23,8 @@ type toolOptions struct {
 	ws  *tools.Workspace
 	cfg Config
 	cp  *tools.Checkpoint
+	// search, when set, adds search_code to tier 0.
+	search tools.CodeSearcher
 	// restore and save keep the unlocks of a session across runs.
 	restore *disclosure.State
 	save    func(context.Context, disclosure.State) error
@@ -41,9 +43,13 @@ func buildToolSet(o toolOptions) (*disclosure.Set, error) {
 	if err != nil {
 		return nil, err
 	}
+	read := tools.ReadOnlyTools(o.ws)
+	if o.search != nil {
+		read = append(read, tools.NewSearchCode(o.ws, o.search))
+	}
 	external := []tools.Tool{tools.NewFetchURL(o.ws, nil)}
 	return disclosure.New(disclosure.Config{
-		Tools:   [disclosure.NumTiers][]tools.Tool{tools.ReadOnlyTools(o.ws), tools.EditTools(o.ws, o.cp), cmds, external},
+		Tools:   [disclosure.NumTiers][]tools.Tool{read, tools.EditTools(o.ws, o.cp), cmds, external},
 		Start:   disclosure.Tier(o.cfg.Tier),
 		Max:     disclosure.Tier(o.cfg.MaxTier),
 		Intents: intents.With(o.cfg.Intent),
@@ -61,7 +67,8 @@ func reservedNames(ws *tools.Workspace, cfg Config) []string {
 	if err != nil {
 		return nil // the real build reports the same error
 	}
-	var names []string
+	// search_code joins tier 0 only when the repository has an index.
+	names := []string{tools.NewSearchCode(ws, nil).Spec().Name}
 	for t := disclosure.Read; t <= disclosure.External; t++ {
 		for _, tool := range set.Tools(t) {
 			names = append(names, tool.Spec().Name)
@@ -92,6 +99,12 @@ func (r *run) toolSet(ctx context.Context, tierFlag bool) (*disclosure.Set, erro
 	}}
 	if r.mcp != nil { // a nil *mcp.Manager in the interface would not be nil
 		o.catalog = r.mcp
+	}
+	if r.code != nil {
+		var notice string
+		if o.search, notice = r.code.toolSearcher(ctx); notice != "" {
+			r.notices = append(r.notices, notice)
+		}
 	}
 	if r.resumed {
 		v, ok, err := r.store.Meta(ctx, r.sess.ID, metaTools)

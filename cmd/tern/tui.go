@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ternhq/tern/context/budget"
 	"github.com/ternhq/tern/disclosure"
@@ -72,6 +73,12 @@ func (a *app) runTUI(ctx context.Context, resume string) (string, error) {
 	// The token tables load while the TUI draws and Ollama answers.
 	counter := sync.OnceValues(budget.NewCounter)
 	go counter()
+	// The index serves /search and /index offline, and every session's
+	// search_code and RAG; Ctrl+R's choice carries over to new sessions.
+	code := newCodeIndex(root, cfg)
+	defer code.Close()
+	var ragOn atomic.Bool
+	ragOn.Store(cfg.RAG || a.rag)
 
 	connect := func(ctx context.Context, req tui.ConnectRequest) (*tui.Backend, error) {
 		c := cfg
@@ -90,7 +97,7 @@ func (a *app) runTUI(ctx context.Context, resume string) (string, error) {
 		if err != nil {
 			return nil, err
 		}
-		r := &run{root: root, cfg: c, back: back, store: store, ws: ws, counter: cnt}
+		r := &run{root: root, cfg: c, back: back, store: store, ws: ws, counter: cnt, code: code, rag: ragOn.Load()}
 		if err := r.openSession(ctx, req.Resume); err != nil {
 			return nil, err
 		}
@@ -112,6 +119,7 @@ func (a *app) runTUI(ctx context.Context, resume string) (string, error) {
 			Tiers:        tierControl{set: r.tools, counter: cnt},
 			Compactor:    r.agent,
 			Undoer:       &undoer{ws: ws, session: r.sess.ID},
+			RAG:          ragSwitch{agent: r.agent, on: &ragOn, code: code},
 		}, nil
 	}
 
@@ -125,6 +133,8 @@ func (a *app) runTUI(ctx context.Context, resume string) (string, error) {
 	}, tui.Deps{
 		Connect:  connect,
 		Sessions: store,
+		Search:   tuiSearcher{code: code},
+		Index:    tuiIndexer{code: code},
 		Notes:    notesFile{root: root},
 		Doctor:   a.doctorReport,
 	})

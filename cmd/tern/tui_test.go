@@ -177,3 +177,84 @@ func TestTUINeedsATerminal(t *testing.T) {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
 }
+
+// typeLine types text into the TUI's prompt and presses Enter.
+func typeLine(sim *lockedScreen, text string) {
+	for _, r := range text {
+		sim.InjectKey(tcell.KeyRune, r, tcell.ModNone)
+	}
+	sim.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+}
+
+// TestTUIIndexAndSearchOffline builds the index and searches it from the
+// TUI while Ollama is down: both need only the repository.
+func TestTUIIndexAndSearchOffline(t *testing.T) {
+	f := newCodeFixture(t)
+	f.env["OLLAMA_HOST"] = "127.0.0.1:1"
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	sim, done := f.startTUI(ctx)
+	waitScreen(t, sim, "offline")
+
+	typeLine(sim, "/search bill")
+	waitScreen(t, sim, "no index yet: run /index first")
+
+	typeLine(sim, "/index")
+	waitScreen(t, sim, "index: 6 files read", "embeddings, search is lexical only: Ollama is not reachable at")
+
+	typeLine(sim, "/search bill total")
+	s := waitScreen(t, sim, "calc/total.go:3-10", "function Total", "Enter inserts a reference")
+	if !strings.Contains(s, "for _, x := range xs") {
+		t.Errorf("the search pane does not preview the hit:\n%s", s)
+	}
+	sim.InjectKey(tcell.KeyEnter, 0, tcell.ModNone) // the reference goes into the prompt
+	waitGone(t, sim, "Enter inserts a reference")
+	waitScreen(t, sim, "› calc/total.go:3-10")
+
+	sim.InjectKey(tcell.KeyCtrlQ, 0, tcell.ModNone)
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Ctrl+Q did not quit")
+	}
+}
+
+// TestTUIRAG turns RAG on with Ctrl+R and checks that the next prompt's
+// request carries the matching code.
+func TestTUIRAG(t *testing.T) {
+	f := newCodeFixture(t)
+	f.mustTern("index")
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	sim, done := f.startTUI(ctx)
+	waitScreen(t, sim, "qwen3:8b │ tier 0", "RAG off")
+
+	sim.InjectKey(tcell.KeyCtrlR, 0, tcell.ModNone)
+	waitScreen(t, sim, "RAG on: each prompt carries", "│ RAG on │")
+
+	f.srv.Script(ollamatest.Reply{Content: "It sums the bill."})
+	typeLine(sim, "how is a bill added up?")
+	waitScreen(t, sim, "It sums the bill.", "RAG: added ")
+	reqs := f.srv.Requests()
+	if got := retrievedMessage(reqs[len(reqs)-1]); !strings.Contains(got, "func Total(xs []int) int") {
+		t.Errorf("with RAG on the request lacks the code:\n%+v", reqs[len(reqs)-1].Messages)
+	}
+
+	sim.InjectKey(tcell.KeyCtrlR, 0, tcell.ModNone)
+	waitScreen(t, sim, "RAG off: prompts carry no retrieved code")
+	waitGone(t, sim, "generating")
+	f.srv.Script(ollamatest.Reply{Content: "Plain."})
+	typeLine(sim, "and now?")
+	waitScreen(t, sim, "Plain.")
+	reqs = f.srv.Requests()
+	if got := retrievedMessage(reqs[len(reqs)-1]); got != "" {
+		t.Errorf("with RAG off the request still carries code:\n%s", got)
+	}
+
+	sim.InjectKey(tcell.KeyCtrlQ, 0, tcell.ModNone)
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Ctrl+Q did not quit")
+	}
+}

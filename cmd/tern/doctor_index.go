@@ -1,0 +1,57 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// doctorIndex reports the workspace's search index: its size, its
+// embeddings and whether they match the configured model.
+func (a *app) doctorIndex(ctx context.Context, r *report, root string, cfg Config) {
+	c := newCodeIndex(root, cfg)
+	if !c.exists() {
+		r.note("Index", "not built; run `tern index` for tern search, search_code and RAG")
+		return
+	}
+	ix, err := c.open(ctx, false)
+	if err != nil {
+		r.bad("Index", "%v", err)
+		return
+	}
+	defer c.Close()
+	st, err := ix.Status(ctx)
+	if err != nil {
+		r.bad("Index", "%v", indexProblem(err))
+		return
+	}
+	updated := "never completed; run `tern index`"
+	if !st.Updated.IsZero() {
+		updated = "updated " + ago(time.Since(st.Updated))
+	}
+	embedded := "no embeddings (lexical search only)"
+	if st.Model != "" && st.Embedded > 0 {
+		embedded = fmt.Sprintf("%d embedded with %s", st.Embedded, st.Model)
+	}
+	r.ok("Index", "%s: %d files, %d chunks, %s; %s", ".tern/index.db", st.Files, st.Chunks, embedded, updated)
+	want := c.want.key()
+	switch {
+	case st.Model != "" && st.Model != want:
+		r.detail("the index was embedded with %s, but embed_model is %s: `tern index` re-embeds it", st.Model, want)
+	case st.Model != "" && st.Embedded < st.Chunks:
+		r.detail("%d chunks have no embedding yet: `tern index` adds them", st.Chunks-st.Embedded)
+	}
+}
+
+// ago says how long ago something was, roughly.
+func ago(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%d min ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%d h ago", int(d.Hours()))
+	}
+	return fmt.Sprintf("%d days ago", int(d.Hours()/24))
+}

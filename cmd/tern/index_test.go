@@ -1,0 +1,368 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	_ "modernc.org/sqlite"
+
+	"github.com/ternhq/tern/index"
+	"github.com/ternhq/tern/models/ollamatest"
+)
+
+// newCodeFixture is a fixture whose workspace also holds the small
+// repository of testdata/coderepo: a Go function Total, a Go function
+// ParseConfigFile, a README and a binary file.
+func newCodeFixture(t *testing.T, models ...ollamatest.Model) *fixture {
+	t.Helper()
+	f := newFixture(t, models...)
+	// CopyFS refuses to overwrite; the fixture's README gives way.
+	if err := os.Remove(filepath.Join(f.dir, "README.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(f.dir, os.DirFS("testdata/coderepo")); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// mustTern runs tern and fails the test unless it exits 0.
+func (f *fixture) mustTern(args ...string) (stdout, stderr string) {
+	f.t.Helper()
+	code, out, errOut := f.tern(f.t.Context(), args...)
+	if code != 0 {
+		f.t.Fatalf("tern %s: exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, out, errOut)
+	}
+	return out, errOut
+}
+
+// status reads the fixture's index as tern left it.
+func (f *fixture) status() index.Status {
+	f.t.Helper()
+	ix, err := index.Open(f.t.Context(), f.dir)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer ix.Close()
+	st, err := ix.Status(f.t.Context())
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return st
+}
+
+// hits parses tern search --json output.
+func hits(t *testing.T, out string) []hitJSON {
+	t.Helper()
+	var list []hitJSON
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		var h hitJSON
+		if err := json.Unmarshal(sc.Bytes(), &h); err != nil {
+			t.Fatalf("line %q is not a hit: %v", sc.Text(), err)
+		}
+		list = append(list, h)
+	}
+	return list
+}
+
+func TestIndexAndSearch(t *testing.T) {
+	f := newCodeFixture(t)
+	f.dir = filepath.Join(f.dir, "calc") // DIR, not --dir, says which repository
+	code, out, errOut := f.tern(t.Context(), "index", filepath.Dir(f.dir))
+	f.dir = filepath.Dir(f.dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if errOut != "" {
+		t.Errorf("a short run that embeds fine prints nothing on stderr, got:\n%s", errOut)
+	}
+	for _, want := range []string{
+		"indexed " + f.dir + " in ",
+		"  files    7 seen · 6 indexed · 0 unchanged · 1 skipped (1 binary)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	if !regexp.MustCompile(`vectors  (\d+) of (\d+) chunks embedded with nomic-embed-text \(task prefixes\) · \d+ new`).MatchString(out) {
+		t.Errorf("the summary has no vectors line:\n%s", out)
+	}
+	st := f.status()
+	if st.Model != "nomic-embed-text (task prefixes)" || st.Embedded != st.Chunks || st.Chunks == 0 || st.Dim != 768 {
+		t.Errorf("index status = %+v, want every chunk embedded by nomic-embed-text through /api/embed", st)
+	}
+
+	out, _ = f.mustTern("index")
+	if !strings.Contains(out, "is up to date") || !strings.Contains(out, "0 indexed · 6 unchanged") {
+		t.Errorf("a second run without changes:\n%s", out)
+	}
+	path := filepath.Join(f.dir, "calc", "total.go")
+	if err := os.WriteFile(path, []byte("package calc\n\n// Total adds up a bill.\nfunc Total(xs []int) (sum int) {\n\tfor _, x := range xs {\n\t\tsum += x\n\t}\n\treturn\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _ = f.mustTern("index")
+	if !strings.Contains(out, "1 indexed · 5 unchanged") || !regexp.MustCompile(`· 1 new`).MatchString(out) {
+		t.Errorf("after editing one file:\n%s", out)
+	}
+
+	out, errOut = f.mustTern("search", "Total")
+	lines := strings.Split(out, "\n")
+	if !regexp.MustCompile(`^calc/total\.go:3-9 +function Total +0\.\d{4}$`).MatchString(lines[0]) || lines[1] != "    func Total(xs []int) (sum int)" {
+		t.Errorf("search output:\n%s", out)
+	}
+	if errOut != "" {
+		t.Errorf("a hybrid search says nothing on stderr, got %s", errOut)
+	}
+
+	out, _ = f.mustTern("search", "--json", "where are the settings read from a file")
+	list := hits(t, out)
+	if len(list) == 0 || list[0].Path != "config/parse.go" || list[0].Symbol != "ParseConfigFile" || list[0].Kind != "function" ||
+		list[0].Lang != "go" || list[0].StartLine != 5 || list[0].Preview == "" || list[0].Score <= 0 {
+		t.Fatalf("json hits = %+v", list)
+	}
+	vectors := 0
+	for _, h := range list {
+		if h.VectorRank > 0 {
+			vectors++
+		}
+	}
+	if vectors == 0 {
+		t.Error("no hit came from the vectors: the search was not hybrid")
+	}
+
+	for _, tt := range []struct {
+		args []string
+		want func([]hitJSON) bool
+	}{
+		{[]string{"-k", "1", "bill"}, func(h []hitJSON) bool { return len(h) == 1 }},
+		{[]string{"--lang", "markdown", "bills settings"}, func(h []hitJSON) bool {
+			return len(h) > 0 && h[0].Path == "README.md" && h[len(h)-1].Lang == "markdown"
+		}},
+		{[]string{"--path", "config/", "file"}, func(h []hitJSON) bool {
+			for _, x := range h {
+				if !strings.HasPrefix(x.Path, "config/") {
+					return false
+				}
+			}
+			return len(h) > 0
+		}},
+	} {
+		out, _ := f.mustTern(append([]string{"search", "--json"}, tt.args...)...)
+		if got := hits(t, out); !tt.want(got) {
+			t.Errorf("search %v = %+v", tt.args, got)
+		}
+	}
+}
+
+func TestIndexWithoutEmbeddings(t *testing.T) {
+	tests := []struct {
+		name   string
+		models []ollamatest.Model
+		host   string
+		args   []string
+		why    string
+	}{
+		{"model not pulled", []ollamatest.Model{ollamatest.Qwen3()}, "", nil, "embedding model nomic-embed-text is not installed (run `ollama pull nomic-embed-text`)"},
+		{"ollama down", nil, "127.0.0.1:1", nil, "Ollama is not reachable at http://127.0.0.1:1 (start it with `ollama serve`)"},
+		{"not an embedding model", nil, "", []string{"--embed-model", "qwen3:8b"}, "qwen3:8b is not an embedding model"},
+		{"asked for", nil, "", []string{"--no-embed"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newCodeFixture(t, tt.models...)
+			if tt.host != "" {
+				f.env["OLLAMA_HOST"] = tt.host
+			}
+			out, errOut := f.mustTern(append([]string{"index"}, tt.args...)...)
+			if !strings.Contains(out, "vectors  none: search is lexical only") || !strings.Contains(out, "6 indexed") {
+				t.Errorf("summary:\n%s", out)
+			}
+			if tt.why == "" {
+				if errOut != "" {
+					t.Errorf("--no-embed is not a problem to report:\n%s", errOut)
+				}
+			} else if strings.Count(errOut, "indexing without embeddings") != 1 || !strings.Contains(errOut, tt.why) {
+				t.Errorf("stderr should say once why the index is lexical (%q):\n%s", tt.why, errOut)
+			}
+
+			out, errOut = f.mustTern("search", "bill total")
+			if !strings.HasPrefix(out, "calc/total.go:3-10") {
+				t.Errorf("lexical search:\n%s", out)
+			}
+			if strings.Count(errOut, "lexical only") != 1 {
+				t.Errorf("the lexical notice should come once:\n%s", errOut)
+			}
+		})
+	}
+}
+
+// allMiniLM is a second embedding model, without task prefixes.
+func allMiniLM() ollamatest.Model {
+	m := ollamatest.NomicEmbed()
+	m.Name, m.Family, m.EmbeddingLength, m.EmbedDims = "all-minilm:latest", "bert", 384, 384
+	return m
+}
+
+func TestIndexOtherEmbeddingModel(t *testing.T) {
+	f := newCodeFixture(t, ollamatest.Qwen3(), ollamatest.NomicEmbed(), allMiniLM())
+	f.mustTern("index")
+	out, errOut := f.mustTern("index", "--embed-model", "all-minilm")
+	if !strings.Contains(errOut, "the index was embedded with nomic-embed-text (task prefixes); re-embedding every chunk with all-minilm") {
+		t.Errorf("stderr:\n%s", errOut)
+	}
+	if !strings.Contains(out, "chunks embedded with all-minilm") || !strings.Contains(out, "(re-embedded: was nomic-embed-text (task prefixes))") {
+		t.Errorf("summary:\n%s", out)
+	}
+	if st := f.status(); st.Model != "all-minilm" || st.Dim != 384 || st.Embedded != st.Chunks {
+		t.Errorf("status = %+v", st)
+	}
+	// Queries go to the index's own model by default.
+	out, errOut = f.mustTern("search", "--json", "bill")
+	if errOut != "" || len(hits(t, out)) == 0 {
+		t.Errorf("search with the index's model: %s\n%s", errOut, out)
+	}
+	// Another model cannot query these vectors: the search says so.
+	_, errOut = f.mustTern("search", "--embed-model", "nomic-embed-text", "bill")
+	if !strings.Contains(errOut, "the index was embedded with all-minilm, not nomic-embed-text (task prefixes) (run tern index to re-embed), so search is lexical only") {
+		t.Errorf("stderr:\n%s", errOut)
+	}
+}
+
+func TestIndexDamaged(t *testing.T) {
+	foreign := func(t *testing.T, path string) {
+		db, err := sql.Open("sqlite", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if _, err := db.Exec(`CREATE TABLE notes(body TEXT); INSERT INTO notes VALUES ('mine')`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	garbage := func(t *testing.T, path string) {
+		if err := os.WriteFile(path, []byte(strings.Repeat("not a database ", 400)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, spoil := range map[string]func(*testing.T, string){"foreign": foreign, "garbage": garbage} {
+		t.Run(name, func(t *testing.T) {
+			f := newCodeFixture(t)
+			if err := os.MkdirAll(filepath.Join(f.dir, ".tern"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			spoil(t, filepath.Join(f.dir, ".tern", "index.db"))
+			for _, args := range [][]string{{"index"}, {"search", "bill"}} {
+				code, _, errOut := f.tern(t.Context(), args...)
+				if code != 1 || !strings.Contains(errOut, "the index .tern/index.db is damaged or is not a tern index: run `tern index --rebuild`") ||
+					strings.Count(strings.TrimSpace(errOut), "\n") > 0 {
+					t.Errorf("tern %s: exit %d, want 1 and one clear line:\n%s", args[0], code, errOut)
+				}
+			}
+			_, out, _ := f.tern(t.Context(), "doctor")
+			if !strings.Contains(out, "Index       ✗ the index .tern/index.db is damaged or is not a tern index: run `tern index --rebuild` to delete it and build it again\n") {
+				t.Errorf("doctor:\n%s", out)
+			}
+			out, errOut := f.mustTern("index", "--rebuild")
+			if !strings.Contains(errOut, "deleted .tern/index.db") || !strings.Contains(out, "6 indexed") {
+				t.Errorf("rebuild: %s\n%s", errOut, out)
+			}
+		})
+	}
+}
+
+func TestSearchNeedsAnIndex(t *testing.T) {
+	f := newCodeFixture(t)
+	code, _, errOut := f.tern(t.Context(), "search", "bill")
+	if code != 1 || !strings.Contains(errOut, "this repository has no index yet: run `tern index` first") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(f.dir, ".tern", "index.db")); err == nil {
+		t.Error("tern search created an index")
+	}
+	if code, _, errOut := f.tern(t.Context(), "search", "-k", "0", "bill"); code != 2 || !strings.Contains(errOut, "-k must be at least 1") {
+		t.Errorf("-k 0: exit %d: %s", code, errOut)
+	}
+}
+
+// TestIndexInterrupted stops an update the way Ctrl+C does, while it
+// embeds, and checks that the index it leaves is whole and that the next
+// run completes it.
+func TestIndexInterrupted(t *testing.T) {
+	f := newCodeFixture(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	target, err := url.Parse(f.srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.ErrorLog = log.New(io.Discard, "", 0)
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/embed" {
+			// The user presses Ctrl+C while the first batch is embedded.
+			first := false
+			once.Do(func() { first = true; cancel() })
+			if first {
+				// The server notices the client hang up once the body is read.
+				_, _ = io.Copy(io.Discard, r.Body)
+				<-r.Context().Done()
+				return
+			}
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	defer front.Close()
+	f.env["OLLAMA_HOST"] = front.URL
+
+	code, out, errOut := f.tern(ctx, "index")
+	if code != exitCanceled || !strings.Contains(errOut, "interrupted; the index is consistent: run tern index again to finish") {
+		t.Fatalf("exit %d, want 130:\n%s%s", code, out, errOut)
+	}
+	st := f.status()
+	if st.Files != 6 || st.Chunks == 0 || st.Embedded == st.Chunks {
+		t.Errorf("after the interruption the index holds %+v; want every file chunked, not all embedded", st)
+	}
+	out, _ = f.mustTern("index")
+	if !strings.Contains(out, "0 indexed · 6 unchanged") || !strings.Contains(out, "new") {
+		t.Errorf("the next run should only embed what is missing:\n%s", out)
+	}
+	if st := f.status(); st.Embedded != st.Chunks {
+		t.Errorf("after the second run: %+v", st)
+	}
+}
+
+func TestDoctorIndexLine(t *testing.T) {
+	f := newCodeFixture(t)
+	out, _ := f.mustTern("doctor")
+	if !strings.Contains(out, "Index       · not built; run `tern index`") {
+		t.Errorf("doctor without an index:\n%s", out)
+	}
+	f.mustTern("index")
+	out, _ = f.mustTern("doctor")
+	if !regexp.MustCompile(`Index       ✓ \.tern/index\.db: 6 files, \d+ chunks, \d+ embedded with nomic-embed-text \(task prefixes\); updated just now`).MatchString(out) {
+		t.Errorf("doctor with an index:\n%s", out)
+	}
+	if err := os.WriteFile(filepath.Join(f.dir, ".tern.toml"), []byte("embed_model = \"all-minilm\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _ = f.mustTern("doctor")
+	if !strings.Contains(out, "the index was embedded with nomic-embed-text (task prefixes), but embed_model is all-minilm: `tern index` re-embeds it") {
+		t.Errorf("doctor with another embed_model:\n%s", out)
+	}
+}

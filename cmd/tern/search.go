@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ternhq/tern/rag"
+)
+
+func (a *app) searchCommand() *cobra.Command {
+	var flags indexFlags
+	var opts rag.Options
+	var jsonOut bool
+	cmd := &cobra.Command{
+		Use:   `search "QUERY"`,
+		Short: "Search the repository's index: ranked code hits",
+		Long: `Search the index built by 'tern index' for QUERY (words, an identifier or a
+question) and print the best hits, best first:
+
+  path:start-end  kind symbol  score
+      the hit's signature or first line
+
+Hits come from full-text search fused with vector similarity when the index
+has embeddings and Ollama can embed the query; otherwise the search is
+lexical and tern says why, once, on stderr. The score ranks hits within one
+search only. With --json, stdout carries one JSON object per hit (see
+README for the fields). The index is searched as it was last built: run
+tern index after changing files.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			query := strings.TrimSpace(strings.Join(args, " "))
+			if query == "" {
+				return exitCodeError{exitUsage, errors.New("the query is empty")}
+			}
+			if opts.K < 1 {
+				return exitCodeError{exitUsage, fmt.Errorf("-k must be at least 1, not %d", opts.K)}
+			}
+			return a.search(cmd.Context(), query, flags, opts, jsonOut)
+		},
+	}
+	cmd.Flags().IntVarP(&opts.K, "k", "k", 10, "how many hits to print")
+	cmd.Flags().BoolVar(&jsonOut, "json", false, "print one JSON object per hit")
+	cmd.Flags().StringVar(&opts.Lang, "lang", "", "only files of this language (go, python, typescript, markdown, …)")
+	cmd.Flags().StringVar(&opts.PathPrefix, "path", "", "only files whose path starts with this prefix (a directory, or part of a name)")
+	flags.add(cmd, "to embed the query with, when it is not the index's")
+	return cmd
+}
+
+func (a *app) search(ctx context.Context, query string, flags indexFlags, opts rag.Options, jsonOut bool) error {
+	ctx, stop := interruptible(ctx)
+	defer stop()
+	c, _, err := a.openCodeIndex(indexFlags{noEmbed: flags.noEmbed})
+	if err != nil {
+		return err
+	}
+	if flags.embedModel != "" {
+		c.query = newEmbedModel(flags.embedModel).key()
+	}
+	defer c.Close()
+	res, err := c.search(ctx, query, opts, false)
+	if err != nil {
+		if errors.Is(err, errNoIndex) {
+			return fmt.Errorf("%w (in %s)", err, c.root)
+		}
+		return err
+	}
+	if res.Lexical {
+		why := res.Why
+		if flags.noEmbed {
+			why = "search is lexical only (--no-embed)"
+		}
+		fmt.Fprintf(a.stderr, "tern: %s\n", why)
+	}
+	if jsonOut {
+		return writeHitsJSON(a.stdout, res.Hits)
+	}
+	if len(res.Hits) == 0 {
+		fmt.Fprintf(a.stderr, "tern: no hits for %q\n", query)
+		return nil
+	}
+	writeHits(a.stdout, res.Hits)
+	return nil
+}
+
+// hitJSON is one hit of tern search --json. The field names are stable.
+type hitJSON struct {
+	Path      string  `json:"path"`
+	StartLine int     `json:"start_line"`
+	EndLine   int     `json:"end_line"`
+	Kind      string  `json:"kind"`
+	Symbol    string  `json:"symbol"`
+	Lang      string  `json:"lang"`
+	Score     float64 `json:"score"`
+	Preview   string  `json:"preview"`
+	// LexicalRank and VectorRank are the hit's places in the full-text
+	// and vector results (1 is first), 0 where it was absent.
+	LexicalRank int `json:"lexical_rank"`
+	VectorRank  int `json:"vector_rank"`
+}
+
+func writeHitsJSON(w io.Writer, hits []rag.Hit) error {
+	enc := json.NewEncoder(w)
+	for _, h := range hits {
+		err := enc.Encode(hitJSON{Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine, Kind: h.Kind, Symbol: h.Symbol,
+			Lang: h.Lang, Score: h.Score, Preview: h.Preview, LexicalRank: h.LexicalRank, VectorRank: h.VectorRank})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeHits prints hits in aligned columns, each with its preview on the
+// line below.
+func writeHits(w io.Writer, hits []rag.Hit) {
+	refs := make([]string, len(hits))
+	whats := make([]string, len(hits))
+	refW, whatW := 0, 0
+	for i, h := range hits {
+		refs[i] = fmt.Sprintf("%s:%d-%d", h.Path, h.StartLine, h.EndLine)
+		whats[i] = strings.TrimSpace(h.Kind + " " + h.Symbol)
+		refW = max(refW, utf8.RuneCountInString(refs[i]))
+		whatW = max(whatW, utf8.RuneCountInString(whats[i]))
+	}
+	whatW = min(whatW, 48)
+	for i, h := range hits {
+		what := whats[i]
+		if utf8.RuneCountInString(what) > whatW {
+			what = string([]rune(what)[:whatW-1]) + "…"
+		}
+		fmt.Fprintf(w, "%s  %s  %.4f\n", pad(refs[i], refW), pad(what, whatW), h.Score)
+		if h.Preview != "" {
+			fmt.Fprintf(w, "    %s\n", h.Preview)
+		}
+	}
+}
+
+// pad fills s with spaces to width runes.
+func pad(s string, width int) string {
+	if n := utf8.RuneCountInString(s); n < width {
+		return s + strings.Repeat(" ", width-n)
+	}
+	return s
+}

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+
+	"github.com/ternhq/tern/agent"
+	"github.com/ternhq/tern/index"
+	"github.com/ternhq/tern/rag"
+	"github.com/ternhq/tern/tui"
+)
+
+// The TUI's /search, /index and Ctrl+R over the workspace's code index.
+// /search and /index work before the model is connected: they need only
+// the index, and embeddings when Ollama has them.
+
+// snippetLines is how much of a hit the search pane previews.
+const snippetLines = 40
+
+// tuiSearcher serves /search.
+type tuiSearcher struct{ code *codeIndex }
+
+func (s tuiSearcher) Search(ctx context.Context, query string, k int) ([]tui.SearchHit, error) {
+	res, err := s.code.search(ctx, query, rag.Options{K: k}, true)
+	if errors.Is(err, errNoIndex) {
+		return nil, errors.New("this repository has no index yet: run /index first")
+	}
+	if err != nil {
+		return nil, err
+	}
+	hits := make([]tui.SearchHit, len(res.Hits))
+	for i, h := range res.Hits {
+		lines := strings.SplitAfter(h.Text, "\n")
+		hits[i] = tui.SearchHit{Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine,
+			Symbol: strings.TrimSpace(h.Kind + " " + h.Symbol), Score: h.Score,
+			Snippet: strings.Join(lines[:min(len(lines), snippetLines)], "")}
+	}
+	return hits, nil
+}
+
+// tuiIndexer serves /index.
+type tuiIndexer struct{ code *codeIndex }
+
+func (x tuiIndexer) Index(ctx context.Context, progress func(tui.IndexProgress)) (string, error) {
+	existed := x.code.exists()
+	ix, err := x.code.open(ctx, true)
+	if err != nil {
+		return "", err
+	}
+	plan, err := x.code.plan(ctx, ix)
+	if err != nil {
+		return "", err
+	}
+	model := plan.model.key()
+	st, err := x.code.update(ctx, ix, plan, func(p index.Progress) {
+		switch p.Phase {
+		case index.PhaseChunk:
+			progress(tui.IndexProgress{Done: p.Done, Total: p.Changed})
+		case index.PhaseEmbed:
+			progress(tui.IndexProgress{Done: p.Embedded, Total: p.ToEmbed, Path: "embedding chunks with " + model})
+		}
+	})
+	var ee embedError
+	var notes []string
+	switch {
+	case ctx.Err() != nil:
+		return "", errors.New("stopped; the index is consistent: /index again finishes it")
+	case errors.As(err, &ee):
+		notes = append(notes, "embedding stopped: "+ee.msg+"; /index again adds the missing embeddings")
+	case err != nil:
+		return "", indexProblem(err)
+	}
+	status, err := ix.Status(ctx)
+	if err != nil {
+		return "", indexProblem(err)
+	}
+	summary := fmt.Sprintf("index: %d files read, %d unchanged, %d removed; %d files and %d chunks in all",
+		st.Indexed, st.Unchanged, st.Removed, status.Files, status.Chunks)
+	switch {
+	case st.PreviousModel != "":
+		summary += fmt.Sprintf(", re-embedded with %s (was %s)", status.Model, st.PreviousModel)
+	case status.Embedded > 0:
+		summary += fmt.Sprintf(", %d embedded with %s", status.Embedded, status.Model)
+	}
+	if plan.why != "" {
+		notes = append(notes, "no embeddings, search is lexical only: "+plan.why)
+	}
+	if !existed {
+		// A session's tools are fixed when it opens, for the prompt cache.
+		notes = append(notes, "the model gets search_code from the next session on (/new)")
+	}
+	return strings.Join(append([]string{summary}, notes...), "; "), nil
+}
+
+// ragSwitch is Ctrl+R: it turns RAG on and off for the session's agent,
+// and remembers the choice for the sessions the TUI opens next.
+type ragSwitch struct {
+	agent *agent.Agent
+	on    *atomic.Bool
+	code  *codeIndex
+}
+
+func (s ragSwitch) RAG() bool { return s.agent.RAG() }
+
+func (s ragSwitch) SetRAG(on bool) (string, error) {
+	s.agent.SetRAG(on)
+	s.on.Store(on)
+	if on && !s.code.exists() {
+		return "RAG on, but this repository has no index yet: run /index to build it", nil
+	}
+	return "", nil
+}
