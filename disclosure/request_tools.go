@@ -60,20 +60,11 @@ func newRequestTools(s *Set) (tools.Tool, error) {
 	if err := tmpl.Execute(&b, lines); err != nil {
 		return nil, fmt.Errorf("request_tools description: %w", err)
 	}
-	text, params := splitDoc(b.String())
-	ps := []models.Param{
-		{Name: "tier", Type: "integer", Description: params["tier"]},
-		{Name: "tool", Type: "string", Description: params["tool"]},
-		{Name: "reason", Type: "string", Description: params["reason"]},
-	}
+	ps := []models.Param{{Name: "tier", Type: "integer"}, {Name: "tool", Type: "string"}, {Name: "reason", Type: "string"}}
 	if s.catalog != nil && s.max >= External {
-		ps = append(ps, models.Param{Name: "query", Type: "string", Description: params["query"]})
+		ps = append(ps, models.Param{Name: "query", Type: "string"})
 	}
-	return &requestTools{set: s, spec: models.ToolSpec{
-		Name:        "request_tools",
-		Description: text,
-		Parameters:  models.Schema(ps...),
-	}}, nil
+	return &requestTools{set: s, spec: tools.SpecFrom("request_tools", b.String(), ps...)}, nil
 }
 
 // tierNames lists what tier t holds, for request_tools: its tools, and the
@@ -84,18 +75,6 @@ func (s *Set) tierNames(t Tier) string {
 		list = append(list, "MCP tools matching a query")
 	}
 	return strings.Join(list, ", ")
-}
-
-// splitDoc reads a tool description: the text before the first "## "
-// heading, and each "## name" section as the parameter called name.
-func splitDoc(md string) (string, map[string]string) {
-	sections := strings.Split("\n"+md, "\n## ")
-	params := map[string]string{}
-	for _, s := range sections[1:] {
-		name, body, _ := strings.Cut(s, "\n")
-		params[strings.TrimSpace(name)] = strings.Join(strings.Fields(body), " ")
-	}
-	return strings.Join(strings.Fields(sections[0]), " "), params
 }
 
 func (r *requestTools) Spec() models.ToolSpec { return r.spec }

@@ -25,17 +25,12 @@ type editFile struct {
 // where the closest text is. cp, which may be nil, is saved before the
 // first change.
 func NewEditFile(ws *Workspace, cp *Checkpoint) Tool {
-	d := parseDoc(editFileDoc)
-	return &editFile{ws: ws, cp: cp, spec: models.ToolSpec{
-		Name:        "edit_file",
-		Description: d.text,
-		Parameters: models.Schema(
-			models.Param{Name: "path", Type: "string", Description: d.params["path"], Required: true},
-			models.Param{Name: "old_string", Type: "string", Description: d.params["old_string"], Required: true},
-			models.Param{Name: "new_string", Type: "string", Description: d.params["new_string"], Required: true},
-			models.Param{Name: "replace_all", Type: "boolean", Description: d.params["replace_all"]},
-		),
-	}}
+	return &editFile{ws: ws, cp: cp, spec: SpecFrom("edit_file", editFileDoc,
+		models.Param{Name: "path", Type: "string", Required: true},
+		models.Param{Name: "old_string", Type: "string", Required: true},
+		models.Param{Name: "new_string", Type: "string", Required: true},
+		models.Param{Name: "replace_all", Type: "boolean"},
+	)}
 }
 
 func (t *editFile) Spec() models.ToolSpec { return t.spec }

@@ -63,14 +63,9 @@ func NewFetchURL(ws *Workspace, client *http.Client) Tool {
 		}
 		return nil
 	}
-	d := parseDoc(fetchURLDoc)
-	return &fetchURL{ws: ws, client: c, spec: models.ToolSpec{
-		Name:        "fetch_url",
-		Description: d.text,
-		Parameters: models.Schema(
-			models.Param{Name: "url", Type: "string", Description: d.params["url"], Required: true},
-		),
-	}}
+	return &fetchURL{ws: ws, client: c, spec: SpecFrom("fetch_url", fetchURLDoc,
+		models.Param{Name: "url", Type: "string", Required: true},
+	)}
 }
 
 func (t *fetchURL) Spec() models.ToolSpec { return t.spec }

@@ -45,8 +45,7 @@ type gitStatus struct {
 // NewGitStatus returns the git_status tool: the branch and the changed
 // files of the workspace, as git status --short shows them.
 func NewGitStatus(ws *Workspace) Tool {
-	d := parseDoc(gitStatusDoc)
-	return &gitStatus{ws: ws, spec: models.ToolSpec{Name: "git_status", Description: d.text, Parameters: models.Schema()}}
+	return &gitStatus{ws: ws, spec: SpecFrom("git_status", gitStatusDoc)}
 }
 
 func (t *gitStatus) Spec() models.ToolSpec { return t.spec }
@@ -75,15 +74,10 @@ type gitDiff struct {
 // NewGitDiff returns the git_diff tool: the unstaged (or staged) changes,
 // optionally of one path.
 func NewGitDiff(ws *Workspace) Tool {
-	d := parseDoc(gitDiffDoc)
-	return &gitDiff{ws: ws, spec: models.ToolSpec{
-		Name:        "git_diff",
-		Description: d.text,
-		Parameters: models.Schema(
-			models.Param{Name: "staged", Type: "boolean", Description: d.params["staged"]},
-			models.Param{Name: "path", Type: "string", Description: d.params["path"]},
-		),
-	}}
+	return &gitDiff{ws: ws, spec: SpecFrom("git_diff", gitDiffDoc,
+		models.Param{Name: "staged", Type: "boolean"},
+		models.Param{Name: "path", Type: "string"},
+	)}
 }
 
 func (t *gitDiff) Spec() models.ToolSpec { return t.spec }
@@ -150,15 +144,10 @@ type gitCommit struct {
 // changes in the workspace) and commit them. The user approves every
 // commit; an earlier "allow for the session" does not cover it.
 func NewGitCommit(ws *Workspace) Tool {
-	d := parseDoc(gitCommitDoc)
-	return &gitCommit{ws: ws, spec: models.ToolSpec{
-		Name:        "git_commit",
-		Description: d.text,
-		Parameters: models.Schema(
-			models.Param{Name: "message", Type: "string", Description: d.params["message"], Required: true},
-			models.Param{Name: "files", Type: "array", Items: "string", Description: d.params["files"]},
-		),
-	}}
+	return &gitCommit{ws: ws, spec: SpecFrom("git_commit", gitCommitDoc,
+		models.Param{Name: "message", Type: "string", Required: true},
+		models.Param{Name: "files", Type: "array", Items: "string"},
+	)}
 }
 
 func (t *gitCommit) Spec() models.ToolSpec { return t.spec }

@@ -31,15 +31,10 @@ type glob struct {
 // NewGlob returns the glob tool: the workspace's files whose paths match a
 // pattern, ** included.
 func NewGlob(ws *Workspace) Tool {
-	d := parseDoc(globDoc)
-	return &glob{ws: ws, spec: models.ToolSpec{
-		Name:        "glob",
-		Description: d.text,
-		Parameters: models.Schema(
-			models.Param{Name: "pattern", Type: "string", Description: d.params["pattern"], Required: true},
-			models.Param{Name: "path", Type: "string", Description: d.params["path"]},
-		),
-	}}
+	return &glob{ws: ws, spec: SpecFrom("glob", globDoc,
+		models.Param{Name: "pattern", Type: "string", Required: true},
+		models.Param{Name: "path", Type: "string"},
+	)}
 }
 
 func (t *glob) Spec() models.ToolSpec { return t.spec }

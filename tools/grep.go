@@ -41,17 +41,12 @@ type grep struct {
 // NewGrep returns the grep tool: the lines of the workspace's files that
 // match a regular expression.
 func NewGrep(ws *Workspace) Tool {
-	d := parseDoc(grepDoc)
-	return &grep{ws: ws, spec: models.ToolSpec{
-		Name:        "grep",
-		Description: d.text,
-		Parameters: models.Schema(
-			models.Param{Name: "pattern", Type: "string", Description: d.params["pattern"], Required: true},
-			models.Param{Name: "path", Type: "string", Description: d.params["path"]},
-			models.Param{Name: "include", Type: "string", Description: d.params["include"]},
-			models.Param{Name: "ignore_case", Type: "boolean", Description: d.params["ignore_case"]},
-		),
-	}}
+	return &grep{ws: ws, spec: SpecFrom("grep", grepDoc,
+		models.Param{Name: "pattern", Type: "string", Required: true},
+		models.Param{Name: "path", Type: "string"},
+		models.Param{Name: "include", Type: "string"},
+		models.Param{Name: "ignore_case", Type: "boolean"},
+	)}
 }
 
 func (t *grep) Spec() models.ToolSpec { return t.spec }

@@ -34,15 +34,10 @@ type listDir struct {
 // NewListDir returns the list_dir tool: a directory as an indented tree,
 // leaving out what the ignore rules exclude.
 func NewListDir(ws *Workspace) Tool {
-	d := parseDoc(listDirDoc)
-	return &listDir{ws: ws, spec: models.ToolSpec{
-		Name:        "list_dir",
-		Description: d.text,
-		Parameters: models.Schema(
-			models.Param{Name: "path", Type: "string", Description: d.params["path"]},
-			models.Param{Name: "depth", Type: "integer", Description: d.params["depth"]},
-		),
-	}}
+	return &listDir{ws: ws, spec: SpecFrom("list_dir", listDirDoc,
+		models.Param{Name: "path", Type: "string"},
+		models.Param{Name: "depth", Type: "integer"},
+	)}
 }
 
 func (t *listDir) Spec() models.ToolSpec { return t.spec }

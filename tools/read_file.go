@@ -32,16 +32,11 @@ type readFile struct {
 // NewReadFile returns the read_file tool: numbered lines of a text file, a
 // page at a time.
 func NewReadFile(ws *Workspace) Tool {
-	d := parseDoc(readFileDoc)
-	return &readFile{ws: ws, spec: models.ToolSpec{
-		Name:        "read_file",
-		Description: d.text,
-		Parameters: models.Schema(
-			models.Param{Name: "path", Type: "string", Description: d.params["path"], Required: true},
-			models.Param{Name: "offset", Type: "integer", Description: d.params["offset"]},
-			models.Param{Name: "limit", Type: "integer", Description: d.params["limit"]},
-		),
-	}}
+	return &readFile{ws: ws, spec: SpecFrom("read_file", readFileDoc,
+		models.Param{Name: "path", Type: "string", Required: true},
+		models.Param{Name: "offset", Type: "integer"},
+		models.Param{Name: "limit", Type: "integer"},
+	)}
 }
 
 func (t *readFile) Spec() models.ToolSpec { return t.spec }

@@ -56,15 +56,10 @@ func NewRunCommand(ws *Workspace, cp *Checkpoint, policy CommandPolicy) (Tool, e
 	if err != nil {
 		shell = "sh"
 	}
-	d := parseDoc(runCommandDoc)
-	return &runCommand{ws: ws, cp: cp, rules: rules, shell: shell, spec: models.ToolSpec{
-		Name:        "run_command",
-		Description: d.text,
-		Parameters: models.Schema(
-			models.Param{Name: "command", Type: "string", Description: d.params["command"], Required: true},
-			models.Param{Name: "timeout", Type: "integer", Description: d.params["timeout"]},
-		),
-	}}, nil
+	return &runCommand{ws: ws, cp: cp, rules: rules, shell: shell, spec: SpecFrom("run_command", runCommandDoc,
+		models.Param{Name: "command", Type: "string", Required: true},
+		models.Param{Name: "timeout", Type: "integer"},
+	)}, nil
 }
 
 func (t *runCommand) Spec() models.ToolSpec { return t.spec }

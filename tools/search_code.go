@@ -40,16 +40,11 @@ type searchCode struct {
 // NewSearchCode returns the search_code tool: hybrid (lexical and
 // semantic) search over the repository's index, through s.
 func NewSearchCode(ws *Workspace, s CodeSearcher) Tool {
-	d := parseDoc(searchCodeDoc)
-	return &searchCode{ws: ws, searcher: s, spec: models.ToolSpec{
-		Name:        "search_code",
-		Description: d.text,
-		Parameters: models.Schema(
-			models.Param{Name: "query", Type: "string", Description: d.params["query"], Required: true},
-			models.Param{Name: "k", Type: "integer", Description: d.params["k"]},
-			models.Param{Name: "path", Type: "string", Description: d.params["path"]},
-		),
-	}}
+	return &searchCode{ws: ws, searcher: s, spec: SpecFrom("search_code", searchCodeDoc,
+		models.Param{Name: "query", Type: "string", Required: true},
+		models.Param{Name: "k", Type: "integer"},
+		models.Param{Name: "path", Type: "string"},
+	)}
 }
 
 func (t *searchCode) Spec() models.ToolSpec { return t.spec }

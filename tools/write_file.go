@@ -24,16 +24,11 @@ type writeFile struct {
 // because small models rewriting whole files drop code they did not see.
 // cp, which may be nil, is saved before the first change.
 func NewWriteFile(ws *Workspace, cp *Checkpoint) Tool {
-	d := parseDoc(writeFileDoc)
-	return &writeFile{ws: ws, cp: cp, spec: models.ToolSpec{
-		Name:        "write_file",
-		Description: d.text,
-		Parameters: models.Schema(
-			models.Param{Name: "path", Type: "string", Description: d.params["path"], Required: true},
-			models.Param{Name: "content", Type: "string", Description: d.params["content"], Required: true},
-			models.Param{Name: "overwrite", Type: "boolean", Description: d.params["overwrite"]},
-		),
-	}}
+	return &writeFile{ws: ws, cp: cp, spec: SpecFrom("write_file", writeFileDoc,
+		models.Param{Name: "path", Type: "string", Required: true},
+		models.Param{Name: "content", Type: "string", Required: true},
+		models.Param{Name: "overwrite", Type: "boolean"},
+	)}
 }
 
 func (t *writeFile) Spec() models.ToolSpec { return t.spec }
