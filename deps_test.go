@@ -23,7 +23,7 @@ var allowed = map[string][]string{
 	"index/ignore":      {},
 	"index":             {"index/", "models"},
 	"rag":               {"index", "models", "context/budget"},
-	"tools":             {"models", "index/ignore", "tools/"},
+	"tools":             {"models", "index/ignore", "context/budget", "tools/"},
 	"tools/mcp":         {"models", "tools"},
 	"disclosure":        {"models", "tools", "context/budget"},
 	"agent":             {"models", "tools", "session", "context/", "disclosure", "prompts"},

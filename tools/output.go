@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/ternhq/tern/context/budget"
 )
 
 // maxSpill caps the spill file of one command's output.
@@ -94,9 +96,9 @@ func (s *outputSink) text() string {
 	if !s.spilling {
 		return validText(s.buf)
 	}
-	head := s.head[:headCut(string(s.head), len(s.head))]
+	head := s.head[:budget.HeadCut(string(s.head), len(s.head))]
 	tail := s.tail[max(len(s.tail)-s.tailRoom(), 0):]
-	tail = tail[tailCut(string(tail), len(tail)):]
+	tail = tail[budget.TailCut(string(tail), len(tail)):]
 	omitted := s.total - int64(len(head)) - int64(len(tail))
 	lines := s.lines - int64(bytes.Count(head, []byte{'\n'})) - int64(bytes.Count(tail, []byte{'\n'}))
 	var b strings.Builder

@@ -9,8 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
+	"github.com/ternhq/tern/context/budget"
 	"github.com/ternhq/tern/index/ignore"
 )
 
@@ -357,8 +357,8 @@ func Cap(output string, limit int) (capped string, cut bool) {
 	}
 	const markerRoom = 48
 	room := max(limit-markerRoom, 0)
-	head := headCut(output, room*6/10)
-	tail := tailCut(output, room-room*6/10)
+	head := budget.HeadCut(output, room*6/10)
+	tail := budget.TailCut(output, room-room*6/10)
 	omitted := output[head:tail]
 	lines := strings.Count(omitted, "\n")
 	if !strings.HasSuffix(omitted, "\n") {
@@ -373,29 +373,4 @@ func Cap(output string, limit int) (capped string, cut bool) {
 	fmt.Fprintf(&b, "… %d lines (%d bytes) omitted …\n", lines, len(omitted))
 	b.WriteString(output[tail:])
 	return b.String(), true
-}
-
-// headCut returns where to end a head of at most n bytes of s: after the
-// last newline in the second half of that room, else at a rune boundary.
-func headCut(s string, n int) int {
-	if i := strings.LastIndexByte(s[:n], '\n'); i >= n/2 && i >= 0 {
-		return i + 1
-	}
-	for n > 0 && n < len(s) && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return n
-}
-
-// tailCut returns where to start a tail of at most n bytes of s: after the
-// first newline in the first half of that room, else at a rune boundary.
-func tailCut(s string, n int) int {
-	start := len(s) - n
-	if j := strings.IndexByte(s[start:], '\n'); j >= 0 && j < n/2 {
-		return start + j + 1
-	}
-	for start < len(s) && !utf8.RuneStart(s[start]) {
-		start++
-	}
-	return start
 }

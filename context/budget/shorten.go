@@ -40,8 +40,8 @@ func shorten(count func(string) int, text string, total, max int) string {
 	// count agrees: token density varies along a text.
 	keep := int(float64(len(text)) * float64(room) / float64(total))
 	for range 12 {
-		head := headCut(text, int(float64(keep)*headShare))
-		tail := tailCut(text, keep-head)
+		head := HeadCut(text, int(float64(keep)*headShare))
+		tail := TailCut(text, keep-head)
 		if tail < head {
 			tail = head
 		}
@@ -57,9 +57,9 @@ func shorten(count func(string) int, text string, total, max int) string {
 	return note(total)[1:]
 }
 
-// headCut returns where to end a head of at most n bytes of s: after the
+// HeadCut returns where to end a head of at most n bytes of s: after the
 // last newline in the second half of that room, else at a rune boundary.
-func headCut(s string, n int) int {
+func HeadCut(s string, n int) int {
 	n = min(max(n, 0), len(s))
 	if i := strings.LastIndexByte(s[:n], '\n'); i >= n/2 && i >= 0 {
 		return i + 1
@@ -70,9 +70,9 @@ func headCut(s string, n int) int {
 	return n
 }
 
-// tailCut returns where to start a tail of at most n bytes of s: after the
+// TailCut returns where to start a tail of at most n bytes of s: after the
 // first newline in the first half of that room, else at a rune boundary.
-func tailCut(s string, n int) int {
+func TailCut(s string, n int) int {
 	n = min(max(n, 0), len(s))
 	start := len(s) - n
 	if j := strings.IndexByte(s[start:], '\n'); j >= 0 && j < n/2 {
