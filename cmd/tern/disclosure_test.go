@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -46,8 +47,6 @@ func toolNames(r api.ChatRequest) []string {
 	}
 	return out
 }
-
-func has(list []string, s string) bool { return contains(list, s) }
 
 var editMain = ollamatest.Call{Name: "edit_file", Args: `{"path":"main.go","old_string":"println(\"hi\")","new_string":"println(\"hello\")"}`}
 
@@ -211,7 +210,7 @@ func TestResumeKeepsUnlockedTools(t *testing.T) {
 	if code, _, errOut := f.tern(t.Context(), "ask", "--resume", id, "--tier", "0", "just look"); code != 0 || !strings.Contains(errOut, "tools lowered to tier 0 (read) — --tier") {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if got := toolNames(reqs3(f)); has(got, "edit_file") {
+	if got := toolNames(reqs3(f)); slices.Contains(got, "edit_file") {
 		t.Errorf("after --tier 0 the tools are %v", got)
 	}
 }
@@ -254,12 +253,12 @@ func TestTierFlagsAndConfig(t *testing.T) {
 			}
 			got := toolNames(f.srv.Requests()[0])
 			for _, w := range tt.tools {
-				if !has(got, w) {
+				if !slices.Contains(got, w) {
 					t.Errorf("tools %v lack %s", got, w)
 				}
 			}
 			for _, w := range tt.absent {
-				if has(got, w) {
+				if slices.Contains(got, w) {
 					t.Errorf("tools %v have %s", got, w)
 				}
 			}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -103,21 +104,12 @@ func TestAskJSON(t *testing.T) {
 		types = append(types, ev["type"].(string))
 		last = ev
 	}
-	if types[0] != "token" || types[len(types)-1] != "done" || !contains(types, "message") {
+	if types[0] != "token" || types[len(types)-1] != "done" || !slices.Contains(types, "message") {
 		t.Errorf("event types = %v", types)
 	}
 	if last["reason"] != "stop" || last["turns"] != float64(1) {
 		t.Errorf("done event = %v", last)
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func TestSessionsAndResume(t *testing.T) {
@@ -181,7 +173,6 @@ func TestAskFailures(t *testing.T) {
 			for k, v := range tt.env {
 				f.env[k] = v
 			}
-			start := time.Now()
 			code, _, errOut := f.tern(t.Context(), tt.args...)
 			if code != tt.code {
 				t.Errorf("exit %d, want %d; stderr:\n%s", code, tt.code, errOut)
@@ -194,7 +185,6 @@ func TestAskFailures(t *testing.T) {
 			if strings.Count(strings.TrimSpace(errOut), "\n") > 1 {
 				t.Errorf("error is not one clear line:\n%s", errOut)
 			}
-			_ = start
 		})
 	}
 }

@@ -28,11 +28,7 @@ Continue one with 'tern ask --resume ID "..."' (a unique prefix of the ID is eno
 }
 
 func (a *app) sessions(ctx context.Context, limit int) error {
-	root, err := a.workspaceRoot()
-	if err != nil {
-		return err
-	}
-	store, err := session.OpenWorkspace(ctx, root)
+	_, store, err := a.openStore(ctx)
 	if err != nil {
 		return err
 	}
@@ -60,4 +56,14 @@ func oneLine(s string, n int) string {
 		s = string([]rune(s)[:n-1]) + "…"
 	}
 	return s
+}
+
+// openStore opens the session store of the workspace, for commands that
+// need no model.
+func (a *app) openStore(ctx context.Context) (root string, store *session.Store, err error) {
+	if root, err = a.workspaceRoot(); err != nil {
+		return "", nil, err
+	}
+	store, err = session.OpenWorkspace(ctx, root)
+	return root, store, err
 }

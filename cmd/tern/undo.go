@@ -36,11 +36,7 @@ refs/tern/undone/ID, so an undo can itself be undone with git.`,
 }
 
 func (a *app) undo(ctx context.Context, id string) error {
-	root, err := a.workspaceRoot()
-	if err != nil {
-		return err
-	}
-	store, err := session.OpenWorkspace(ctx, root)
+	root, store, err := a.openStore(ctx)
 	if err != nil {
 		return err
 	}
