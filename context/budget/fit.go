@@ -16,30 +16,6 @@ func (c *Counter) MessageTokens(m models.Message) int {
 	return n
 }
 
-// Fit chooses the part of history to send when only available tokens are
-// left for it; costs[i] is the token cost of history[i]. It returns the
-// messages kept, in order, and their total cost.
-//
-// The current turn (from the last user message on) is kept whole when it
-// fits, and earlier turns are added back whole, newest first, while they
-// fit. When the current turn alone is too big, its user message is kept and
-// the newest of its steps that fit follow it; a step starts at an assistant
-// message, so a tool result never loses the call it answers. The newest
-// step (or the last message, when it is not part of one) is always kept,
-// whatever it costs: a caller that cannot afford even that must shorten it
-// first (Assemble does).
-func Fit(history []models.Message, costs []int, available int) (kept []models.Message, cost int) {
-	s := fit(history, costs, available)
-	if s.empty() {
-		return nil, 0
-	}
-	kept = make([]models.Message, 0, 1+len(history)-s.start)
-	if s.withUser {
-		kept = append(kept, history[s.user])
-	}
-	return append(kept, history[s.start:]...), s.cost
-}
-
 // selection is what fit chose: history[user] when withUser, then
 // history[start:].
 type selection struct {
@@ -131,8 +107,18 @@ func fit(history []models.Message, costs []int, available int) selection {
 	return s
 }
 
-// FitIndices is Fit by position: the indices of the messages kept, in
-// order.
+// FitIndices chooses the part of history to send when only available tokens are
+// left for it; costs[i] is the token cost of history[i]. It returns the
+// indices of the messages kept, in order.
+//
+// The current turn (from the last user message on) is kept whole when it
+// fits, and earlier turns are added back whole, newest first, while they
+// fit. When the current turn alone is too big, its user message is kept and
+// the newest of its steps that fit follow it; a step starts at an assistant
+// message, so a tool result never loses the call it answers. The newest
+// step (or the last message, when it is not part of one) is always kept,
+// whatever it costs: a caller that cannot afford even that must shorten it
+// first (Assemble does).
 func FitIndices(history []models.Message, costs []int, available int) []int {
 	s := fit(history, costs, available)
 	if s.empty() {
