@@ -11,20 +11,24 @@ type scanner func(text string, taken func(start, end int) bool) []span
 
 // scanners run in this order: explicit markers first, then fences, then
 // bare JSON, then a reply that is nothing but Python call syntax.
-var scanners = []scanner{scanTags, scanFunctionTags, scanMistral, scanPythonTag, scanFences, scanBare, scanPythonic}
+var scanners = []scanner{scanEnvelopes, scanTags, scanFunctionTags, scanMistral, scanPythonTag, scanFunctools, scanFences, scanBare, scanPythonic, scanPythonicLines, scanCLI}
 
 var (
 	// Tags around calls: <tool_call>, <|tool_call|> (Granite, Phi),
-	// <function_call>, <tool_calls>, <toolcall>.
-	tagOpen  = regexp.MustCompile(`(?i)<\|?(?:tool_?calls?|function_?calls?)\|?>`)
-	tagClose = regexp.MustCompile(`(?i)<\|?/(?:tool_?calls?|function_?calls?)\|?>|<\|end_?tool_?calls?\|>`)
+	// <function_call>, <tool_calls>, <toolcall>, <|tool_call_start|>
+	// (LFM2), <tools>.
+	tagOpen  = regexp.MustCompile(`(?i)<\|?(?:tool_?calls?|function_?calls?)(?:_start|_begin)?\|?>|<tools>`)
+	tagClose = regexp.MustCompile(`(?i)<\|?/(?:tool_?calls?|function_?calls?)\|?>|<\|end_?tool_?calls?\|>|<\|?(?:tool_?calls?|function_?calls?)_(?:end|stop)\|?>|</tools>`)
 
 	funcOpen  = regexp.MustCompile(`<function=([\w.\-]+)>`)
 	funcClose = regexp.MustCompile(`</function>`)
-	paramTag  = regexp.MustCompile(`(?s)<parameter=([\w.\-]+)>\s*(.*?)\s*(?:</parameter>|$)`)
+	paramOpen = regexp.MustCompile(`<parameter=([\w.\-]+)>`)
+	// What ends a <parameter=…> value: its closing tag, else the next
+	// parameter or the end of the call (Qwen3-Coder leaves them open).
+	paramEnd = regexp.MustCompile(`</parameter>|<parameter=|</?function|</tool_call>`)
 
 	mistralCall = regexp.MustCompile(`\[TOOL_CALLS\]`)
-	mistralArgs = regexp.MustCompile(`^\s*([\w.\-]+)\s*\[ARGS\]`)
+	mistralArgs = regexp.MustCompile(`^\s*([\w.\-]+)\s*(?:\[CALL_ID\]\s*[\w\-]*\s*)?\[ARGS\]`)
 
 	pythonTag = regexp.MustCompile(`<\|python_tag\|>`)
 	// Llama's end-of-message tokens, which may trail a call.
@@ -32,7 +36,8 @@ var (
 
 	fence = regexp.MustCompile("(?s)```[ \t]*([\\w-]*)[ \t]*\\n(.*?)(?:\\n[ \t]*```|$)")
 	// A JSON object that looks like a call: its first key names a tool.
-	callStart = regexp.MustCompile(`^\{\s*["']?(?:name|tool_name|function_name|tool|function|action|type|tool_calls)["']?\s*:`)
+	// Its arguments may come first, or alone.
+	callStart = regexp.MustCompile(`^\{\s*["']?(?:name|tool_name|function_name|tool|function|action|type|tool_calls|arguments|args|parameters|params|action_input|tool_input)["']?\s*:`)
 	// The name a broken call gives, if it gives one.
 	brokenName = regexp.MustCompile(`["']?(?:name|tool_name|tool|function)["']?\s*:\s*["']([\w.\-]+)`)
 )
@@ -86,8 +91,12 @@ func payloadCalls(body string) ([]rawCall, string) {
 	if body == "" {
 		return nil, "it is empty"
 	}
-	if body[0] != '{' && body[0] != '[' {
+	if body[0] != '{' {
 		if calls, ok := pythonicCalls(body); ok {
+			return calls, ""
+		}
+		// [read_file(path="a.go")] with words around it (LFM2).
+		if calls, _, _, ok := pythonicIn(body); ok {
 			return calls, ""
 		}
 		if i := strings.IndexAny(body, "{["); i >= 0 {
@@ -149,7 +158,7 @@ func functionTagCalls(body string) ([]rawCall, string) {
 			inner = inner[:c[0]]
 		}
 		rc := rawCall{call: ToolCall{Name: name}, explicit: true}
-		if params := paramTag.FindAllStringSubmatch(inner, -1); len(params) > 0 {
+		if params := paramTags(inner); len(params) > 0 {
 			var b strings.Builder
 			b.WriteByte('{')
 			for j, p := range params {
@@ -182,6 +191,21 @@ func functionTagCalls(body string) ([]rawCall, string) {
 		return calls, ""
 	}
 	return nil, why
+}
+
+// paramTags returns the name and value of each <parameter=…> tag in s.
+func paramTags(s string) [][3]string {
+	var out [][3]string
+	opens := paramOpen.FindAllStringSubmatchIndex(s, -1)
+	for _, o := range opens {
+		rest := s[o[1]:]
+		end := len(rest)
+		if e := paramEnd.FindStringIndex(rest); e != nil {
+			end = e[0]
+		}
+		out = append(out, [3]string{"", s[o[2]:o[3]], strings.TrimSpace(rest[:end])})
+	}
+	return out
 }
 
 // paramValue is a <parameter> tag's text as JSON: a number, true, false or
