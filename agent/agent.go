@@ -269,7 +269,7 @@ func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event)) (err e
 			return err
 		}
 
-		rec := a.recoverCalls(&reply.Message)
+		rec := a.recoverCalls(&reply.Message, reply.DoneReason)
 		if err := a.append(ctx, reply.Message); err != nil {
 			return err
 		}

@@ -167,9 +167,10 @@ func placeholderArg(spec ToolSpec, args json.RawMessage) (name, value string) {
 	return "", ""
 }
 
-// cutArgs are arguments that hold code or text a cut-off reply leaves
-// visibly unfinished.
-var cutArgs = map[string]bool{"content": true, "new_string": true, "command": true, "code": true, "text": true}
+// cutArgs are arguments that hold whole code or text, which a cut-off
+// reply leaves visibly unfinished (edit strings are fragments, and may
+// well end in "(").
+var cutArgs = map[string]bool{"content": true, "command": true, "code": true}
 
 // cutArg returns the name of an argument that ends like text cut off in
 // the middle ("print("): more brackets opened than closed and an opening
