@@ -128,9 +128,6 @@ func (a *Agent) intentExample(text string) string {
 	return a.exampleCall("")
 }
 
-// callFormat is how example calls are written for the model.
-func (a *Agent) callFormat() string { return a.cfg.ToolFormat }
-
 // refuseCut answers every call of a reply cut at the output limit with a
 // correction instead of running it: its last call, at least, is not what
 // the model meant to send.

@@ -37,7 +37,7 @@ func (a *Agent) recoverCalls(m *models.Message, doneReason string) recovered {
 	restricted := a.guard.takeRestriction()
 	a.preset, a.notes = map[string]tools.Result{}, map[string][]string{}
 
-	rec := models.RepairReply(*m, a.allSpecs())
+	rec := a.repair(*m)
 	out := recovered{shown: rec.Rest}
 	if len(rec.Calls) == 0 && rec.Broken == "" && len(m.ToolCalls) == 0 && m.Thinking != "" &&
 		(strings.TrimSpace(rec.Rest) == "" || announcesAction(rec.Rest)) {
@@ -50,6 +50,9 @@ func (a *Agent) recoverCalls(m *models.Message, doneReason string) recovered {
 	}
 	if len(rec.Calls) == 0 {
 		out.broken, out.brokenTool = rec.Broken, rec.BrokenTool
+		if a.constrained() && rec.Broken == "" {
+			m.Content = rec.Rest // the answer, out of its JSON
+		}
 		return out
 	}
 	m.ToolCalls, m.Content = nil, rec.Rest
@@ -124,7 +127,7 @@ func (a *Agent) exampleCall(tool string) string {
 			}
 		}
 	}
-	return models.FormatCall(a.cfg.ToolFormat, spec.Name, models.ExampleArgs(spec))
+	return models.FormatCall(a.callFormat(), spec.Name, models.ExampleArgs(spec))
 }
 
 // noCalls decides what follows a reply without calls. A normal answer ends
@@ -143,6 +146,12 @@ func (a *Agent) noCalls(ctx context.Context, rec recovered, reply models.Reply, 
 			a.mode.brokenNative++
 			if a.maybeSwitchToText(ctx, send) {
 				// A new protocol deserves fresh corrections.
+				a.guard.strikes[kindBroken] = 0
+				n.Example = a.exampleCall(rec.brokenTool)
+			}
+		} else if !a.constrained() {
+			a.mode.brokenText++
+			if a.maybeConstrain(ctx, send) {
 				a.guard.strikes[kindBroken] = 0
 				n.Example = a.exampleCall(rec.brokenTool)
 			}
@@ -206,8 +215,8 @@ func (a *Agent) recordUnreadable(ctx context.Context, rec recovered) {
 // shownAfterHold is the part of held-back streamed text the user may see
 // once the reply is complete: none of it if it was call text.
 func (a *Agent) shownAfterHold(held string) string {
-	rec := models.RepairReply(models.Message{Role: models.RoleAssistant, Content: held}, a.allSpecs())
-	if len(rec.Calls) == 0 && rec.Broken == "" {
+	rec := a.repair(models.Message{Role: models.RoleAssistant, Content: held})
+	if len(rec.Calls) == 0 && rec.Broken == "" && !a.constrained() {
 		return held
 	}
 	return rec.Rest

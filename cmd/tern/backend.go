@@ -22,6 +22,8 @@ type backend struct {
 	why       string
 	plan      ollama.Plan
 	textTools bool
+	// constrained holds the text protocol's replies to a JSON schema.
+	constrained bool
 	// profile is the model family's profile, with config overrides.
 	profile models.Profile
 	// textWhy says why the text tool protocol is used, for a notice.
@@ -59,6 +61,7 @@ func (a *app) connect(ctx context.Context, cfg Config) (*backend, error) {
 		return nil, err
 	}
 	b.textTools, b.textWhy = toolMode(cfg, info, b.profile)
+	b.constrained = effectiveToolMode(cfg, b.profile) == "constrained"
 	return b, nil
 }
 

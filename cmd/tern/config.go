@@ -130,9 +130,9 @@ func loadConfig(root string, getenv func(string) string) (Config, []string, erro
 		read = append(read, path)
 	}
 	switch cfg.ToolMode {
-	case "auto", "native", "text":
+	case "auto", "native", "text", "constrained":
 	default:
-		return cfg, read, fmt.Errorf("config: tool_mode must be auto, native or text, not %q", cfg.ToolMode)
+		return cfg, read, fmt.Errorf("config: tool_mode must be auto, native, text or constrained, not %q", cfg.ToolMode)
 	}
 	if err := checkTiers(cfg, "tier", "max_tier"); err != nil {
 		return cfg, read, fmt.Errorf("config: %w", err)

@@ -134,7 +134,7 @@ Run 'tern doctor' first to check Ollama, the model and the context plan.`,
 	f.BoolVar(&a.yolo, "yolo", false, "allow everything without asking, destructive commands too (implies --yes)")
 	f.IntVar(&a.maxTurns, "max-turns", 0, "most model requests per prompt (default 25)")
 	f.StringSliceVar(&a.allowRead, "allow-read", nil, "also allow reading this directory outside the workspace (repeatable)")
-	f.StringVar(&a.toolMode, "tool-mode", "", "how tools reach the model: auto, native or text")
+	f.StringVar(&a.toolMode, "tool-mode", "", "how tools reach the model: auto, native, text or constrained (text with replies held to a JSON schema)")
 	f.BoolVarP(&a.verbose, "verbose", "v", false, "log details to stderr")
 
 	root.AddCommand(a.askCommand(), a.doctorCommand(), a.sessionsCommand(), a.promptCommand(), a.undoCommand(), a.evalCommand(),
@@ -210,9 +210,9 @@ func (a *app) config(root string) (Config, error) {
 		return cfg, err
 	}
 	switch cfg.ToolMode {
-	case "auto", "native", "text":
+	case "auto", "native", "text", "constrained":
 	default:
-		return cfg, fmt.Errorf("--tool-mode must be auto, native or text, not %q", cfg.ToolMode)
+		return cfg, fmt.Errorf("--tool-mode must be auto, native, text or constrained, not %q", cfg.ToolMode)
 	}
 	if cfg.Ctx < 0 || (cfg.Ctx > 0 && cfg.Ctx < 1024) {
 		return cfg, fmt.Errorf("--ctx %d is too small; use at least 1024 tokens", cfg.Ctx)

@@ -166,6 +166,7 @@ func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
 		MaxTurns:    r.cfg.MaxTurns,
 		System:      system,
 		TextTools:   r.back.textTools,
+		Constrained: r.back.constrained,
 		Think:       think,
 		Temperature: temperature,
 		KeepAlive:   r.cfg.KeepAlive.Duration,
