@@ -47,14 +47,24 @@ func (a *Agent) constrain(req *models.Request) {
 	for i, t := range all {
 		specs[i] = t.Spec()
 	}
-	req.Format = models.ConstrainedSchema(specs)
+	req.Format = models.ConstrainedSchema(specs, a.limits())
 	req.Options.Think = ""
+	// The grammar decides where the reply ends (after the closing brace);
+	// the template's stop strings could cut it inside a string, where the
+	// grammar allows their text. A control character never appears in a
+	// reply the grammar allows.
+	req.Options.Stop = []string{"\u0001"}
+}
+
+// limits bound the strings of a constrained reply to the reply reserve.
+func (a *Agent) limits() models.ConstrainedLimits {
+	return models.ConstrainedLimitsFor(a.allSpecs(), a.cfg.Reserve)
 }
 
 // repair reads the calls of a reply in the session's tool mode.
 func (a *Agent) repair(m models.Message) models.Recovery {
 	if a.constrained() {
-		return models.RepairConstrainedReply(m, a.allSpecs())
+		return models.RepairConstrainedReply(m, a.allSpecs(), a.limits())
 	}
 	return models.RepairReply(m, a.allSpecs())
 }

@@ -81,7 +81,7 @@ func TestConstrainedSchemaShapes(t *testing.T) {
 		{Name: "read_file", Parameters: models.Schema(models.Param{Name: "path", Type: "string", Required: true}, models.Param{Name: "limit", Type: "integer"})},
 		{Name: "odd", Parameters: json.RawMessage(`{"type":"object","properties":{"x":{"$ref":"#/defs/x"},"tags":{"type":"array","items":{"type":"object"}},"mode":{"type":"string","enum":["a","b"]}}}`)},
 	}
-	got := string(models.ConstrainedSchema(specs))
+	got := string(models.ConstrainedSchema(specs, models.ConstrainedLimits{}))
 	want := `{"anyOf":[{"type":"object","properties":{"name":{"const":"read_file"},"arguments":{"type":"object","properties":{"path":{"type":"string"},"limit":{"type":"integer"}},"required":["path"]}},"required":["name","arguments"]},` +
 		`{"type":"object","properties":{"name":{"const":"odd"},"arguments":{"type":"object","properties":{"x":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}},"mode":{"type":"string","enum":["a","b"]}}}},"required":["name","arguments"]},` +
 		`{"type":"object","properties":{"answer":{"type":"string"}},"required":["answer"]}]}`
@@ -90,5 +90,58 @@ func TestConstrainedSchemaShapes(t *testing.T) {
 	}
 	if !json.Valid([]byte(got)) {
 		t.Error("not JSON")
+	}
+}
+
+func TestConstrainedLimits(t *testing.T) {
+	specs := []models.ToolSpec{
+		{Name: "write_file", Parameters: models.Schema(models.Param{Name: "path", Type: "string", Required: true}, models.Param{Name: "content", Type: "string", Required: true})},
+		{Name: "edit_file", Parameters: models.Schema(models.Param{Name: "path", Type: "string", Required: true},
+			models.Param{Name: "old_string", Type: "string", Required: true}, models.Param{Name: "new_string", Type: "string", Required: true})},
+		{Name: "list_dir", Parameters: models.Schema(models.Param{Name: "recursive", Type: "boolean"})},
+	}
+	l := models.ConstrainedLimitsFor(specs, 2000)
+	if l.Answer != 1500 || l.Args["write_file"]["path"] != 256 || l.Args["write_file"]["content"] != 1244 ||
+		l.Args["edit_file"]["old_string"] != 622 || len(l.Args["list_dir"]) != 0 {
+		t.Errorf("limits = %+v", l)
+	}
+	// Every tool's strings together stay within three quarters of the budget.
+	for tool, caps := range l.Args {
+		sum := 0
+		for _, c := range caps {
+			sum += c
+		}
+		if sum > 1500 {
+			t.Errorf("%s: strings may take %d characters of a 2000-token reply", tool, sum)
+		}
+	}
+	schema := string(models.ConstrainedSchema(specs, l))
+	for _, want := range []string{`"content":{"type":"string","maxLength":1244}`, `"answer":{"type":"string","maxLength":1500}`} {
+		if !strings.Contains(schema, want) {
+			t.Errorf("schema lacks %s:\n%s", want, schema)
+		}
+	}
+	// A string that fills its bound may be cut short: not run.
+	full := strings.Repeat("x", 1244)
+	rec := models.RepairConstrainedReply(models.Message{Content: `{"name": "write_file", "arguments": {"path": "a.txt", "content": "` + full + `"}}`}, specs, l)
+	if len(rec.Calls) != 1 || !strings.Contains(rec.Calls[0].Problem, "reached its limit of 1244 characters") {
+		t.Errorf("calls = %+v", rec.Calls)
+	}
+	rec = models.RepairConstrainedReply(models.Message{Content: `{"name": "write_file", "arguments": {"path": "a.txt", "content": "short"}}`}, specs, l)
+	if len(rec.Calls) != 1 || rec.Calls[0].Problem != "" {
+		t.Errorf("calls = %+v", rec.Calls)
+	}
+}
+
+func TestConstrainedRequestOverridesStops(t *testing.T) {
+	h := newHarness(t, ollamatest.Qwen3(), withConfig(func(c *Config) { c.Constrained = true }))
+	h.srv.Script(ollamatest.Reply{Content: `{"answer": "hi"}`})
+	if err := h.run(t.Context(), "hi"); err != nil {
+		t.Fatal(err)
+	}
+	req := h.srv.Requests()[0]
+	stop, _ := req.Options["stop"].([]any)
+	if len(stop) != 1 || stop[0] != "\u0001" || !strings.Contains(string(req.Format), `"maxLength"`) {
+		t.Errorf("stop = %v, format %s", req.Options["stop"], req.Format)
 	}
 }
