@@ -150,7 +150,6 @@ func recoverText(text string, specs []ToolSpec) Recovery {
 	}
 	slices.SortFunc(spans, func(a, b span) int { return a.start - b.start })
 
-	names := ToolNames(specs)
 	var rec Recovery
 	var rest strings.Builder
 	last := 0
@@ -159,7 +158,7 @@ func recoverText(text string, specs []ToolSpec) Recovery {
 		var nameless []string
 		for _, rc := range s.calls {
 			c := mend(RepairedCall{ToolCall: rc.call, Path: s.path, Fixes: rc.fixes}, specs)
-			if s.weak && !rc.explicit && len(specs) > 0 && ResolveToolName(rc.call.Name, names) == "" {
+			if s.weak && !rc.explicit && len(specs) > 0 && c.UnknownTool {
 				continue // JSON that merely has a "name", not a call
 			}
 			if c.Name == "" {
@@ -231,6 +230,9 @@ func mend(c RepairedCall, specs []ToolSpec) RepairedCall {
 		c.Fixes = append(c.Fixes, FixInferred)
 	}
 	name := ResolveToolName(c.Name, ToolNames(specs))
+	if name == "" {
+		name = aliasTool(c.Name, c.Arguments, specs)
+	}
 	if name == "" {
 		c.Problem = fmt.Sprintf("unknown tool %q. Available tools: %s.", c.Name, strings.Join(ToolNames(specs), ", "))
 		c.UnknownTool = true

@@ -209,3 +209,48 @@ func cutArg(args json.RawMessage) string {
 func truncatedProblem(name string) string {
 	return fmt.Sprintf("your call to %s was cut off before its arguments ended (the reply reached its length limit), so it was not run. Send it again, complete; if its content is long, write less in one call (a smaller edit, or the file in parts)", name)
 }
+
+// toolAliases are the names other agents give tern's tools, which small
+// models trained on their transcripts call (bash for run_command, cat for
+// read_file, create_file for write_file).
+var toolAliases = map[string][]string{
+	"run_command": {"bash", "shell", "sh", "terminal", "exec", "execute", "execute_command", "run", "run_shell", "run_shell_command",
+		"run_terminal_cmd", "execute_bash", "shell_command", "command", "cmd", "run_cmd", "execute_shell"},
+	"read_file":  {"cat", "read", "open", "open_file", "view", "view_file", "get_file", "file_read", "read_file_content", "get_file_contents", "read_text_file"},
+	"list_dir":   {"ls", "list", "list_files", "list_directory", "dir", "list_folder", "tree", "get_files"},
+	"write_file": {"write", "create", "create_file", "save", "save_file", "file_write", "new_file", "write_to_file", "create_new_file"},
+	"edit_file":  {"edit", "replace", "str_replace", "str_replace_editor", "replace_in_file", "apply_edit", "modify_file", "update_file", "patch", "file_edit", "search_replace"},
+	"grep":       {"search", "search_files", "find_in_files", "grep_search", "search_text", "rg", "ripgrep", "code_search"},
+	"glob":       {"find", "find_files", "file_search", "glob_search", "find_by_name"},
+}
+
+// aliasTool matches a tool name no tool on offer has to the tool other
+// agents call by that name, when that tool is on offer and takes the
+// arguments given (after renaming near misses). It returns "" otherwise.
+func aliasTool(name string, args json.RawMessage, specs []ToolSpec) string {
+	n := normalizeName(name)
+	for tool, aliases := range toolAliases {
+		if !slices.Contains(aliases, n) {
+			continue
+		}
+		i := slices.IndexFunc(specs, func(s ToolSpec) bool { return s.Name == tool })
+		if i < 0 {
+			return ""
+		}
+		a, _ := renameArgs(specs[i], args)
+		if p, ok := positional(specs[i], a); ok {
+			a = p
+		}
+		if _, _, err := CheckArgs(specs[i], a); err != nil {
+			return ""
+		}
+		keys, _, _ := orderedObject(normalizeArgs(a))
+		for _, k := range keys {
+			if !slices.ContainsFunc(SchemaParams(specs[i].Parameters), func(p Param) bool { return p.Name == k }) {
+				return "" // arguments the tool does not take: maybe not the same tool
+			}
+		}
+		return tool
+	}
+	return ""
+}

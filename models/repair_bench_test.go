@@ -32,6 +32,8 @@ var adversarial = map[string]string{
 	"python lists in prose": strings.Repeat("[a(b=1) c ", 2000),
 	"open python lists":     strings.Repeat("x [a(", 2000),
 	"cli lines":             strings.Repeat("read_file path=a b=c d=e\n", 1000),
+	"invoke tags":           strings.Repeat(`<invoke name="a"><parameter name="b">`, 1000),
+	"arg keys":              "<tool_call>a" + strings.Repeat("<arg_key>k</arg_key><arg_value>", 1000),
 	"nameless arguments":    strings.Repeat(`{"arguments": {"path": "a"}} `, 500),
 }
 

@@ -252,3 +252,88 @@ func codeBlocks(text string) func(pos int) bool {
 		return false
 	}
 }
+
+// XML calls: GLM's <arg_key>/<arg_value> pairs after the name, and the
+// <invoke name="…"><parameter name="…">…</parameter></invoke> shape
+// (MiniMax, and models distilled from Claude).
+var (
+	argPair     = regexp.MustCompile(`(?s)<arg_key>\s*(.*?)\s*</arg_key>\s*<arg_value>\s*(.*?)\s*(?:</arg_value>|$)`)
+	invokeOpen  = regexp.MustCompile(`<invoke\s+name="([^"]+)"\s*>`)
+	invokeParam = regexp.MustCompile(`(?s)<parameter\s+name="([^"]+)"\s*>(.*?)(?:</parameter>|$)`)
+)
+
+// xmlCalls reads the XML call shapes above from body.
+func xmlCalls(body string) []rawCall {
+	var calls []rawCall
+	if strings.Contains(body, "<arg_key>") {
+		name := strings.TrimSpace(body[:strings.Index(body, "<arg_key>")])
+		if isIdent(strings.ReplaceAll(strings.ReplaceAll(name, ".", "_"), "-", "_")) {
+			var kv [][2]string
+			for _, p := range argPair.FindAllStringSubmatch(body, -1) {
+				kv = append(kv, [2]string{p[1], p[2]})
+			}
+			calls = append(calls, rawCall{call: ToolCall{Name: name, Arguments: xmlArgs(kv)}, explicit: true})
+		}
+	}
+	opens := invokeOpen.FindAllStringSubmatchIndex(body, -1)
+	for i, o := range opens {
+		end := len(body)
+		if i+1 < len(opens) {
+			end = opens[i+1][0]
+		}
+		inner := body[o[1]:end]
+		if c := strings.Index(inner, "</invoke>"); c >= 0 {
+			inner = inner[:c]
+		}
+		var kv [][2]string
+		for _, p := range invokeParam.FindAllStringSubmatch(inner, -1) {
+			kv = append(kv, [2]string{p[1], strings.TrimSpace(p[2])})
+		}
+		calls = append(calls, rawCall{call: ToolCall{Name: body[o[2]:o[3]], Arguments: xmlArgs(kv)}, explicit: true})
+	}
+	return calls
+}
+
+// xmlArgs writes name/value pairs as a JSON object, values as
+// <parameter=…> values are (paramValue).
+func xmlArgs(kv [][2]string) []byte {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, p := range kv {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(quoteJSON(p[0]))
+		b.WriteByte(':')
+		b.WriteString(paramValue(p[1]))
+	}
+	b.WriteByte('}')
+	return []byte(b.String())
+}
+
+// invokeStart finds <invoke name="…"> calls outside any wrapper.
+var invokeStart = regexp.MustCompile(`<invoke\s+name="[^"]+"\s*>`)
+
+// scanInvokes finds <invoke> calls that no tag wraps (a wrapper left off,
+// or a lone line before them).
+func scanInvokes(text string, taken func(int, int) bool) []span {
+	var spans []span
+	marks := invokeStart.FindAllStringIndex(text, -1)
+	for i, m := range marks {
+		end := len(text)
+		if i+1 < len(marks) {
+			end = marks[i+1][0]
+		}
+		if c := strings.Index(text[m[0]:end], "</invoke>"); c >= 0 {
+			end = m[0] + c + len("</invoke>")
+		}
+		if taken(m[0], end) {
+			continue
+		}
+		s := span{start: m[0], end: end, path: RepairTagged}
+		s.calls = xmlCalls(text[m[0]:end])
+		markBroken(&s, text[m[0]:end], "the <invoke> call")
+		spans = append(spans, s)
+	}
+	return spans
+}

@@ -11,7 +11,7 @@ type scanner func(text string, taken func(start, end int) bool) []span
 
 // scanners run in this order: explicit markers first, then fences, then
 // bare JSON, then a reply that is nothing but Python call syntax.
-var scanners = []scanner{scanEnvelopes, scanTags, scanFunctionTags, scanMistral, scanPythonTag, scanFunctools, scanFences, scanBare, scanPythonic, scanPythonicLines, scanCLI}
+var scanners = []scanner{scanEnvelopes, scanTags, scanFunctionTags, scanInvokes, scanMistral, scanPythonTag, scanFunctools, scanFences, scanBare, scanPythonic, scanPythonicLines, scanCLI}
 
 var (
 	// Tags around calls: <tool_call>, <|tool_call|> (Granite, Phi),
@@ -28,7 +28,7 @@ var (
 	paramEnd = regexp.MustCompile(`</parameter>|<parameter=|</?function|</tool_call>`)
 
 	mistralCall = regexp.MustCompile(`\[TOOL_CALLS\]`)
-	mistralArgs = regexp.MustCompile(`^\s*([\w.\-]+)\s*(?:\[CALL_ID\]\s*[\w\-]*\s*)?\[ARGS\]`)
+	mistralArgs = regexp.MustCompile(`^\s*([\w.\-]+)\s*(?:\[CALL_ID\]\s*[\w\-]*\s*)?(?:\[ARGS\]|\{)`)
 
 	pythonTag = regexp.MustCompile(`<\|python_tag\|>`)
 	// Llama's end-of-message tokens, which may trail a call.
@@ -95,6 +95,25 @@ func payloadCalls(body string) ([]rawCall, string) {
 		if calls, ok := pythonicCalls(body); ok {
 			return calls, ""
 		}
+		if calls := xmlCalls(body); len(calls) > 0 {
+			return calls, ""
+		}
+		// read_file {"path": …}, functions.read_file:{…}: the name
+		// outside the JSON.
+		if m := nameThenJSON.FindStringSubmatchIndex(body); m != nil {
+			open := m[1] - 1
+			v, repaired, err := parseJSON(body[open:matchClose(body, open)])
+			if err == nil && len(v) > 0 && v[0] == '{' {
+				if cs := callsIn(v); len(cs) == 1 && cs[0].call.Name != "" {
+					return cs, "" // the JSON names the call itself
+				}
+				rc := rawCall{call: ToolCall{Name: body[m[2]:m[3]], Arguments: v}, explicit: true}
+				if repaired {
+					rc.fixes = []string{FixJSON}
+				}
+				return []rawCall{rc}, ""
+			}
+		}
 		// [read_file(path="a.go")] with words around it (LFM2).
 		if calls, _, _, ok := pythonicIn(body); ok {
 			return calls, ""
@@ -105,6 +124,9 @@ func payloadCalls(body string) ([]rawCall, string) {
 	}
 	return decodePayload(body)
 }
+
+// nameThenJSON matches a tool name followed by a JSON object.
+var nameThenJSON = regexp.MustCompile(`^([A-Za-z_][\w.\-]*?)(?::\d+)?\s*[:\n]?\s*\{`)
 
 // markBroken fills in why a span that had to hold a call holds none.
 func markBroken(s *span, body, where string) {
@@ -230,6 +252,9 @@ func scanMistral(text string, taken func(int, int) bool) []span {
 		body := text[m[1]:limit]
 		s := span{start: m[0], path: RepairMistral}
 		if a := mistralArgs.FindStringSubmatchIndex(body); a != nil {
+			if body[a[1]-1] == '{' {
+				a[1]-- // name{…}: the brace starts the arguments
+			}
 			rest := body[a[1]:]
 			j := strings.Index(rest, "{")
 			end := a[1]
