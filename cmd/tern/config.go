@@ -61,6 +61,14 @@ type Config struct {
 	// name ("qwen3").
 	Profiles map[string]models.ProfileOverride `toml:"profiles"`
 
+	// SubagentModel, when set, runs explore's subagents on another
+	// installed model (with its own window); ExploreShare is the share of
+	// the window a subagent's prompts may fill and ExploreTurns caps its
+	// model requests.
+	SubagentModel string  `toml:"subagent_model"`
+	ExploreShare  float64 `toml:"explore_share"`
+	ExploreTurns  int     `toml:"explore_turns"`
+
 	// MCP holds the MCP servers of tier 3 ([mcp.servers.NAME]).
 	MCP mcpConfig `toml:"mcp"`
 }
@@ -76,6 +84,8 @@ func defaultConfig() Config {
 
 		CompactThreshold: agent.DefaultCompactAt,
 		RAGShare:         agent.DefaultRAGShare,
+		ExploreShare:     agent.DefaultExploreShare,
+		ExploreTurns:     agent.DefaultExploreTurns,
 	}
 }
 

@@ -309,7 +309,7 @@ func TestPromptCommand(t *testing.T) {
 		"# First request of a new session: qwen3:8b (qwen template), tier 0 (read), up to tier 3 (external)",
 		"You are tern, a coding assistant",
 		`{"type":"function","function":{"name":"request_tools"`,
-		"## Tools (5, sent as JSON)",
+		"## Tools (7, sent as JSON)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
