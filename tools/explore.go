@@ -73,7 +73,7 @@ func (t *explore) Effect() Effect        { return ReadOnly }
 
 func (t *explore) Run(ctx context.Context, in Input) Result {
 	var args struct {
-		Task  string   `json:"task"`
+		Task  string     `json:"task"`
 		Files stringList `json:"files_hint"`
 	}
 	if err := decodeArgs(in.Args, &args); err != nil {
