@@ -43,7 +43,7 @@ func (a *Agent) runCalls(ctx context.Context, calls []models.ToolCall, repairs [
 				res := a.call(ctx, calls[k], progressTo(send, calls[k]))
 				outs[k] = outcome{call: calls[k], result: res, took: a.now().Sub(began)}
 				send(ToolEnd{ID: calls[k].ID, Name: calls[k].Name, Output: res.Output, IsError: res.IsError,
-					Summary: res.Summary, Diff: res.Diff, Duration: outs[k].took})
+					Summary: res.Summary, Diff: res.Diff, Detail: res.Detail, Duration: outs[k].took})
 			}()
 		}
 		wg.Wait()

@@ -38,12 +38,15 @@ type ToolStart struct {
 
 // ToolEnd says a tool call finished.
 type ToolEnd struct {
-	ID       string        `json:"id"`
-	Name     string        `json:"name"`
-	Output   string        `json:"output"`
-	IsError  bool          `json:"is_error"`
-	Summary  string        `json:"summary"`
-	Diff     string        `json:"diff,omitempty"`
+	ID      string `json:"id"`
+	Name    string `json:"name"`
+	Output  string `json:"output"`
+	IsError bool   `json:"is_error"`
+	Summary string `json:"summary"`
+	Diff    string `json:"diff,omitempty"`
+	// Detail is more for people, never sent to the model: the steps of
+	// explore's subagent.
+	Detail   string        `json:"detail,omitempty"`
 	Duration time.Duration `json:"duration_ns"`
 }
 

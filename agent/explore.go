@@ -142,6 +142,7 @@ func (e *Explorer) Explore(ctx context.Context, t tools.ExploreTask) (tools.Expl
 		answer string
 		reason string
 		looked []string
+		steps  strings.Builder
 	)
 	say := func(text string) {
 		if t.Progress != nil {
@@ -157,15 +158,23 @@ func (e *Explorer) Explore(ctx context.Context, t tools.ExploreTask) (tools.Expl
 			answer = ""
 			if len(ev.Message.ToolCalls) == 0 {
 				answer = ev.Message.Content
+			} else if text := strings.TrimSpace(ev.Message.Content); text != "" {
+				fmt.Fprintf(&steps, "%s\n", text)
 			}
 			say(fmt.Sprintf("request %d of %d", rep.Turns+1, e.cfg.MaxTurns))
 		case ToolStart:
 			rep.Calls++
 			say(callLabel(ev.Name, ev.Args))
+			fmt.Fprintf(&steps, "▸ %s\n", callLabel(ev.Name, ev.Args))
 		case ToolEnd:
 			if !ev.IsError && ev.Summary != "" {
 				looked = append(looked, ev.Name+" "+ev.Summary)
 			}
+			mark := "✓"
+			if ev.IsError {
+				mark = "✗"
+			}
+			fmt.Fprintf(&steps, "  %s %s\n%s", mark, ev.Summary, indentHead(ev.Output, stepLines))
 		case Done:
 			rep.Turns += ev.Turns
 			reason = ev.Reason
@@ -199,6 +208,7 @@ func (e *Explorer) Explore(ctx context.Context, t tools.ExploreTask) (tools.Expl
 		}
 	}
 	rep.Text = cutReport(e.counter, text, limit)
+	rep.Steps = steps.String()
 	return rep, nil
 }
 
@@ -219,6 +229,24 @@ func cutReport(c tokenCounter, text string, limit int) string {
 		b.WriteString(text[:min(len(text), limit*3)] + "…\n")
 	}
 	return b.String() + fmt.Sprintf("(report cut to about %d tokens)", limit)
+}
+
+// stepLines is how much of each output the steps show.
+const stepLines = 12
+
+// indentHead returns the first n lines of s, indented, and how many more
+// there were.
+func indentHead(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	var b strings.Builder
+	for i, l := range lines {
+		if i == n {
+			fmt.Fprintf(&b, "    … %d more lines\n", len(lines)-n)
+			break
+		}
+		b.WriteString("    " + l + "\n")
+	}
+	return b.String()
 }
 
 // callLabel is a call on one short line, for progress.

@@ -46,6 +46,8 @@ type ExploreReport struct {
 	// Note, when set, says something went short of plan ("stopped at the
 	// turn limit").
 	Note string
+	// Steps is the subagent's conversation in brief, for people.
+	Steps string
 }
 
 // maxHints caps files_hint: a subagent told to start everywhere starts
@@ -107,7 +109,7 @@ func (t *explore) Run(ctx context.Context, in Input) Result {
 	if rep.Note != "" {
 		summary += " (" + rep.Note + ")"
 	}
-	return Result{Output: text, Summary: summary}
+	return Result{Output: text, Summary: summary, Detail: rep.Steps}
 }
 
 // hints keeps the files_hint entries that name something in the

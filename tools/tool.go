@@ -91,6 +91,9 @@ type Result struct {
 	Summary string
 	// Diff is a unified diff of what a write changed, for display.
 	Diff string
+	// Detail is more for people, shown when the call is opened and never
+	// sent to the model: the steps of explore's subagent.
+	Detail string
 }
 
 // Errorf returns a failed Result whose output is the formatted message.
