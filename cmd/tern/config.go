@@ -153,6 +153,12 @@ func loadConfig(root string, getenv func(string) string) (Config, []string, erro
 	if _, err := cfg.MCP.servers(); err != nil {
 		return cfg, read, fmt.Errorf("config: %w", err)
 	}
+	if cfg.ExploreShare < 0.1 || cfg.ExploreShare > 1 {
+		return cfg, read, fmt.Errorf("config: explore_share must be between 0.1 and 1 (a share of the context window), not %v", cfg.ExploreShare)
+	}
+	if cfg.ExploreTurns < 1 || cfg.ExploreTurns > 50 {
+		return cfg, read, fmt.Errorf("config: explore_turns must be between 1 and 50, not %d", cfg.ExploreTurns)
+	}
 	if cfg.RAGShare < 0.05 || cfg.RAGShare > 0.5 {
 		return cfg, read, fmt.Errorf("config: rag_share must be between 0.05 and 0.5 (a share of the context window), not %v", cfg.RAGShare)
 	}

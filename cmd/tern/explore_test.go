@@ -192,3 +192,34 @@ func promptSizes(recs []ollamatest.Record) []int {
 	}
 	return n
 }
+
+// TestExploreSubagentModel: subagent_model runs the helper on another
+// installed model, with a window planned for it; an unknown one is
+// reported and the session's model explores instead.
+func TestExploreSubagentModel(t *testing.T) {
+	f := newFixture(t, ollamatest.Qwen3(), ollamatest.Llama32())
+	if err := os.WriteFile(filepath.Join(f.dir, ".tern.toml"), []byte("model = \"qwen3:8b\"\nsubagent_model = \"llama3.2:3b\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.srv.Script(
+		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "explore", Args: `{"task":"what is main.go"}`}}},
+		ollamatest.Reply{Content: "main.go:3 — main prints hi"},
+		ollamatest.Reply{Content: "It prints hi."},
+	)
+	if code, _, errOut := f.tern(t.Context(), "ask", "what does main do?"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	recs := f.srv.Records()
+	if len(recs) != 3 || recs[0].Request.Model != "qwen3:8b" || recs[1].Request.Model != "llama3.2:3b" || recs[2].Request.Model != "qwen3:8b" {
+		t.Fatalf("requests went to %v", []string{recs[0].Request.Model, recs[1].Request.Model})
+	}
+	t.Logf("session window %d, helper window %d", recs[0].NumCtx, recs[1].NumCtx)
+
+	if err := os.WriteFile(filepath.Join(f.dir, ".tern.toml"), []byte("model = \"qwen3:8b\"\nsubagent_model = \"nope:1b\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.srv.Script(ollamatest.Reply{Content: "Hi."})
+	if code, _, errOut := f.tern(t.Context(), "ask", "hi"); code != 0 || !strings.Contains(errOut, "subagent_model nope:1b cannot be used (not installed: run `ollama pull nope:1b`); explore uses qwen3:8b") {
+		t.Errorf("exit %d, stderr:\n%s", code, errOut)
+	}
+}
