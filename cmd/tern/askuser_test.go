@@ -40,16 +40,17 @@ func TestAskUserInTmux(t *testing.T) {
 		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "ask_user", Args: twoQuestions}}},
 		ollamatest.Reply{Content: "Using Postgres and keeping a shim."},
 	)
-	tt := startTmux(t, f)
+	tt := startTmux(t, f, 100, 30)
+	tt.waitPane("qwen3:8b │ tier 0", "new session")
 	tt.keys("add a cache", "Enter")
-	tt.wait("The model asks (1 of 2)", "Which database should the cache use?", "(1) SQLite", "(2) Postgres", "(3) Other: type an answer")
+	tt.waitPane("The model asks (1 of 2)", "Which database should the cache use?", "(1) SQLite", "(2) Postgres", "(3) Other: type an answer")
 	tt.keys("2")
-	tt.wait("The model asks (2 of 2)", "Keep the old API?", "(3) deprecate it")
+	tt.waitPane("The model asks (2 of 2)", "Keep the old API?", "(3) deprecate it")
 	tt.keys("4")
-	tt.wait("Your answer (Enter sends)")
+	tt.waitPane("Your answer (Enter sends)")
 	tt.keys("keep a shim for one release", "Enter")
-	tt.wait("Using Postgres and keeping a shim.", "Which database should the cache use? → Postgres")
-	tt.idle()
+	tt.waitPane("Using Postgres and keeping a shim.", "Which database should the cache use? → Postgres")
+	tt.waitIdle()
 	msgs := f.srv.Requests()[1].Messages
 	got := msgs[len(msgs)-1].Content
 	want := "1. Which database should the cache use? → Postgres\n2. Keep the old API? → keep a shim for one release"
