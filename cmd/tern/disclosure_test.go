@@ -199,7 +199,7 @@ func TestResumeKeepsUnlockedTools(t *testing.T) {
 		t.Fatal(errOut)
 	}
 	reqs := f.srv.Requests()
-	want := []string{"read_file", "list_dir", "grep", "glob", "request_tools", "edit_file", "write_file", "git_status"}
+	want := []string{"read_file", "list_dir", "grep", "glob", "explore", "ask_user", "request_tools", "edit_file", "write_file", "git_status"}
 	if got := toolNames(reqs[1]); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("tools after the unlocks = %v, want %v", got, want)
 	}
