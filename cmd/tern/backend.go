@@ -28,6 +28,8 @@ type backend struct {
 	profile models.Profile
 	// textWhy says why the text tool protocol is used, for a notice.
 	textWhy string
+	// vram is the GPU memory planned for.
+	vram int64
 }
 
 // connect reaches Ollama, chooses the model and plans the context window.
@@ -56,7 +58,8 @@ func (a *app) connect(ctx context.Context, cfg Config) (*backend, error) {
 		}
 	}
 	b.info, b.why = info, why
-	b.plan = ollama.PlanContext(info, a.vramBytes(ctx, cfg), cfg.Ctx)
+	b.vram = a.vramBytes(ctx, cfg)
+	b.plan = ollama.PlanContext(info, b.vram, cfg.Ctx)
 	if b.profile, err = profileFor(info, cfg); err != nil {
 		return nil, err
 	}
