@@ -63,6 +63,14 @@ type Config struct {
 
 	// MCP holds the MCP servers of tier 3 ([mcp.servers.NAME]).
 	MCP mcpConfig `toml:"mcp"`
+
+	// FetchAllow names the hosts ("host" or "host:port") fetch_url may
+	// reach although they resolve to loopback, private or other special
+	// addresses. Only the user's own config file can set it.
+	FetchAllow []string `toml:"fetch_allow"`
+
+	// notices say what of the project file was ignored, and why.
+	notices []string
 }
 
 func defaultConfig() Config {
@@ -108,7 +116,8 @@ func userConfigPath(getenv func(string) string) string {
 func loadConfig(root string, getenv func(string) string) (Config, []string, error) {
 	cfg := defaultConfig()
 	var read []string
-	for _, path := range []string{userConfigPath(getenv), filepath.Join(root, ".tern.toml")} {
+	project := filepath.Join(root, ".tern.toml")
+	for _, path := range []string{userConfigPath(getenv), project} {
 		if path == "" {
 			continue
 		}
@@ -119,14 +128,25 @@ func loadConfig(root string, getenv func(string) string) (Config, []string, erro
 		if err != nil {
 			return cfg, read, fmt.Errorf("read config: %w", err)
 		}
-		md, err := toml.Decode(string(data), &cfg)
+		// The user's file is decoded over the defaults; the project's on
+		// its own, then merged so that it cannot widen trust.
+		into := &cfg
+		var proj Config
+		if path == project {
+			into = &proj
+		}
+		md, err := toml.Decode(string(data), into)
 		if err != nil {
 			return cfg, read, fmt.Errorf("config %s: %w", path, err)
 		}
 		if undecoded := md.Undecoded(); len(undecoded) > 0 {
 			return cfg, read, fmt.Errorf("config %s: unknown key %q", path, undecoded[0].String())
 		}
-		cfg.MCP.noteSources(md, path)
+		if path == project {
+			cfg.mergeProject(proj, md, path)
+		} else {
+			cfg.MCP.noteSources(md, path)
+		}
 		read = append(read, path)
 	}
 	switch cfg.ToolMode {
@@ -137,14 +157,11 @@ func loadConfig(root string, getenv func(string) string) (Config, []string, erro
 	if err := checkTiers(cfg, "tier", "max_tier"); err != nil {
 		return cfg, read, fmt.Errorf("config: %w", err)
 	}
-	if cfg.CompactThreshold < 0.2 || cfg.CompactThreshold > 1 {
-		return cfg, read, fmt.Errorf("config: compact_threshold must be between 0.2 and 1 (a share of the context window), not %v", cfg.CompactThreshold)
+	if err := checkValues(cfg, false); err != nil {
+		return cfg, read, fmt.Errorf("config: %w", err)
 	}
 	if _, err := cfg.MCP.servers(); err != nil {
 		return cfg, read, fmt.Errorf("config: %w", err)
-	}
-	if cfg.RAGShare < 0.05 || cfg.RAGShare > 0.5 {
-		return cfg, read, fmt.Errorf("config: rag_share must be between 0.05 and 0.5 (a share of the context window), not %v", cfg.RAGShare)
 	}
 	return cfg, read, nil
 }

@@ -182,6 +182,9 @@ func (a *app) config(root string) (Config, error) {
 	if err != nil {
 		return cfg, err
 	}
+	for _, n := range cfg.notices {
+		fmt.Fprintln(a.stderr, "tern: "+n)
+	}
 	if v := a.getenv("TERN_MODEL"); v != "" {
 		cfg.Model = v
 	}
@@ -214,11 +217,8 @@ func (a *app) config(root string) (Config, error) {
 	default:
 		return cfg, fmt.Errorf("--tool-mode must be auto, native or text, not %q", cfg.ToolMode)
 	}
-	if cfg.Ctx < 0 || (cfg.Ctx > 0 && cfg.Ctx < 1024) {
-		return cfg, fmt.Errorf("--ctx %d is too small; use at least 1024 tokens", cfg.Ctx)
-	}
-	if cfg.MaxTurns < 1 {
-		return cfg, fmt.Errorf("--max-turns must be at least 1")
+	if err := checkValues(cfg, true); err != nil {
+		return cfg, err
 	}
 	return cfg, nil
 }
