@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/BurntSushi/toml"
 
@@ -140,8 +141,11 @@ func (r valueRange) check(v float64, byFlag bool) error {
 	if byFlag && r.flag != "" {
 		name = r.flag
 	}
-	return fmt.Errorf("%s must be between %v and %v (%s), not %v", name, r.min, r.max, r.why, v)
+	return fmt.Errorf("%s must be between %s and %s (%s), not %s", name, num(r.min), num(r.max), r.why, num(v))
 }
+
+// num writes v in full, never in exponent form.
+func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // checkValues checks the numeric settings of cfg. byFlag names them as
 // flags, for the check after the flags are applied.
