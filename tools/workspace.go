@@ -12,6 +12,7 @@ import (
 
 	"github.com/ternhq/tern/context/budget"
 	"github.com/ternhq/tern/index/ignore"
+	"github.com/ternhq/tern/statedir"
 )
 
 // ErrOutsideWorkspace is wrapped by every refusal of a path that lies, or
@@ -276,37 +277,32 @@ func (w *Workspace) Spill(name, content string) (relPath string, err error) {
 // openSpill creates a new spill file for name under .tern/outputs and
 // returns it open for writing, with its path relative to the root.
 func (w *Workspace) openSpill(name string) (f *os.File, relPath string, err error) {
-	tern := filepath.Join(w.root, ".tern")
-	if err := os.MkdirAll(filepath.Join(tern, "outputs"), 0o755); err != nil {
+	// .tern and .tern/outputs must be real directories (a repository
+	// could ship them as links); the file itself is created through the
+	// workspace's root, so nothing swapped in later leads out either.
+	if _, err := statedir.Subdir(w.root, "outputs"); err != nil {
 		return nil, "", fmt.Errorf("spill output: %w", err)
 	}
-	dir, err := filepath.EvalSymlinks(filepath.Join(tern, "outputs"))
+	root, err := os.OpenRoot(w.root)
 	if err != nil {
 		return nil, "", fmt.Errorf("spill output: %w", err)
 	}
-	if !within(w.root, dir) {
-		return nil, "", fmt.Errorf("spill output: %s leads outside the workspace", dir)
-	}
-	gitignore := filepath.Join(tern, ".gitignore")
-	if _, err := os.Lstat(gitignore); errors.Is(err, fs.ErrNotExist) {
-		if err := os.WriteFile(gitignore, []byte("*\n"), 0o644); err != nil {
-			return nil, "", fmt.Errorf("spill output: %w", err)
-		}
-	}
+	defer root.Close()
 	base := w.now().Format("20060102-150405.000") + "-" + fileSafe(name)
 	for i := 1; ; i++ {
 		file := base + ".txt"
 		if i > 1 {
 			file = fmt.Sprintf("%s-%d.txt", base, i)
 		}
-		f, err := os.OpenFile(filepath.Join(dir, file), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		rel := filepath.Join(statedir.Name, "outputs", file)
+		f, err := root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		if errors.Is(err, fs.ErrExist) && i < 1000 {
 			continue // another call spilled in the same millisecond
 		}
 		if err != nil {
 			return nil, "", fmt.Errorf("spill output: %w", err)
 		}
-		return f, w.relOf(filepath.Join(dir, file)), nil
+		return f, filepath.ToSlash(rel), nil
 	}
 }
 
