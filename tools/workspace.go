@@ -333,9 +333,11 @@ func (w *Workspace) Fit(name, output string, limit int) string {
 		return output
 	}
 	capped, _ := Cap(output, max(limit-min(160, limit/4), 1))
-	note := "full output could not be saved"
+	var note string
 	if rel, err := w.Spill(name, output); err == nil {
 		note = "full output: " + rel + "; read it with read_file offset/limit"
+	} else {
+		note = fmt.Sprintf("full output could not be saved: %v", err)
 	}
 	return strings.TrimSuffix(capped, "\n") + "\n" + note
 }
