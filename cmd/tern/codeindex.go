@@ -33,6 +33,10 @@ type codeIndex struct {
 	want    embedModel
 	noEmbed bool
 	query   string
+	// onWait, when set, hears that another process is updating the
+	// index; the update then waits for it (tern index). Without it an
+	// update gives up at once (the TUI's /index, refreshes).
+	onWait func(holder string)
 
 	mu     sync.Mutex
 	ix     *index.Index
