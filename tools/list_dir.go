@@ -195,10 +195,10 @@ func writeTree(b *strings.Builder, e *entry, level, maxLevel int, left *int) {
 			continue
 		}
 		b.WriteString(strings.Repeat("  ", level-1))
-		b.WriteString(c.name)
+		b.WriteString(shownName(c.name))
 		switch {
 		case c.link != "":
-			b.WriteString(" -> " + c.link)
+			b.WriteString(" -> " + shownName(c.link))
 		case c.dir && c.err != nil:
 			b.WriteString("/ (unreadable)")
 		case c.dir && len(c.children) == 0:

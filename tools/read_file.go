@@ -222,7 +222,7 @@ func (w *Workspace) notFound(ctx context.Context, rel string) string {
 			return errStop
 		}
 		if !d.IsDir() && strings.ToLower(d.Name()) == want {
-			found = append(found, p)
+			found = append(found, shownName(p))
 		}
 		return nil
 	})

@@ -104,9 +104,13 @@ func (w *Workspace) Resolve(path string, access Access) (abs, rel string, err er
 	if p == "" {
 		return "", "", errors.New(`path is empty; give a path relative to the workspace root, such as "main.go"`)
 	}
-	lexical := filepath.Clean(p)
-	if !filepath.IsAbs(lexical) {
-		lexical = filepath.Join(w.root, lexical)
+	lexical := w.lexical(p)
+	if raw, ok := unescapeName(p); ok {
+		// A name listed with \xHH escapes (not valid UTF-8), unless a
+		// file is really called so.
+		if _, err := os.Lstat(lexical); err != nil {
+			p, lexical = raw, w.lexical(raw)
+		}
 	}
 	abs, err = resolveExisting(path, lexical)
 	if err != nil {
@@ -132,6 +136,15 @@ func (w *Workspace) Resolve(path string, access Access) (abs, rel string, err er
 		}
 	}
 	return abs, rel, nil
+}
+
+// lexical is p made absolute from the root and cleaned.
+func (w *Workspace) lexical(p string) string {
+	l := filepath.Clean(p)
+	if !filepath.IsAbs(l) {
+		l = filepath.Join(w.root, l)
+	}
+	return l
 }
 
 // resolveExisting resolves the symbolic links of p, an absolute clean path;
@@ -244,7 +257,7 @@ func (w *Workspace) area(abs string) (rules *ignore.Rules, inRoot bool) {
 // show names a path found by walking rules (rel is relative to
 // rules.Root()) the way the model should pass it back to a tool.
 func (w *Workspace) show(rules *ignore.Rules, rel string) string {
-	return w.relOf(filepath.Join(rules.Root(), filepath.FromSlash(rel)))
+	return shownName(w.relOf(filepath.Join(rules.Root(), filepath.FromSlash(rel))))
 }
 
 // pathError is a refusal with a message for the model and a sentinel cause.

@@ -120,3 +120,51 @@ func TestAskFetchURLRefusesLoopback(t *testing.T) {
 		t.Errorf("tool results:\n%s", got)
 	}
 }
+
+// TestAskOpensNonUTF8Names has the model list a directory whose file names
+// are not valid UTF-8 and read one by the name it was shown.
+func TestAskOpensNonUTF8Names(t *testing.T) {
+	f := newFixture(t)
+	os.WriteFile(filepath.Join(f.dir, "caf\xe9.txt"), []byte("latte\n"), 0o644)
+	f.srv.Script(
+		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "glob", Args: `{"pattern":"*.txt"}`}}},
+		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "read_file", Args: `{"path":"caf\\xE9.txt"}`}}},
+		ollamatest.Reply{Content: "done"},
+	)
+	if code, _, errOut := f.tern(t.Context(), "ask", "what is in the txt files?"); code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	got := toolResults(f)
+	if !strings.Contains(got, `caf\xE9.txt`) || !strings.Contains(got, "1\tlatte") {
+		t.Errorf("tool results:\n%s", got)
+	}
+}
+
+// TestAskDeepTree runs glob, grep and a read of a missing file in a tree
+// 1,000 directories deep, and indexes it: each must finish (the speed is
+// BenchmarkDeepTreeTools' and BenchmarkWalkDeep's to watch).
+func TestAskDeepTree(t *testing.T) {
+	f := newFixture(t)
+	deep := filepath.Join(f.dir, strings.TrimSuffix(strings.Repeat("d/", 1000), "/"))
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(deep, "leaf.go"), []byte("package leaf\n\nfunc Needle() {}\n"), 0o644)
+	f.srv.Script(
+		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "glob", Args: `{"pattern":"**/leaf.go"}`}}},
+		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "grep", Args: `{"pattern":"func Needle"}`}}},
+		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "read_file", Args: `{"path":"missing/leaf.go"}`}}},
+		ollamatest.Reply{Content: "done"},
+	)
+	if code, _, errOut := f.tern(t.Context(), "ask", "find Needle"); code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	got := toolResults(f)
+	if strings.Count(got, "d/d/d/d/d/d/d/d/d/d") < 3 || !strings.Contains(got, "Did you mean") {
+		t.Errorf("tool results lack the deep file:\n%.2000s", got)
+	}
+	code, out, errOut := f.tern(t.Context(), "index", "--no-embed")
+	if code != 0 || !strings.Contains(out, "indexed") {
+		t.Errorf("tern index: exit %d\n%s%s", code, out, errOut)
+	}
+}
