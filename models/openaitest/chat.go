@@ -282,6 +282,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req Request, rep
 	finishAt := len(events)
 	if c.flavor == VLLM {
 		events = append(events, chunk(map[string]any{"content": ""}, finish))
+		events[finishAt]["choices"].([]any)[0].(map[string]any)["stop_reason"] = nil
 	} else {
 		events = append(events, chunk(map[string]any{}, finish))
 	}
@@ -291,8 +292,11 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req Request, rep
 	}
 	if req.StreamOptions != nil && req.StreamOptions.IncludeUsage && !c.noUsage {
 		u := map[string]any{"id": id, "object": "chat.completion.chunk", "created": created, "model": req.Model, "choices": []any{},
-			"usage": map[string]any{"completion_tokens": generated, "prompt_tokens": promptTokens, "total_tokens": promptTokens + generated,
-				"prompt_tokens_details": map[string]any{"cached_tokens": 0}}}
+			"usage": map[string]any{"completion_tokens": generated, "prompt_tokens": promptTokens, "total_tokens": promptTokens + generated}}
+		if c.flavor == LlamaServer {
+			u["usage"].(map[string]any)["prompt_tokens_details"] = map[string]any{"cached_tokens": 0}
+			u["model"], u["system_fingerprint"] = c.model, "b6710-74b8fc17"
+		}
 		events = append(events, u)
 	}
 	if c.flavor == LlamaServer {
