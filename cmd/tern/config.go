@@ -20,8 +20,20 @@ import (
 // project file (.tern.toml at the workspace root), the environment
 // (TERN_MODEL, OLLAMA_HOST) and flags.
 type Config struct {
-	Model      string   `toml:"model"`
-	Host       string   `toml:"host"`
+	Model string `toml:"model"`
+	Host  string `toml:"host"`
+	// Backend is "auto", "ollama" or "openai" (an OpenAI-compatible
+	// server: llama-server, LM Studio, vLLM); BaseURL is that server's
+	// address, and EmbedBaseURL the one that serves embeddings when it is
+	// another (a second llama-server started with --embeddings).
+	Backend      string `toml:"backend"`
+	BaseURL      string `toml:"base_url"`
+	EmbedBaseURL string `toml:"embed_base_url"`
+	// apiKey comes from TERN_API_KEY or OPENAI_API_KEY, never from a file;
+	// hostFlag is set when --host was given.
+	apiKey   string
+	hostFlag bool
+
 	Ctx        int      `toml:"ctx"`
 	VRAMGiB    float64  `toml:"vram"`
 	MaxTurns   int      `toml:"max_turns"`
@@ -72,6 +84,7 @@ func defaultConfig() Config {
 		EmbedModel: "nomic-embed-text",
 		KeepAlive:  duration{30 * time.Minute},
 		ToolMode:   "auto",
+		Backend:    backendAuto,
 		MaxTier:    int(disclosure.External),
 
 		CompactThreshold: agent.DefaultCompactAt,
@@ -134,6 +147,9 @@ func loadConfig(root string, getenv func(string) string) (Config, []string, erro
 	default:
 		return cfg, read, fmt.Errorf("config: tool_mode must be auto, native or text, not %q", cfg.ToolMode)
 	}
+	if err := checkBackend(cfg.Backend); err != nil {
+		return cfg, read, fmt.Errorf("config: backend %w", err)
+	}
 	if err := checkTiers(cfg, "tier", "max_tier"); err != nil {
 		return cfg, read, fmt.Errorf("config: %w", err)
 	}
@@ -163,4 +179,13 @@ func checkTiers(cfg Config, tierName, maxName string) error {
 		return fmt.Errorf("%s %d is above %s %d", tierName, cfg.Tier, maxName, cfg.MaxTier)
 	}
 	return nil
+}
+
+// checkBackend checks a backend setting.
+func checkBackend(b string) error {
+	switch b {
+	case backendAuto, backendOllama, backendOpenAI:
+		return nil
+	}
+	return fmt.Errorf("must be auto, ollama or openai, not %q", b)
 }

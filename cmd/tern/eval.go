@@ -185,7 +185,7 @@ func (a *app) evalTask(ctx context.Context, t eval.Task, o evalOptions) (res eva
 	case runErr != nil && errors.Is(runErr, context.Canceled) && !errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return res, model, runErr // the user pressed Ctrl+C
 	case runErr != nil:
-		return fail(eval.Error, explain(runErr, r.back.client.Host(), model, r.back.installed).Error())
+		return fail(eval.Error, r.back.explain(runErr).Error())
 	}
 	if ok, why := t.Check.Run(ctx, dir, answer); !ok {
 		return fail(eval.Fail, why)

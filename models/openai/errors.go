@@ -155,6 +155,11 @@ func sentinel(e *ServerError) error {
 		return ErrUnauthorized
 	case noTools(msg):
 		return models.ErrNoTools
+	case strings.Contains(msg, "error parsing tool call") || strings.Contains(msg, "failed to parse tool call") ||
+		strings.Contains(msg, "failed to parse input at pos"):
+		// The server could not read the model's own tool-call text
+		// (llama-server's chat parser); the text protocol can.
+		return models.ErrToolParse
 	case e.Status == http.StatusNotFound && strings.Contains(msg, "model"):
 		// vLLM: "The model `X` does not exist."; LM Studio: "Model not found".
 		return models.ErrModelNotFound
