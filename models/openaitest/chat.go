@@ -51,7 +51,9 @@ type Message struct {
 type Reply struct {
 	Content  string
 	Thinking string // streamed as reasoning_content (vLLM: reasoning)
-	// ToolCalls are streamed as tool_calls deltas, the arguments in pieces.
+	// ToolCalls are streamed as tool_calls deltas, the arguments in
+	// pieces. Without tools in the request they are written into the
+	// content as <tool_call>{…}</tool_call> text.
 	ToolCalls []Call
 	// Chunks, when set, is the content in explicit pieces.
 	Chunks     []string
@@ -259,6 +261,14 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req Request, rep
 		for _, p := range pieces(reply.Thinking) {
 			events = append(events, chunk(map[string]any{field: p}, nil))
 		}
+	}
+	if len(req.Tools) == 0 && len(reply.ToolCalls) > 0 {
+		// Without tools in the request, a model's calls stay text, as a
+		// chat template that does not parse them leaves them.
+		for _, call := range reply.ToolCalls {
+			reply.Content += "<tool_call>\n{\"name\": \"" + call.Name + "\", \"arguments\": " + call.Args + "}\n</tool_call>"
+		}
+		reply.ToolCalls = nil
 	}
 	content := reply.Chunks
 	if content == nil && reply.Content != "" {
