@@ -112,7 +112,9 @@ func TestFakeMatchesCaptures(t *testing.T) {
 			}
 			srv := openaitest.New(t, openaitest.WithFlavor(tt.flavor))
 			srv.Script(tt.reply)
-			body := `{"model":"` + srv.Model() + `","stream":true,"messages":[{"role":"user","content":"hi"}],"chat_template_kwargs":{"enable_thinking":` +
+			body := `{"model":"` + srv.Model() + `","stream":true,"messages":[{"role":"user","content":"hi"}],` +
+				`"tools":[{"type":"function","function":{"name":"read_file","description":"","parameters":{"type":"object","properties":{}}}}],` +
+				`"chat_template_kwargs":{"enable_thinking":` +
 				map[bool]string{true: "true", false: "false"}[tt.think] + `}`
 			if tt.usage {
 				body += `,"stream_options":{"include_usage":true}`
