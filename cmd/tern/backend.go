@@ -31,6 +31,8 @@ type backend struct {
 	profile models.Profile
 	// textWhy says why the text tool protocol is used, for a notice.
 	textWhy string
+	// vram is the GPU memory planned for.
+	vram int64
 	// server and tools are what an OpenAI-compatible server said about
 	// itself; notes are notices for the session.
 	server openai.Server
@@ -89,7 +91,8 @@ func (a *app) connect(ctx context.Context, cfg Config) (*backend, error) {
 		}
 	}
 	b.info, b.why = info, why
-	b.plan = ollama.PlanContext(info, a.vramBytes(ctx, cfg), cfg.Ctx)
+	b.vram = a.vramBytes(ctx, cfg)
+	b.plan = ollama.PlanContext(info, b.vram, cfg.Ctx)
 	if b.profile, err = profileFor(info, cfg); err != nil {
 		return nil, err
 	}

@@ -73,6 +73,14 @@ type Config struct {
 	// name ("qwen3").
 	Profiles map[string]models.ProfileOverride `toml:"profiles"`
 
+	// SubagentModel, when set, runs explore's subagents on another
+	// installed model (with its own window); ExploreShare is the share of
+	// the window a subagent's prompts may fill and ExploreTurns caps its
+	// model requests.
+	SubagentModel string  `toml:"subagent_model"`
+	ExploreShare  float64 `toml:"explore_share"`
+	ExploreTurns  int     `toml:"explore_turns"`
+
 	// MCP holds the MCP servers of tier 3 ([mcp.servers.NAME]).
 	MCP mcpConfig `toml:"mcp"`
 }
@@ -89,6 +97,8 @@ func defaultConfig() Config {
 
 		CompactThreshold: agent.DefaultCompactAt,
 		RAGShare:         agent.DefaultRAGShare,
+		ExploreShare:     agent.DefaultExploreShare,
+		ExploreTurns:     agent.DefaultExploreTurns,
 	}
 }
 
@@ -158,6 +168,12 @@ func loadConfig(root string, getenv func(string) string) (Config, []string, erro
 	}
 	if _, err := cfg.MCP.servers(); err != nil {
 		return cfg, read, fmt.Errorf("config: %w", err)
+	}
+	if cfg.ExploreShare < 0.1 || cfg.ExploreShare > 1 {
+		return cfg, read, fmt.Errorf("config: explore_share must be between 0.1 and 1 (a share of the context window), not %v", cfg.ExploreShare)
+	}
+	if cfg.ExploreTurns < 1 || cfg.ExploreTurns > 50 {
+		return cfg, read, fmt.Errorf("config: explore_turns must be between 1 and 50, not %d", cfg.ExploreTurns)
 	}
 	if cfg.RAGShare < 0.05 || cfg.RAGShare > 0.5 {
 		return cfg, read, fmt.Errorf("config: rag_share must be between 0.05 and 0.5 (a share of the context window), not %v", cfg.RAGShare)

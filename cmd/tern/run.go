@@ -40,6 +40,10 @@ type run struct {
 	// rag turns RAG on at the start.
 	code *codeIndex
 	rag  bool
+	// explorer runs explore's subagents; asker puts ask_user's questions
+	// (nil headless: no one to ask).
+	explorer *agent.Explorer
+	asker    tools.Asker
 }
 
 // startRun opens the workspace and the model, and creates a session or
@@ -127,11 +131,24 @@ func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
 		}
 		r.mcp = m
 	}
+	temperature := r.cfg.Temperature
+	if temperature == nil {
+		temperature = r.back.profile.Temperature
+	}
+	cal, err := r.calibration(ctx)
+	if err != nil {
+		return err
+	}
+	ex, view, err := r.newExplorer(ctx, temperature, cal)
+	if err != nil {
+		return err
+	}
+	r.explorer = ex
 	set, err := r.toolSet(ctx, r.tierFlag)
 	if err != nil {
 		return err
 	}
-	r.tools = set
+	r.tools, view.set = set, set
 	think := r.cfg.Think
 	if !r.back.info.Has(models.CapThinking) {
 		think = ""
@@ -151,14 +168,6 @@ func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
 		if history, err = r.store.Messages(ctx, r.sess.ID); err != nil {
 			return fmt.Errorf("load session %s: %w", r.sess.ID, err)
 		}
-	}
-	temperature := r.cfg.Temperature
-	if temperature == nil {
-		temperature = prof.Temperature
-	}
-	cal, err := r.calibration(ctx)
-	if err != nil {
-		return err
 	}
 	r.agent = agent.New(agent.Config{
 		SessionID:   r.sess.ID,
