@@ -16,6 +16,10 @@ var allowed = map[string][]string{
 	"models":            {},
 	"models/ollama":     {"models"},
 	"models/ollamatest": {"models"},
+	// The OpenAI-compatible backend (llama-server, LM Studio, vLLM) and
+	// its fake server, which knows nothing of tern.
+	"models/openai":     {"models"},
+	"models/openaitest": {},
 	"prompts":           {"models"},
 	"context/budget":    {"models"},
 	"context/compact":   {"models", "context/budget", "prompts"},

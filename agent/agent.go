@@ -59,6 +59,10 @@ type Config struct {
 	Model     string
 	// NumCtx is the context window sent with every request.
 	NumCtx int
+	// Window, when set below NumCtx, is the part of the served window
+	// this agent's prompts may fill: a subagent's share. Requests still
+	// carry NumCtx, so the model is not reloaded.
+	Window int
 	// Reserve is the share of the window kept free for the reply, in tokens.
 	// Zero means a fifth of the window, at least 512.
 	Reserve int

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/BurntSushi/toml"
 
@@ -33,7 +35,30 @@ var trustKeys = map[string]string{
 	"allow_read":     "a repository cannot allow reads outside itself; use --allow-read or your own config file",
 	"allow_commands": "a repository cannot let commands run without approval; list them in your own config file",
 	"host":           "a repository cannot choose where your prompts and code are sent; use --host, OLLAMA_HOST or your own config file",
+	"base_url":       "a repository cannot choose where your prompts and code are sent; use --host or your own config file",
+	"embed_base_url": "a repository cannot choose where your code is sent for embedding; use your own config file",
 	"fetch_allow":    "a repository cannot open private network addresses to fetch_url; list hosts in your own config file",
+}
+
+// projectKeys are the keys a project file sets as it likes: they change how
+// tern works on the repository, not what it may do.
+var projectKeys = map[string]bool{
+	"model": true, "backend": true, "ctx": true, "vram": true, "max_turns": true, "embed_model": true,
+	"think": true, "keep_alive": true, "temperature": true, "tool_mode": true, "compact_threshold": true,
+	"rag": true, "rag_share": true, "think_budget": true, "subagent_model": true, "explore_share": true,
+	"explore_turns": true,
+}
+
+// mergedKeys are merged so that the project can only narrow them.
+var mergedKeys = map[string]bool{"deny_commands": true, "intent": true, "profiles": true, "max_tier": true, "tier": true, "mcp": true}
+
+// tomlKey is the key a Config field is read from, "" for none.
+func tomlKey(f reflect.StructField) string {
+	key, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
+	if key == "-" {
+		return ""
+	}
+	return key
 }
 
 // mergeProject applies proj, decoded from the project file at path with
@@ -53,19 +78,20 @@ func (cfg *Config) mergeProject(proj Config, md toml.MetaData, path string) {
 			apply()
 		}
 	}
-	take("model", func() { cfg.Model = proj.Model })
-	take("ctx", func() { cfg.Ctx = proj.Ctx })
-	take("vram", func() { cfg.VRAMGiB = proj.VRAMGiB })
-	take("max_turns", func() { cfg.MaxTurns = proj.MaxTurns })
-	take("embed_model", func() { cfg.EmbedModel = proj.EmbedModel })
-	take("think", func() { cfg.Think = proj.Think })
-	take("keep_alive", func() { cfg.KeepAlive = proj.KeepAlive })
-	take("temperature", func() { cfg.Temperature = proj.Temperature })
-	take("tool_mode", func() { cfg.ToolMode = proj.ToolMode })
-	take("compact_threshold", func() { cfg.CompactThreshold = proj.CompactThreshold })
-	take("rag", func() { cfg.RAG = proj.RAG })
-	take("rag_share", func() { cfg.RAGShare = proj.RAGShare })
-	take("think_budget", func() { cfg.ThinkBudget = proj.ThinkBudget })
+	// Keys that tune how tern works are taken as the project wrote them;
+	// those that can widen trust are merged by hand below. A key in
+	// neither list (one added later and not yet judged) is not taken.
+	cv, pv := reflect.ValueOf(cfg).Elem(), reflect.ValueOf(proj)
+	for i := range cv.NumField() {
+		key := tomlKey(cv.Type().Field(i))
+		switch {
+		case key == "" || !defined[key] || mergedKeys[key] || trustKeys[key] != "":
+		case projectKeys[key]:
+			cv.Field(i).Set(pv.Field(i))
+		default:
+			cfg.notices = append(cfg.notices, fmt.Sprintf("%s: %s ignored: only your own config file can set it", path, key))
+		}
+	}
 	take("deny_commands", func() {
 		for _, d := range proj.DenyCommands {
 			if !slices.Contains(cfg.DenyCommands, d) {

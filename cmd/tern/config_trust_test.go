@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -171,6 +172,27 @@ func TestConfigValuesValidated(t *testing.T) {
 		code, _, errOut := f.tern(t.Context(), append([]string{"ask"}, append(args, "hi")...)...)
 		if code == 0 || !strings.Contains(errOut, args[0]+" must be between") {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errOut)
+		}
+	}
+}
+
+// TestEveryConfigKeyIsJudged fails when a config key is added without
+// deciding whether a repository's .tern.toml may set it.
+func TestEveryConfigKeyIsJudged(t *testing.T) {
+	typ := reflect.TypeFor[Config]()
+	for i := range typ.NumField() {
+		key := tomlKey(typ.Field(i))
+		if key == "" {
+			continue
+		}
+		n := 0
+		for _, m := range []map[string]bool{projectKeys, mergedKeys, {key: trustKeys[key] != ""}} {
+			if m[key] {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("config key %q is in %d of projectKeys, mergedKeys and trustKeys; put it in exactly one (config_trust.go)", key, n)
 		}
 	}
 }

@@ -99,6 +99,9 @@ func (a *app) runTUI(ctx context.Context, resume string) (string, error) {
 			return nil, err
 		}
 		r := &run{root: root, cfg: c, back: back, store: store, ws: ws, counter: cnt, code: code, rag: ragOn.Load()}
+		if req.Asker != nil {
+			r.asker = tuiAsker{req.Asker}
+		}
 		if err := r.openSession(ctx, req.Resume); err != nil {
 			return nil, err
 		}
@@ -249,4 +252,19 @@ func (n notesFile) WriteNotes(content string) (string, error) {
 		return "", fmt.Errorf("write %s: %w", path, err)
 	}
 	return path, nil
+}
+
+// tuiAsker puts ask_user's questions in the TUI's dialog.
+type tuiAsker struct{ tui tui.Asker }
+
+func (t tuiAsker) Ask(ctx context.Context, qs []tools.Question) ([]string, error) {
+	list := make([]tui.Question, len(qs))
+	for i, q := range qs {
+		list[i] = tui.Question{Text: q.Text, Options: q.Options}
+	}
+	answers, err := t.tui.Ask(ctx, list)
+	if errors.Is(err, tui.ErrNotAnswered) {
+		return nil, tools.ErrNotAnswered
+	}
+	return answers, err
 }
