@@ -268,7 +268,9 @@ func TestTierFlagsAndConfig(t *testing.T) {
 
 func TestDenyCommandsConfig(t *testing.T) {
 	f := newFixture(t)
-	os.WriteFile(filepath.Join(f.dir, ".tern.toml"), []byte("deny_commands = [\"git push*\"]\nallow_commands = [\"echo *\"]\n"), 0o644)
+	os.WriteFile(filepath.Join(f.dir, ".tern.toml"), []byte("deny_commands = [\"git push*\"]\n"), 0o644)
+	os.MkdirAll(filepath.Join(f.env["XDG_CONFIG_HOME"], "tern"), 0o755)
+	os.WriteFile(filepath.Join(f.env["XDG_CONFIG_HOME"], "tern", "config.toml"), []byte("allow_commands = [\"echo *\"]\n"), 0o644)
 	f.srv.Script(
 		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "run_command", Args: `{"command":"git push origin main"}`}}},
 		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "run_command", Args: `{"command":"echo allowed"}`}}},

@@ -48,8 +48,8 @@ By default the tasks run against Ollama with --model (or the model tern
 would choose). --replay plays the recorded transcripts (real small-model
 failure shapes: bare JSON, stringified arguments, loops, tool-parse errors)
 against a built-in fake Ollama instead: no model needed, same result every
-time. Tasks that need a tool this build lacks are skipped. Exits 1 when a
-task fails.
+time. With --backend openai, they play against a fake llama-server. Tasks
+that need a tool this build lacks are skipped. Exits 1 when a task fails.
 
 Each task reports the tool mode it ran in, and the totals give, per mode,
 the share of valid calls: calls that ran as the model meant them, out of
@@ -168,7 +168,7 @@ func (a *app) evalTask(ctx context.Context, t eval.Task, o evalOptions) (res eva
 		sub.setFlag("tool-mode", o.mode)
 	}
 	if o.replay {
-		srv, name, err := replayServer(t)
+		srv, name, err := replayServerFor(sub.backend, t)
 		if err != nil {
 			return fail(eval.Error, err.Error())
 		}
@@ -222,7 +222,7 @@ func (a *app) evalTask(ctx context.Context, t eval.Task, o evalOptions) (res eva
 	case runErr != nil && errors.Is(runErr, context.Canceled) && !errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return res, model, runErr // the user pressed Ctrl+C
 	case runErr != nil:
-		return fail(eval.Error, explain(runErr, r.back.client.Host(), model, r.back.installed).Error())
+		return fail(eval.Error, r.back.explain(runErr).Error())
 	}
 	if ok, why := t.Check.Run(ctx, dir, answer); !ok {
 		return fail(eval.Fail, why)
@@ -264,7 +264,7 @@ func countCalls(ctx context.Context, r *run, res *eval.Result) error {
 func (a *app) evalApp(tmp, dir string, t eval.Task) (*app, error) {
 	sub := &app{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, getenv: a.getenv}
 	sub.rootCommand()
-	for _, name := range []string{"model", "host", "ctx", "vram", "tool-mode", "verbose"} {
+	for _, name := range []string{"model", "host", "ctx", "vram", "tool-mode", "verbose", "backend"} {
 		if f := a.cmd.PersistentFlags().Lookup(name); f != nil && f.Changed {
 			sub.setFlag(name, f.Value.String())
 		}

@@ -45,7 +45,13 @@ func (r *run) subagentModel(ctx context.Context, name string, cfg *agent.Explore
 	if !slices.ContainsFunc(r.back.installed, func(m models.ModelInfo) bool { return m.Name == name || m.Name == name+":latest" }) {
 		return fmt.Errorf("not installed: run `ollama pull %s`", name)
 	}
-	info, err := r.back.client.Show(ctx, name)
+	oc, ok := r.back.client.(*ollama.Client)
+	if !ok {
+		// An OpenAI-compatible server serves the models it was started
+		// with, in the window it was started with.
+		return fmt.Errorf("a subagent model needs Ollama; %s serves its own model", r.back.client.Host())
+	}
+	info, err := oc.Show(ctx, name)
 	if err != nil {
 		return err
 	}

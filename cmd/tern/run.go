@@ -87,7 +87,7 @@ func (a *app) startRun(ctx context.Context, resume string, approver agent.Approv
 	}
 	r := &run{root: root, cfg: cfg, back: back, store: store, ws: ws, counter: cnt.c,
 		tierFlag: a.cmd.PersistentFlags().Changed("tier"),
-		code:     newCodeIndex(root, cfg), rag: cfg.RAG || a.rag}
+		code:     newCodeIndex(root, back.resolved(cfg)), rag: cfg.RAG || a.rag}
 	if err := r.openSession(ctx, resume); err != nil {
 		store.Close()
 		return nil, err
@@ -162,6 +162,7 @@ func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
 	if r.back.textTools {
 		r.notices = append(r.notices, r.back.textWhy)
 	}
+	r.notices = append(r.notices, r.back.notes...)
 	var history []models.Message
 	if r.resumed {
 		if history, err = r.store.Messages(ctx, r.sess.ID); err != nil {

@@ -52,7 +52,7 @@ func buildToolSet(o toolOptions) (*disclosure.Set, error) {
 		read = append(read, tools.NewSearchCode(o.ws, o.search))
 	}
 	read = append(read, tools.NewExplore(o.ws, o.explorer), tools.NewAskUser(o.asker))
-	external := []tools.Tool{tools.NewFetchURL(o.ws, nil)}
+	external := []tools.Tool{tools.NewFetchURL(o.ws, nil, o.cfg.FetchAllow...)}
 	return disclosure.New(disclosure.Config{
 		Tools:   [disclosure.NumTiers][]tools.Tool{read, tools.EditTools(o.ws, o.cp), cmds, external},
 		Start:   disclosure.Tier(o.cfg.Tier),

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -12,6 +10,7 @@ import (
 	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/prompts"
 	"github.com/ternhq/tern/session"
+	"github.com/ternhq/tern/statedir"
 )
 
 // profileFor returns the model's family profile with the config's
@@ -125,9 +124,9 @@ func (a *app) doctorTools(ctx context.Context, r *report, cfg Config, info model
 // openExisting opens the workspace's session store if it exists; it never
 // creates one (tern doctor must not leave files behind).
 func openExisting(ctx context.Context, root string) (*session.Store, error) {
-	path := filepath.Join(root, ".tern", "tern.db")
-	if _, err := os.Stat(path); err != nil {
-		return nil, nil
+	path, exists, err := statedir.Existing(root, "tern.db")
+	if err != nil || !exists {
+		return nil, err
 	}
 	return session.Open(ctx, path)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/ternhq/tern/context/budget"
 	"github.com/ternhq/tern/disclosure"
 	"github.com/ternhq/tern/session"
+	"github.com/ternhq/tern/statedir"
 	"github.com/ternhq/tern/tools"
 	"github.com/ternhq/tern/tui"
 )
@@ -231,7 +232,10 @@ func (n notesFile) WriteNotes(content string) (string, error) {
 	path := filepath.Join(n.root, "AGENTS.md")
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, os.ErrExist) {
-		draft := filepath.Join(n.root, ".tern", "AGENTS.draft.md")
+		draft, err := statedir.File(n.root, "AGENTS.draft.md")
+		if err != nil {
+			return "", err
+		}
 		if err := os.WriteFile(draft, []byte(content), 0o644); err != nil {
 			return "", fmt.Errorf("write %s: %w", draft, err)
 		}
