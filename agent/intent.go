@@ -29,21 +29,30 @@ var announce = regexp.MustCompile(`(?i)(?:\b(?:i'll|i will|i'm going to|i am goi
 var shellFence = regexp.MustCompile("(?s)```[ \t]*(?:bash|sh|shell|console|zsh|terminal|cmd|powershell|ps1)[ \t]*\\n(.*?)(?:\\n[ \t]*```|$)")
 
 // announcesAction reports whether a reply without calls ends by saying
-// what the model is about to do: a short reply that announces an action,
-// or any reply whose last sentence does and that ends with ":" or "…".
+// what the model is about to do: its last sentence announces an action, or
+// a short reply does anywhere near its end.
 func announcesAction(text string) bool {
 	text = strings.TrimSpace(text)
 	if text == "" {
 		return false
 	}
+	if announce.MatchString(lastSentence(text)) {
+		return true
+	}
 	tail := text
 	if r := []rune(text); len(r) > 240 {
 		tail = string(r[len(r)-240:])
 	}
-	if !announce.MatchString(tail) {
-		return false
-	}
-	return len(text) <= 400 || strings.HasSuffix(text, ":") || strings.HasSuffix(text, "…") || strings.HasSuffix(text, "...")
+	return len(text) <= 400 && announce.MatchString(tail)
+}
+
+// sentenceEnd splits prose into sentences.
+var sentenceEnd = regexp.MustCompile(`[.!?。！？]\s+|\n+`)
+
+// lastSentence is the last sentence of text.
+func lastSentence(text string) string {
+	parts := sentenceEnd.Split(strings.TrimRight(text, " .!?。！？:…"), -1)
+	return parts[len(parts)-1]
 }
 
 // shellCommand returns the first command of a shell block in text, or "".

@@ -210,11 +210,13 @@ func TestAnnouncesAction(t *testing.T) {
 		"Je vais lire le fichier.", "Ich werde die Datei öffnen.", "Vou ler o arquivo.",
 		"让我查看一下这个文件。", "ファイルを確認します。", "Давайте посмотрим файл.", "파일을 확인하겠습니다.",
 		strings.Repeat("Some analysis of the code. ", 30) + "Next, I'll edit the handler:",
+		strings.Repeat("The parser reads tokens and builds a tree. ", 20) + "Let me check how the lexer handles strings.",
 	}
 	no := []string{
 		"", "The answer is 42.", "Let me know if you need anything else.",
 		"I'll be happy to help with anything else.",
 		strings.Repeat("The parser reads tokens. ", 30) + "Let me know if you want me to read more files.",
+		strings.Repeat("I'll read the tests. The parser reads tokens and builds a tree. ", 12) + "That is all it does.",
 	}
 	for _, s := range yes {
 		if !announcesAction(s) {

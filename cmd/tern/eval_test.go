@@ -54,13 +54,15 @@ func TestEvalReplay(t *testing.T) {
 		t.Errorf("exit %d, summary %+v", code, r.Summary)
 	}
 	for task, want := range map[string]string{
-		"find-definition":    "bare",
-		"answer-from-search": "fenced+coerce",
-		"count-tests":        "tagged+string",
-		"list-packages":      "bare+alias+coerce",
-		"explain-function":   "native+name",
-		"parse-error-retry":  "tagged",
-		"text-protocol":      "tagged",
+		"find-definition":        "bare",
+		"answer-from-search":     "fenced+coerce",
+		"count-tests":            "tagged+string",
+		"list-packages":          "bare+alias+coerce",
+		"explain-function":       "native+name",
+		"parse-error-retry":      "tagged",
+		"text-protocol":          "tagged",
+		"announce-then-envelope": "envelope",
+		"placeholder-write":      "function_tag+argname",
 	} {
 		if got := byName[task].Repaired[want]; got == 0 {
 			t.Errorf("%s: repaired = %v, want a %s repair", task, byName[task].Repaired, want)
@@ -71,6 +73,12 @@ func TestEvalReplay(t *testing.T) {
 	}
 	if m := r.Summary.Modes["native"]; m == nil || m.Attempts == 0 || m.Share <= 0.9 {
 		t.Errorf("native mode summary = %+v; want the share of valid calls", m)
+	}
+	if res := byName["announce-then-envelope"]; res.Turns != 3 || res.ToolCalls != 1 {
+		t.Errorf("announce-then-envelope: %d turns, %d calls; want the announcement nudged, then the call run", res.Turns, res.ToolCalls)
+	}
+	if res := byName["placeholder-write"]; res.Invalid != 1 || res.Valid != 1 {
+		t.Errorf("placeholder-write: %d invalid, %d valid; want the placeholder refused and the real write run", res.Invalid, res.Valid)
 	}
 	if res := byName["broken-call"]; res.Invalid != 1 || res.Turns != 3 {
 		t.Errorf("broken-call: %d invalid, %d turns; want the unreadable call counted and corrected", res.Invalid, res.Turns)
