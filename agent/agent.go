@@ -253,10 +253,7 @@ func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event)) (err e
 		}
 		done.Turns = turn + a.guard.retries
 
-		reply, usage, err := a.fittedStep(ctx, send)
-		if errors.Is(err, models.ErrToolParse) {
-			reply, usage, err = a.retryAsText(ctx, send)
-		}
+		reply, usage, err := a.answer(ctx, send)
 		done.PromptTokens += reply.Metrics.PromptTokens
 		done.EvalTokens += reply.Metrics.EvalTokens
 		if err != nil {

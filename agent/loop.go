@@ -26,6 +26,7 @@ const (
 	kindEmpty    loopKind = "empty"    // a reply with neither text nor calls
 	kindThinking loopKind = "thinking" // thinking cut at its budget with no answer
 	kindBroken   loopKind = "broken"   // call text that could not be read
+	kindWords    loopKind = "words"    // the same words until the server cut the reply
 )
 
 // Escalation steps.
@@ -232,6 +233,8 @@ func stuckText(kind loopKind) string {
 		return "stopped: the model kept thinking past its budget without answering; try again with thinking off"
 	case kindBroken:
 		return "stopped: the model could not write a readable tool call after two corrections; try --tool-mode text or a model with better tool support"
+	case kindWords:
+		return "stopped: the model kept repeating the same words after two corrections; rephrase the request or try another model"
 	}
 	return "stopped: the model is stuck"
 }
@@ -245,6 +248,8 @@ func (k loopKind) notice() string {
 		return "the model sent an empty reply; asking it again"
 	case kindThinking:
 		return "the model's thinking ran past its budget; asking it to answer"
+	case kindWords:
+		return repetitionNotice
 	}
 	return "the model is repeating itself; correcting it"
 }

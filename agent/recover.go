@@ -127,6 +127,9 @@ func (a *Agent) noCalls(ctx context.Context, rec recovered, reply models.Reply, 
 				n.Example = a.exampleCall(rec.brokenTool)
 			}
 		}
+	case reply.DoneReason == models.DoneRepetition:
+		kind = kindWords
+		n = prompts.Nudge{Kind: prompts.NudgeRepetition}
 	case reply.DoneReason == doneThinkingCap:
 		kind = kindThinking
 		n = prompts.Nudge{Kind: prompts.NudgeThinking}
@@ -150,7 +153,11 @@ func (a *Agent) noCalls(ctx context.Context, rec recovered, reply models.Reply, 
 	if err != nil {
 		return false, err
 	}
-	send(Notice{Level: Info, Text: kind.notice()})
+	level := Info
+	if kind == kindWords {
+		level = Warn // the user saw the reply run on; say plainly why it stopped
+	}
+	send(Notice{Level: level, Text: kind.notice()})
 	if err := a.append(ctx, models.Message{Role: models.RoleUser, Content: msg}); err != nil {
 		return false, err
 	}

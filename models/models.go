@@ -119,9 +119,15 @@ func (m Metrics) TokensPerSecond() float64 {
 type Reply struct {
 	Message Message
 	// DoneReason is the backend's reason for stopping: "stop", "length", …
+	// or DoneRepetition.
 	DoneReason string
 	Metrics    Metrics
 }
+
+// DoneRepetition is the done reason of a reply the server cut off because
+// the model kept producing the same token: Ollama ends such a stream with
+// no final message and no error. The text that arrived is the model's.
+const DoneRepetition = "repetition"
 
 // Capability is something a model can do, as listed by Ollama's /api/show.
 type Capability string

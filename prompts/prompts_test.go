@@ -118,6 +118,7 @@ func TestNudgesGolden(t *testing.T) {
 		{"nudge-reread", Nudge{Kind: NudgeReread, Tool: "read_file", Count: 3}},
 		{"nudge-thinking", Nudge{Kind: NudgeThinking}},
 		{"nudge-onetool", Nudge{Kind: NudgeOneTool}},
+		{"nudge-repetition", Nudge{Kind: NudgeRepetition}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

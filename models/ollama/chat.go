@@ -21,7 +21,10 @@ const DefaultKeepAlive = 30 * time.Minute
 // non-empty piece of content and thinking as it arrives. Tool calls, the
 // done reason and the server's metrics are in the returned Reply.
 //
-// When the stream ends without the server's final "done" line (a crash, a
+// When the stream ends without the server's final "done" line after a long
+// run of one repeated token, the server stopped a model in a repetition
+// loop (repeat.go): Chat returns what arrived, with done reason
+// models.DoneRepetition and no error. When it ends so otherwise (a crash, a
 // dropped connection) Chat returns what arrived with an error wrapping
 // models.ErrIncomplete. When ctx is cancelled it returns what arrived with
 // an error wrapping ctx.Err().
@@ -35,7 +38,9 @@ func (c *Client) Chat(ctx context.Context, req models.Request, onDelta func(mode
 	var content, thinking strings.Builder
 	done := false
 	var convErr error
+	var repeats repeatWatch
 	err = c.api.Chat(ctx, areq, func(r api.ChatResponse) error {
+		repeats.see(r)
 		if s := r.Message.Thinking; s != "" {
 			thinking.WriteString(s)
 			if onDelta != nil {
@@ -78,6 +83,9 @@ func (c *Client) Chat(ctx context.Context, req models.Request, onDelta func(mode
 		// The api package ends a stream quietly when the body read fails,
 		// which is what cancellation looks like mid-stream.
 		return reply, fmt.Errorf("ollama chat %s: %w", req.Model, ctx.Err())
+	case !done && repeats.looped():
+		reply.DoneReason = models.DoneRepetition
+		return reply, nil
 	case !done:
 		return reply, fmt.Errorf("ollama chat %s: %w: no final message after %d bytes of content",
 			req.Model, models.ErrIncomplete, content.Len())

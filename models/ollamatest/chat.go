@@ -125,6 +125,11 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusInternalServerError, "ollamatest: "+out.err)
 		return
 	}
+	if s.toolParser && len(req.Tools) > 0 {
+		out.chunks = parseCalls(m, req, out.chunks)
+	}
+	var stopped bool
+	out.chunks, stopped = s.cutRepeats(out.chunks)
 	done := reply.DoneReason
 	if done == "" {
 		done = "stop"
@@ -141,6 +146,10 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	final := api.ChatResponse{
 		Model: req.Model, CreatedAt: time.Now().UTC(),
 		Message: api.Message{Role: "assistant"}, Done: true, DoneReason: done, Metrics: metrics,
+	}
+	if stopped {
+		// The repetition stop: no final line, no metrics.
+		final = api.ChatResponse{Model: req.Model, Message: api.Message{Role: "assistant"}}
 	}
 	update(func(rec *Record) { rec.Status = http.StatusOK })
 
@@ -269,6 +278,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, reply Reply, out
 	}
 	if !s.wait(r, reply.ChunkDelay) {
 		return
+	}
+	if !final.Done {
+		return // stopped for repetition: no final line
 	}
 	final.CreatedAt = time.Now().UTC()
 	emit(final)
