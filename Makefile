@@ -4,7 +4,7 @@ BIN      := bin/tern
 PKGS     := ./...
 ARGS     ?=
 
-.PHONY: help build run test test-short bench lint fake clean
+.PHONY: help build run test test-short test-real bench lint fake clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -20,6 +20,9 @@ test: ## run every test with the race detector (the CI command)
 
 test-short: ## run the tests without the race detector, faster
 	$(GO) test -count=1 $(PKGS)
+
+test-real: ## integration tests against a real Ollama (built once, cached; needs gcc and g++)
+	bash models/ollamatest/real/run.sh $(ARGS)
 
 bench: ## run the benchmarks (speed and memory targets)
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime=3x $(PKGS)
