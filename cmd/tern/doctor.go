@@ -150,6 +150,9 @@ func (a *app) doctorModel(ctx context.Context, r *report, client *ollama.Client,
 	}
 	a.doctorTools(ctx, r, cfg, info, prof)
 	plan := ollama.PlanContext(info, a.vramBytes(ctx, cfg), cfg.Ctx)
+	if clamp := plan.Clamp(); clamp != "" {
+		r.note("Context", "%s", clamp)
+	}
 	if plan.Source == "fallback" {
 		r.note("Context", "%d tokens (conservative fallback: the architecture numbers are unknown)", plan.NumCtx)
 	} else {

@@ -84,6 +84,9 @@ func (a *app) startRun(ctx context.Context, resume string, approver agent.Approv
 	r := &run{root: root, cfg: cfg, back: back, store: store, ws: ws, counter: cnt.c,
 		tierFlag: a.cmd.PersistentFlags().Changed("tier"),
 		code:     newCodeIndex(root, cfg), rag: cfg.RAG || a.rag}
+	if clamp := back.plan.Clamp(); clamp != "" {
+		r.notices = append(r.notices, clamp)
+	}
 	if err := r.openSession(ctx, resume); err != nil {
 		store.Close()
 		return nil, err
