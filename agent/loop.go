@@ -57,6 +57,9 @@ type loopGuard struct {
 	// retries counts requests made again in the text protocol, so that
 	// the turn's request count stays true.
 	retries int
+	// unparsed says why the server could not parse the last reply's call,
+	// when even the text protocol did not get its text through.
+	unparsed string
 }
 
 func newGuard() *loopGuard {

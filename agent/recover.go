@@ -114,6 +114,9 @@ func (a *Agent) exampleCall(tool string) string {
 func (a *Agent) noCalls(ctx context.Context, rec recovered, reply models.Reply, send func(Event), done *Done) (more bool, err error) {
 	var n prompts.Nudge
 	var kind loopKind
+	if a.guard.unparsed != "" {
+		rec.broken, a.guard.unparsed = a.guard.unparsed, ""
+	}
 	switch {
 	case rec.broken != "":
 		kind = kindBroken

@@ -42,7 +42,17 @@ func (a *Agent) answer(ctx context.Context, send func(Event)) (models.Reply, *Us
 	}
 	switch {
 	case errors.Is(err, models.ErrToolParse):
-		return a.retryAsText(ctx, send, "Ollama could not parse the model's tool call")
+		if !a.textTools() {
+			reply, usage, err = a.retryAsText(ctx, send, "Ollama could not parse the model's tool call")
+		}
+		if errors.Is(err, models.ErrToolParse) {
+			// Models with a built-in parser have their output parsed
+			// whatever the protocol: the call itself must change, so the
+			// model is corrected as for any unreadable call.
+			a.guard.unparsed = "Ollama could not parse it (" + serverWords(err) + ")"
+			return models.Reply{Message: models.Message{Role: models.RoleAssistant}}, nil, nil
+		}
+		return reply, usage, err
 	case err == nil && a.droppedCall(reply):
 		return a.retryAsText(ctx, send, fmt.Sprintf(
 			"the reply came back empty after %d generated tokens: Ollama dropped a tool call it could not parse", reply.Metrics.EvalTokens))
@@ -67,7 +77,7 @@ func retryable(err error) (cause error, hint string, wait time.Duration) {
 // serverWords is the server's own message at the end of a wrapped error.
 func serverWords(err error) string {
 	s := err.Error()
-	for _, sentinel := range []error{models.ErrRunnerCrashed, models.ErrBusy} {
+	for _, sentinel := range []error{models.ErrRunnerCrashed, models.ErrBusy, models.ErrToolParse} {
 		if _, after, ok := strings.Cut(s, sentinel.Error()+": "); ok {
 			return after
 		}

@@ -192,3 +192,26 @@ func TestServerFailuresRetried(t *testing.T) {
 		})
 	}
 }
+
+// A model with a built-in parser (qwen3, qwen3.5) has its output parsed in
+// the text protocol too: when the retry fails the same way, the model is
+// corrected as for any unreadable call, and the turn goes on.
+func TestParseFailureInBothProtocolsCorrectsTheModel(t *testing.T) {
+	h := newRealisticHarness(t, ollamatest.Qwen3())
+	fail := ollamatest.Reply{Status: 500, Error: "failed to parse JSON: invalid character '}' looking for beginning of object key string"}
+	h.srv.Script(fail, fail, ollamatest.Reply{Content: "Sorry, it says hello."})
+	if err := h.run(t.Context(), "what does hello.txt say?"); err != nil {
+		t.Fatalf("Run = %v; the model deserves a correction, not an error", err)
+	}
+	reqs := h.srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want 3", len(reqs))
+	}
+	last := reqs[2].Messages[len(reqs[2].Messages)-1]
+	if last.Role != "user" || !strings.Contains(last.Content, "Your tool call could not be read: Ollama could not parse it (failed to parse JSON: invalid character '}'") {
+		t.Errorf("the correction does not say what went wrong: %+v", last)
+	}
+	if !strings.Contains(h.answer(), "Sorry, it says hello.") {
+		t.Errorf("answer = %q", h.answer())
+	}
+}
