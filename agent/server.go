@@ -69,7 +69,7 @@ func retryable(err error) (cause error, hint string, wait time.Duration) {
 		return models.ErrBusy, fmt.Sprintf("Ollama is busy (too many requests queued); retrying once in %s", busyWait), busyWait
 	case errors.Is(err, models.ErrRunnerCrashed):
 		return models.ErrRunnerCrashed, "Ollama's model runner crashed (" + serverWords(err) + "); retrying once. If it crashes again, " +
-			"the model may not fit in memory: try a smaller --ctx or model, and see Ollama's server log", 0
+			"the model may not fit in memory (try a smaller --ctx or model) or its file may be damaged (pull it again); Ollama's server log says which", 0
 	}
 	return nil, "", 0
 }

@@ -346,13 +346,21 @@ func TestRealToolParse500(t *testing.T) {
 func TestRealCrashedRunner(t *testing.T) {
 	f := realFixture(t)
 	_, errOut := f.realTern(1, "ask", "--model", "tiny-crash", "hi")
-	wantIn(t, "stderr", errOut, "Ollama's model runner crashed", "retrying once", "the same again when retried")
+	wantIn(t, "stderr", errOut, "Ollama's model runner crashed (llama runner process has terminated: error loading model: missing tensor", "retrying once", "the same again when retried")
+	if n := strings.Count(strings.TrimSpace(errOut), "\n"); n != 2 {
+		t.Errorf("want a notice, the retry notice's hint and one error line; got %d lines:\n%s", n+1, errOut)
+	}
 }
 
 // Behaviour 4: --ctx above the trained context is lowered by tern, said,
 // and recorded; Ollama never has to clamp it.
 func TestRealCtxClamped(t *testing.T) {
 	f := realFixture(t)
+	logPath := os.Getenv("TERN_REAL_OLLAMA_LOG")
+	if logPath == "" {
+		t.Fatal("TERN_REAL_OLLAMA_LOG is not set: make test-real points it at the server log")
+	}
+	before := logSize(t, logPath)
 	out, errOut := f.realTern(0, "ask", "--model", "tiny-script", "--ctx", "16384", "What is the release codename? Read NOTES.md.")
 	wantIn(t, "stderr", errOut, "--ctx 16384 is above the model's trained context of 4096 tokens; using 4096")
 	if strings.TrimSpace(out) != codename {
@@ -365,6 +373,9 @@ func TestRealCtxClamped(t *testing.T) {
 	}
 	if ctx := loadedContext(t, "tiny-script:latest"); ctx != 4096 {
 		t.Errorf("/api/ps: served with %d", ctx)
+	}
+	if log := logSince(t, logPath, before); strings.Contains(log, "requested context size too large") {
+		t.Errorf("Ollama had to clamp the window itself:\n%s", log)
 	}
 	doc, _ := f.realTern(0, "doctor", "--model", "tiny-script", "--ctx", "16384")
 	wantIn(t, "doctor", doc, "--ctx 16384 is above the model's trained context of 4096 tokens; using 4096", "Context     ✓ 4096 tokens (--ctx)")
@@ -464,13 +475,13 @@ func TestRealTUIInTmux(t *testing.T) {
 	}
 
 	wait := run("script", "tiny-script")
-	wait("Ask about the code")
+	wait("Ask about the code", "new session")
 	tm("send-keys", "-t", "script", "What is the release codename? Read NOTES.md.", "Enter")
 	wait("✓ read_file NOTES.md", "zebra-quartz-17")
 	tm("kill-session", "-t", "script")
 
 	wait = run("loop", "tiny-loop")
-	wait("Ask about the code")
+	wait("Ask about the code", "new session")
 	tm("send-keys", "-t", "loop", "say hello", "Enter")
 	pane := wait("hello hello", "kept repeating the same words")
 	wantNotIn(t, "the loop pane", pane, "ended early", "Error", "error:")

@@ -41,6 +41,9 @@ func (c *Client) fail(ctx context.Context, what, model string, err error) error 
 			msg = se.Status
 		}
 		if sentinel := statusSentinel(se.StatusCode, msg); sentinel != nil {
+			// A dead runner's message carries lines of its log: keep the
+			// error on one line.
+			msg = strings.Join(strings.Fields(msg), " ")
 			return fmt.Errorf("%s: %w: %s", what, sentinel, msg)
 		}
 		return fmt.Errorf("%s: %w", what, err)

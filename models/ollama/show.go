@@ -86,11 +86,16 @@ func readLayers(info *models.ModelInfo, mi map[string]any) {
 	info.SSMGroupCount = key("ssm.group_count")
 }
 
-// elided reports whether model_info holds key as an empty array: what
-// /api/show makes of a longer array when not asked to be verbose.
+// elided reports whether model_info holds key as null (or an empty
+// array): what Ollama v0.17.4's /api/show makes of an array of more than
+// five elements when not asked to be verbose.
 func elided(mi map[string]any, key string) bool {
-	a, ok := mi[key].([]any)
-	return ok && len(a) == 0
+	v, ok := mi[key]
+	if !ok {
+		return false
+	}
+	a, isArray := v.([]any)
+	return v == nil || isArray && len(a) == 0
 }
 
 // List returns the installed models (/api/tags), with their size on disk.

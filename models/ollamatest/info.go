@@ -59,8 +59,8 @@ func (s *Server) handleShow(w http.ResponseWriter, r *http.Request) {
 }
 
 // show builds /api/show's answer. It has no tensors and no vocabulary; when
-// not verbose, arrays of more than five elements in model_info are sent
-// empty, as the real server does (server/routes.go getModelData).
+// not verbose, arrays of more than five elements in model_info are sent as
+// null, as the real server does (server/routes.go getModelData).
 func show(m Model, verbose bool) api.ShowResponse {
 	var params []string
 	var mf strings.Builder
@@ -95,7 +95,7 @@ func show(m Model, verbose bool) api.ShowResponse {
 	}
 	for k, v := range m.ModelInfo {
 		if rv := reflect.ValueOf(v); !verbose && rv.Kind() == reflect.Slice && rv.Len() > 5 {
-			v = []any{}
+			v = nil
 		}
 		info[k] = v
 	}

@@ -76,9 +76,11 @@ G="$W/gguf"
 "$M" -arch gemma3 -layers 12 -ctx 32768 -set attention.sliding_window=512 -o "$G/tiny-gemma.gguf" >/dev/null
 cp "$HERE"/testdata/modelfiles/*.Modelfile "$W/modelfiles/"
 
-export HOME="$W/home" OLLAMA_MODELS="$W/models" OLLAMA_HOST="127.0.0.1:0"
+# The server's own HOME and models; the go commands keep the caller's
+# (their module and build caches live under it).
+serve_env=(env HOME="$W/home" OLLAMA_MODELS="$W/models")
 # Port 0: the kernel picks a free port and the server logs which.
-setsid "$OLLAMA" serve >"$LOG" 2>&1 </dev/null &
+OLLAMA_HOST="127.0.0.1:0" setsid "${serve_env[@]}" "$OLLAMA" serve >"$LOG" 2>&1 </dev/null &
 PID=$!
 ADDR=""
 for _ in $(seq 150); do
@@ -88,10 +90,9 @@ for _ in $(seq 150); do
   sleep 0.2
 done
 [ -n "$ADDR" ] || { echo "make test-real: FAILED: ollama serve did not start" >&2; exit 1; }
-export OLLAMA_HOST="$ADDR"
 for f in "$W"/modelfiles/*.Modelfile; do
   name=$(basename "$f" .Modelfile)
-  if ! out=$("$OLLAMA" create "$name" -f "$f" 2>&1); then
+  if ! out=$(OLLAMA_HOST="$ADDR" "${serve_env[@]}" "$OLLAMA" create "$name" -f "$f" 2>&1); then
     echo "make test-real: FAILED: ollama create $name: $out" >&2
     exit 1
   fi
