@@ -17,6 +17,10 @@ type CommandPolicy struct {
 	// Deny lists patterns of commands that never run, such as "git push*".
 	// A command line is denied when any simple command in it matches.
 	Deny []string
+	// Reaper is the path of tern's binary, which can run each command as a
+	// child subreaper (see RunReaper) so that nothing it starts outlives
+	// it or tern. Empty means a process group only, which setsid escapes.
+	Reaper string
 }
 
 // commandRules is a CommandPolicy made ready to check commands, for one

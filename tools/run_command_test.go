@@ -93,6 +93,7 @@ func TestRunCommandStopsEverything(t *testing.T) {
 		cancel  time.Duration // cancel the context after this long
 		want    []string
 		within  time.Duration
+		escapes bool // leaves the process group
 	}{
 		{name: "timeout", command: `echo $$ > $PIDS; sleep 300 & echo $! >> $PIDS; sleep 300`, timeout: 1,
 			want: []string{"Timed out after 1s", "exit code: none (timed out)"}, within: 5 * time.Second},
@@ -104,34 +105,58 @@ func TestRunCommandStopsEverything(t *testing.T) {
 			want: []string{"started", "background were stopped", "exit code 0"}, within: 5 * time.Second},
 		{name: "background holding no pipe", command: `nohup sleep 300 >/dev/null 2>&1 & echo $! > $PIDS`,
 			want: []string{"background were stopped"}, within: 5 * time.Second},
+		// Escapes from the process group: only the reaper finds these.
+		{name: "setsid -f", escapes: true, command: `echo $$ > $PIDS; setsid -f sh -c 'echo $$ >> $PIDS; exec sleep 300 >/dev/null 2>&1'; sleep 0.3; echo started`,
+			want: []string{"started", "background were stopped", "exit code 0"}, within: 5 * time.Second},
+		{name: "setsid in the background", escapes: true, command: `echo $$ > $PIDS; setsid sh -c 'echo $$ >> $PIDS; exec sleep 300' >/dev/null 2>&1 & sleep 0.3`,
+			want: []string{"background were stopped"}, within: 5 * time.Second},
+		{name: "double fork", escapes: true, command: `echo $$ > $PIDS; (setsid sh -c 'echo $$ >> $PIDS; exec sleep 300 </dev/null >/dev/null 2>&1' &); sleep 0.3; echo parent gone`,
+			want: []string{"parent gone", "background were stopped"}, within: 5 * time.Second},
+		{name: "setsid -f then timeout", escapes: true, command: `echo $$ > $PIDS; setsid -f sh -c 'echo $$ >> $PIDS; exec sleep 300 >/dev/null 2>&1'; sleep 300`, timeout: 1,
+			want: []string{"Timed out after 1s"}, within: 6 * time.Second},
+		{name: "setsid -f then cancel", escapes: true, command: `echo $$ > $PIDS; setsid -f sh -c 'echo $$ >> $PIDS; trap "" TERM; while :; do sleep 0.1; done'; sleep 300`, cancel: 500 * time.Millisecond,
+			want: []string{"Cancelled by the user"}, within: 7 * time.Second},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			ws := newFixture(t)
-			pidFile := filepath.Join(t.TempDir(), "pids")
-			t.Setenv("PIDS", pidFile)
-			ctx := t.Context()
-			if tt.cancel > 0 {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithCancel(ctx)
-				time.AfterFunc(tt.cancel, cancel)
+	for _, mode := range []string{"group", "reaper"} {
+		for _, tt := range tests {
+			if tt.escapes && mode == "group" {
+				continue // a process group cannot hold these (see TestReaper)
 			}
-			args := `{"command":` + quote(tt.command) + `,"timeout":` + strconv.Itoa(max(tt.timeout, 30)) + `}`
-			if tt.timeout > 0 {
-				args = `{"command":` + quote(tt.command) + `,"timeout":` + strconv.Itoa(tt.timeout) + `}`
-			}
-			began := time.Now()
-			r := newRunCommand(t, ws, CommandPolicy{}).Run(ctx, Input{Args: []byte(args)})
-			if took := time.Since(began); took > tt.within {
-				t.Errorf("took %s, want under %s", took, tt.within)
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(r.Output, w) {
-					t.Errorf("output lacks %q:\n%s", w, r.Output)
+			t.Run(mode+"/"+tt.name, func(t *testing.T) {
+				ws := newFixture(t)
+				pidFile := filepath.Join(t.TempDir(), "pids")
+				t.Setenv("PIDS", pidFile)
+				ctx := t.Context()
+				if tt.cancel > 0 {
+					var cancel context.CancelFunc
+					ctx, cancel = context.WithCancel(ctx)
+					time.AfterFunc(tt.cancel, cancel)
 				}
-			}
-			assertGone(t, pids(t, pidFile))
-		})
+				args := `{"command":` + quote(tt.command) + `,"timeout":` + strconv.Itoa(max(tt.timeout, 30)) + `}`
+				if tt.timeout > 0 {
+					args = `{"command":` + quote(tt.command) + `,"timeout":` + strconv.Itoa(tt.timeout) + `}`
+				}
+				policy := CommandPolicy{}
+				if mode == "reaper" {
+					policy.Reaper = testReaper(t)
+				}
+				began := time.Now()
+				r := newRunCommand(t, ws, policy).Run(ctx, Input{Args: []byte(args)})
+				if took := time.Since(began); took > tt.within {
+					t.Errorf("took %s, want under %s", took, tt.within)
+				}
+				for _, w := range tt.want {
+					if !strings.Contains(r.Output, w) {
+						t.Errorf("output lacks %q:\n%s", w, r.Output)
+					}
+				}
+				ps := pids(t, pidFile)
+				if tt.escapes && len(ps) < 2 {
+					t.Errorf("the escaping process wrote no pid: %v", ps)
+				}
+				assertGone(t, ps)
+			})
+		}
 	}
 }
 
