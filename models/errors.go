@@ -19,4 +19,10 @@ var (
 	ErrToolParse = errors.New("server could not parse the model's tool call")
 	// ErrIncomplete: the reply stream ended before the server said it was done.
 	ErrIncomplete = errors.New("reply stream ended early")
+	// ErrStalled: the server stopped answering (no response headers, or a
+	// reply stream silent for too long).
+	ErrStalled = errors.New("model server stopped answering")
+	// ErrReplyTooLong: the reply went on far past its limits (a server that
+	// ignores num_predict, a stream that never ends); what arrived is kept.
+	ErrReplyTooLong = errors.New("reply too long")
 )

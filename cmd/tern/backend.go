@@ -31,7 +31,11 @@ type backend struct {
 // connect reaches Ollama, chooses the model and plans the context window.
 // Its errors are written for the user: they say what to run to fix things.
 func (a *app) connect(ctx context.Context, cfg Config) (*backend, error) {
-	client, err := ollama.New(cfg.Host)
+	limits, err := cfg.Stream.limits()
+	if err != nil {
+		return nil, err
+	}
+	client, err := ollama.New(cfg.Host, ollama.WithLimits(limits))
 	if err != nil {
 		return nil, fmt.Errorf("ollama host: %w", err)
 	}

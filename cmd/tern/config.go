@@ -63,6 +63,9 @@ type Config struct {
 
 	// MCP holds the MCP servers of tier 3 ([mcp.servers.NAME]).
 	MCP mcpConfig `toml:"mcp"`
+
+	// Stream bounds each reply stream ([stream]).
+	Stream streamConfig `toml:"stream"`
 }
 
 func defaultConfig() Config {
