@@ -121,6 +121,9 @@ func (t *grep) Run(ctx context.Context, in Input) Result {
 	} else if err != nil {
 		return fail(summary+": error", "cannot search %s: %v", rel, err)
 	}
+	if !info.IsDir() && !info.Mode().IsRegular() {
+		return fail(summary+": not a file", "%s is %v; grep searches regular files and directories", rel, errNotRegular(info.Mode()))
+	}
 	rules, _ := t.ws.area(abs)
 	base, err := filepath.Rel(rules.Root(), abs)
 	if err != nil {
@@ -236,7 +239,7 @@ type grepBuffers struct {
 // file searches one file. Binary and unreadable files yield nothing.
 func (s *grepSearch) file(abs, show string, bufs *grepBuffers) fileHits {
 	fh := fileHits{show: show}
-	f, err := os.Open(abs)
+	f, err := openRegular(abs)
 	if err != nil {
 		return fh
 	}

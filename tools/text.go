@@ -3,7 +3,6 @@ package tools
 import (
 	"bytes"
 	"io"
-	"os"
 	"unicode/utf8"
 )
 
@@ -49,7 +48,7 @@ func looksBinary(sample []byte) bool {
 // sniffFile reads the start of the file at path and reports whether it
 // looks binary.
 func sniffFile(path string) (binary bool, err error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return false, err
 	}

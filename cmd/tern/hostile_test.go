@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -98,5 +99,29 @@ func TestAskNonObjectArguments(t *testing.T) {
 				t.Errorf("the model was not told: %+v", last)
 			}
 		})
+	}
+}
+
+// TestAskGrepNamedPipe: grep pointed at a FIFO answers at once instead of
+// hanging the turn.
+func TestAskGrepNamedPipe(t *testing.T) {
+	f := newFixture(t)
+	if err := syscall.Mkfifo(filepath.Join(f.dir, "pipe"), 0o644); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	f.srv.Script(
+		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "grep", Args: `{"pattern":"x","path":"pipe"}`}}},
+		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "grep", Args: `{"pattern":"demo"}`}}},
+		ollamatest.Reply{Content: "Found it."},
+	)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	code, out, stderr := f.tern(ctx, "ask", "search")
+	if code != 0 || !strings.Contains(out, "Found it.") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	msgs := f.srv.Requests()[1].Messages
+	if last := msgs[len(msgs)-1]; !strings.Contains(last.Content, "named pipe") {
+		t.Errorf("grep result: %q", last.Content)
 	}
 }
