@@ -157,6 +157,10 @@ type Agent struct {
 	// of the turn in progress.
 	rag bool
 	ret retrieval
+
+	// partialSaved is set while the store holds the text of a reply in
+	// flight (see partial).
+	partialSaved bool
 }
 
 // New returns an agent for one session.
@@ -187,7 +191,7 @@ func New(cfg Config, model chatModel, tb toolbox, rec recorder, ap Approver, cou
 		cal:       cfg.Calibration,
 		rag:       cfg.RAG,
 	}
-	for _, m := range cfg.History {
+	for _, m := range closeCalls(cfg.History) {
 		a.remember(m)
 	}
 	return a
@@ -270,7 +274,9 @@ func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event)) (err e
 		}
 
 		rec := a.recoverCalls(&reply.Message)
-		if err := a.append(ctx, reply.Message); err != nil {
+		// The reply and the results of its calls are saved even if the turn
+		// is cancelled meanwhile: a call in the history always has its result.
+		if err := a.append(context.WithoutCancel(ctx), reply.Message); err != nil {
 			return err
 		}
 		shown := reply.Message
@@ -289,7 +295,7 @@ func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event)) (err e
 		results := a.runCalls(ctx, rec.calls, rec.repairs, send)
 		a.relayNotices(send)
 		for _, m := range results {
-			if err := a.append(ctx, m); err != nil {
+			if err := a.append(context.WithoutCancel(ctx), m); err != nil {
 				return err
 			}
 		}
@@ -308,10 +314,12 @@ func (a *Agent) step(ctx context.Context, send func(Event)) (models.Reply, *Usag
 	began := a.now()
 	filter := newCallFilter()
 	cctx, watch := a.watch(ctx, req)
+	part := a.newPartial()
 	reply, err := a.model.Chat(cctx, req, func(d models.Delta) {
 		if !watch.delta(d) {
 			return // cut at the thinking budget; what still arrives is dropped
 		}
+		part.add(ctx, d.Content)
 		if d.Thinking != "" {
 			send(Thinking{Text: d.Thinking})
 		}
@@ -425,6 +433,9 @@ func (a *Agent) append(ctx context.Context, m models.Message) error {
 	a.remember(m)
 	if err := a.rec.AppendMessage(ctx, a.cfg.SessionID, m); err != nil {
 		return fmt.Errorf("save message: %w", err)
+	}
+	if m.Role == models.RoleAssistant {
+		a.clearPartial(ctx)
 	}
 	return nil
 }

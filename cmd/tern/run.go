@@ -147,6 +147,10 @@ func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
 	}
 	var history []models.Message
 	if r.resumed {
+		// A reply cut off by a crash is kept, marked as interrupted.
+		if _, err := r.store.RecoverPartial(ctx, r.sess.ID); err != nil {
+			return fmt.Errorf("load session %s: %w", r.sess.ID, err)
+		}
 		if history, err = r.store.Messages(ctx, r.sess.ID); err != nil {
 			return fmt.Errorf("load session %s: %w", r.sess.ID, err)
 		}
