@@ -357,7 +357,9 @@ func TestRereadAfterTheWindowDropsIt(t *testing.T) {
 }
 
 func TestCloseCalls(t *testing.T) {
-	call := func(id string) models.ToolCall { return models.ToolCall{ID: id, Name: "run_command", Arguments: []byte(`{}`)} }
+	call := func(id string) models.ToolCall {
+		return models.ToolCall{ID: id, Name: "run_command", Arguments: []byte(`{}`)}
+	}
 	result := func(id string) models.Message {
 		return models.Message{Role: models.RoleTool, ToolCallID: id, ToolName: "run_command", Content: "ok"}
 	}
