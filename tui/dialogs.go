@@ -11,8 +11,10 @@ import (
 )
 
 // modal wraps p in a page centred over the main view, taking the given
-// share (in tenths) of the width and height.
-func modal(p tview.Primitive, wTenths, hTenths int) tview.Primitive {
+// share (in tenths) of the width and height. p clears the cells it covers
+// (see opaque); the rest of the main view stays visible around it.
+func modal(p tview.Primitive, wTenths, hTenths int, style tcell.Style) tview.Primitive {
+	p = newOpaque(p, style)
 	return tview.NewFlex().
 		AddItem(nil, 0, (10-wTenths+1)/2, false).
 		AddItem(tview.NewFlex().SetDirection(tview.FlexRow).
@@ -29,7 +31,7 @@ func (a *App) openModal(name string, p, focus tview.Primitive, wTenths, hTenths 
 		a.closeModal()
 	}
 	a.hideToolList()
-	a.pages.AddPage(name, modal(p, wTenths, hTenths), true, true)
+	a.pages.AddPage(name, modal(p, wTenths, hTenths, a.th.text), true, true)
 	a.modal, a.modalClose = name, onClose
 	a.setHint("")
 	a.app.SetFocus(focus)

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// buildTern builds the tern binary into a temporary directory.
+func buildTern(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "tern")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// tmuxTern is the built binary running in a tmux pane of its own server.
+type tmuxTern struct {
+	t    *testing.T
+	tmux string
+	sock string
+}
+
+// startTmux runs tern with args in a detached tmux pane of w×h cells,
+// against the fixture's fake Ollama. It skips the test without tmux.
+func startTmux(t *testing.T, f *fixture, w, h int, args ...string) *tmuxTern {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Skip("tmux is not installed, so this TUI test cannot run (.ci/run installs it)")
+	}
+	bin := buildTern(t)
+	tm := &tmuxTern{t: t, tmux: tmux, sock: filepath.Join(t.TempDir(), "tmux.sock")}
+	quote := func(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+	cmdline := fmt.Sprintf("exec env OLLAMA_HOST=%s XDG_CONFIG_HOME=%s HOME=%s %s --dir %s",
+		quote(f.srv.URL()), quote(f.env["XDG_CONFIG_HOME"]), quote(f.env["HOME"]), quote(bin), quote(f.dir))
+	for _, a := range args {
+		cmdline += " " + quote(a)
+	}
+	tm.run("new-session", "-d", "-s", "tern", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), cmdline)
+	t.Cleanup(func() { tm.run("kill-server") })
+	return tm
+}
+
+func (tm *tmuxTern) run(args ...string) string {
+	out, err := exec.Command(tm.tmux, append([]string{"-S", tm.sock}, args...)...).CombinedOutput()
+	if err != nil && args[0] != "kill-server" && args[0] != "has-session" {
+		tm.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// pane is the pane's text now.
+func (tm *tmuxTern) pane() string { return tm.run("capture-pane", "-p", "-t", "tern") }
+
+// keys sends tmux key names or text to the pane.
+func (tm *tmuxTern) keys(keys ...string) {
+	tm.run(append([]string{"send-keys", "-t", "tern"}, keys...)...)
+}
+
+// resize makes the pane w×h cells.
+func (tm *tmuxTern) resize(w, h int) {
+	tm.run("resize-window", "-t", "tern", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h))
+}
+
+// waitPane polls the pane until it shows every want.
+func (tm *tmuxTern) waitPane(want ...string) string {
+	tm.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		s := tm.pane()
+		ok := true
+		for _, w := range want {
+			ok = ok && strings.Contains(s, w)
+		}
+		if ok {
+			return s
+		}
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("the pane never showed %q:\n%s", want, s)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitIdle waits until the pane no longer shows a turn at work.
+func (tm *tmuxTern) waitIdle() {
+	tm.t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); strings.Contains(tm.pane(), "generating"); {
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("the turn never ended:\n%s", tm.pane())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
