@@ -56,6 +56,9 @@ type loopGuard struct {
 	// retries counts requests made again in the text protocol, so that
 	// the turn's request count stays true.
 	retries int
+	// intentNudged is set once the turn's reply that announced an action
+	// (or showed a shell block) instead of calling a tool was nudged.
+	intentNudged bool
 }
 
 func newGuard() *loopGuard {

@@ -34,6 +34,12 @@ const (
 	// NudgeOneTool: the result of a call not run because the model sent
 	// several in one reply.
 	NudgeOneTool = "one_tool"
+	// NudgeIntent: a reply that announced an action but called no tool.
+	// Example is the call that does it.
+	NudgeIntent = "intent"
+	// NudgeShell: a reply that showed a shell command instead of running
+	// it. Example is the run_command call that runs it.
+	NudgeShell = "shell_block"
 )
 
 // Nudge is a corrective message to render.

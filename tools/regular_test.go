@@ -35,7 +35,4 @@ func TestGrepNamedPipe(t *testing.T) {
 			t.Fatalf("%s: grep hangs on a FIFO", tt.args)
 		}
 	}
-	if _, err := openRegular("/dev/null"); err == nil || !strings.Contains(err.Error(), "a device") {
-		t.Errorf("openRegular(/dev/null) = %v, want a device refused", err)
-	}
 }

@@ -3,6 +3,7 @@ package tools
 import (
 	"bytes"
 	"io"
+	"os"
 	"unicode/utf8"
 )
 
@@ -48,7 +49,7 @@ func looksBinary(sample []byte) bool {
 // sniffFile reads the start of the file at path and reports whether it
 // looks binary.
 func sniffFile(path string) (binary bool, err error) {
-	f, err := openRegular(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return false, err
 	}

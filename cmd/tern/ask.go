@@ -77,7 +77,7 @@ func (a *app) ask(ctx context.Context, prompt, resume string, jsonOut bool) erro
 		return exitCodeError{code: exitCanceled, err: fmt.Errorf("cancelled; the conversation so far is saved in session %s", r.sess.ID)}
 	}
 	if err != nil {
-		return explain(err, r.back.client.Host(), r.back.info.Name, r.back.installed)
+		return r.back.explain(err)
 	}
 	return nil
 }

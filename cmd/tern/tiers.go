@@ -32,6 +32,10 @@ type toolOptions struct {
 	save    func(context.Context, disclosure.State) error
 	// catalog holds the MCP servers' tools; nil when none are configured.
 	catalog disclosure.Catalog
+	// explorer runs explore's subagents and asker puts ask_user's
+	// questions to the user; nil ones make the tools say they cannot.
+	explorer tools.Explorer
+	asker    tools.Asker
 }
 
 // buildToolSet makes the tools of every tier and the disclosure set that
@@ -53,7 +57,8 @@ func buildToolSet(o toolOptions) (*disclosure.Set, error) {
 	if o.search != nil {
 		read = append(read, tools.NewSearchCode(o.ws, o.search))
 	}
-	external := []tools.Tool{tools.NewFetchURL(o.ws, nil)}
+	read = append(read, tools.NewExplore(o.ws, o.explorer), tools.NewAskUser(o.asker))
+	external := []tools.Tool{tools.NewFetchURL(o.ws, nil, o.cfg.FetchAllow...)}
 	return disclosure.New(disclosure.Config{
 		Tools:   [disclosure.NumTiers][]tools.Tool{read, tools.EditTools(o.ws, o.cp), cmds, external},
 		Start:   disclosure.Tier(o.cfg.Tier),
@@ -102,7 +107,10 @@ func (r *run) toolSet(ctx context.Context, tierFlag bool) (*disclosure.Set, erro
 	})
 	o := toolOptions{ws: r.ws, cfg: r.cfg, cp: cp, save: func(ctx context.Context, st disclosure.State) error {
 		return r.store.SetMeta(context.WithoutCancel(ctx), r.sess.ID, metaTools, st.String())
-	}}
+	}, asker: r.asker}
+	if r.explorer != nil {
+		o.explorer = r.explorer
+	}
 	if r.mcp != nil { // a nil *mcp.Manager in the interface would not be nil
 		o.catalog = r.mcp
 	}

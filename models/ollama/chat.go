@@ -144,6 +144,7 @@ func chatRequest(req models.Request) (*api.ChatRequest, error) {
 		Stream:    &stream,
 		KeepAlive: &api.Duration{Duration: keepAlive},
 		Tools:     tools,
+		Format:    req.Format,
 		Options:   opts,
 		Think:     thinkValue(req.Options.Think),
 	}, nil

@@ -1,5 +1,0 @@
-//go:build !unix
-
-package tools
-
-const oNonblock = 0
