@@ -59,6 +59,10 @@ type Config struct {
 	Model     string
 	// NumCtx is the context window sent with every request.
 	NumCtx int
+	// Window, when set below NumCtx, is the part of the served window
+	// this agent's prompts may fill: a subagent's share. Requests still
+	// carry NumCtx, so the model is not reloaded.
+	Window int
 	// Reserve is the share of the window kept free for the reply, in tokens.
 	// Zero means a fifth of the window, at least 512.
 	Reserve int
@@ -75,6 +79,12 @@ type Config struct {
 	// ToolFormat is how calls are written in the text tool protocol
 	// (models.FormatTagged when empty); see models.Profile.
 	ToolFormat string
+	// Constrained selects the constrained tool mode: the text tool
+	// protocol with every reply held to a JSON schema (one call or the
+	// answer) that the server enforces while sampling. It implies
+	// TextTools and turns thinking off. The agent also moves to it by
+	// itself when calls written as text keep failing.
+	Constrained bool
 	// OneToolPerReply runs only the first call of a reply; the others are
 	// answered with a request to send them one at a time.
 	OneToolPerReply bool
@@ -157,6 +167,10 @@ type Agent struct {
 	// of the turn in progress.
 	rag bool
 	ret retrieval
+
+	// partialSaved is set while the store holds the text of a reply in
+	// flight (see partial).
+	partialSaved bool
 }
 
 // New returns an agent for one session.
@@ -187,7 +201,7 @@ func New(cfg Config, model chatModel, tb toolbox, rec recorder, ap Approver, cou
 		cal:       cfg.Calibration,
 		rag:       cfg.RAG,
 	}
-	for _, m := range cfg.History {
+	for _, m := range closeCalls(cfg.History) {
 		a.remember(m)
 	}
 	return a
@@ -266,8 +280,10 @@ func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event)) (err e
 			return err
 		}
 
-		rec := a.recoverCalls(&reply.Message)
-		if err := a.append(ctx, reply.Message); err != nil {
+		rec := a.recoverCalls(&reply.Message, reply.DoneReason)
+		// The reply and the results of its calls are saved even if the turn
+		// is cancelled meanwhile: a call in the history always has its result.
+		if err := a.append(context.WithoutCancel(ctx), reply.Message); err != nil {
 			return err
 		}
 		shown := reply.Message
@@ -286,7 +302,7 @@ func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event)) (err e
 		results := a.runCalls(ctx, rec.calls, rec.repairs, send)
 		a.relayNotices(send)
 		for _, m := range results {
-			if err := a.append(ctx, m); err != nil {
+			if err := a.append(context.WithoutCancel(ctx), m); err != nil {
 				return err
 			}
 		}
@@ -304,11 +320,16 @@ func (a *Agent) step(ctx context.Context, send func(Event)) (models.Reply, *Usag
 	req, asm := a.request()
 	began := a.now()
 	filter := newCallFilter()
+	if a.constrained() {
+		filter.hold("") // a JSON reply: shown once it is read
+	}
 	cctx, watch := a.watch(ctx, req)
+	part := a.newPartial()
 	reply, err := a.model.Chat(cctx, req, func(d models.Delta) {
 		if !watch.delta(d) {
 			return // cut at the thinking budget; what still arrives is dropped
 		}
+		part.add(ctx, d.Content)
 		if d.Thinking != "" {
 			send(Thinking{Text: d.Thinking})
 		}
@@ -399,11 +420,11 @@ func (a *Agent) request() (models.Request, budget.Assembly) {
 	msgs := make([]models.Message, 0, len(history)+1)
 	msgs = append(msgs, models.Message{Role: models.RoleSystem, Content: system})
 	if a.textTools() {
-		msgs = append(msgs, textProtocol(history, a.cfg.ToolFormat)...)
+		msgs = append(msgs, textProtocol(history, a.callFormat())...)
 	} else {
 		msgs = append(msgs, history...)
 	}
-	return models.Request{
+	req := models.Request{
 		Model:    a.cfg.Model,
 		Messages: msgs,
 		Tools:    specs,
@@ -414,7 +435,9 @@ func (a *Agent) request() (models.Request, budget.Assembly) {
 			Think:       a.think(),
 			KeepAlive:   a.cfg.KeepAlive,
 		},
-	}, asm
+	}
+	a.constrain(&req)
+	return req, asm
 }
 
 // append adds m to the history and the store.
@@ -422,6 +445,9 @@ func (a *Agent) append(ctx context.Context, m models.Message) error {
 	a.remember(m)
 	if err := a.rec.AppendMessage(ctx, a.cfg.SessionID, m); err != nil {
 		return fmt.Errorf("save message: %w", err)
+	}
+	if m.Role == models.RoleAssistant {
+		a.clearPartial(ctx)
 	}
 	return nil
 }
@@ -433,6 +459,8 @@ func textProtocol(history []models.Message, format string) []models.Message {
 	out := make([]models.Message, 0, len(history))
 	for _, m := range history {
 		switch {
+		case format == models.FormatConstrained && m.Role == models.RoleAssistant:
+			out = append(out, models.Message{Role: models.RoleAssistant, Content: models.ConstrainedText(m)})
 		case m.Role == models.RoleAssistant && len(m.ToolCalls) > 0:
 			var b strings.Builder
 			b.WriteString(m.Content)

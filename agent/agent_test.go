@@ -340,7 +340,7 @@ func TestBadCallsBecomeResults(t *testing.T) {
 	h.srv.Script(
 		ollamatest.Reply{ToolCalls: []ollamatest.Call{
 			{Name: "delete_everything", Args: `{}`},
-			{Name: "read_file", Args: `{"file":"hello.txt"}`},
+			{Name: "read_file", Args: `{"offset":1}`},
 			{Name: "Read-File", Args: `{"path":"hello.txt"}`},
 		}},
 		ollamatest.Reply{Content: "ok"},

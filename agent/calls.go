@@ -40,10 +40,10 @@ func (a *Agent) runCalls(ctx context.Context, calls []models.ToolCall, repairs [
 			go func() {
 				defer wg.Done()
 				began := a.now()
-				res := a.call(ctx, calls[k])
+				res := a.call(ctx, calls[k], progressTo(send, calls[k]))
 				outs[k] = outcome{call: calls[k], result: res, took: a.now().Sub(began)}
 				send(ToolEnd{ID: calls[k].ID, Name: calls[k].Name, Output: res.Output, IsError: res.IsError,
-					Summary: res.Summary, Diff: res.Diff, Duration: outs[k].took})
+					Summary: res.Summary, Diff: res.Diff, Detail: res.Detail, Duration: outs[k].took})
 			}()
 		}
 		wg.Wait()
@@ -79,7 +79,7 @@ func (a *Agent) readOnly(c models.ToolCall) bool {
 
 // call checks and runs one call. Whatever goes wrong becomes a result the
 // model can learn from.
-func (a *Agent) call(ctx context.Context, c models.ToolCall) tools.Result {
+func (a *Agent) call(ctx context.Context, c models.ToolCall, progress func(tools.Progress)) tools.Result {
 	if err := ctx.Err(); err != nil {
 		return tools.Result{Output: "not run: the user cancelled the turn", IsError: true, Summary: "cancelled"}
 	}
@@ -109,7 +109,7 @@ func (a *Agent) call(ctx context.Context, c models.ToolCall) tools.Result {
 			return res
 		}
 	}
-	res := t.Run(ctx, tools.Input{Args: args, Limit: a.callLimit})
+	res := t.Run(ctx, tools.Input{Args: args, Limit: a.callLimit, CallID: c.ID, Progress: progress})
 	if len(notes) > 0 {
 		res.Output = "(" + strings.Join(notes, "; ") + ")\n" + res.Output
 	}

@@ -59,10 +59,10 @@ func (a *Agent) autoCompact(ctx context.Context, send func(Event)) error {
 	}
 	h := a.historyCost()
 	used := a.cal.Scale(a.PrefixTokens() + a.ret.cost + h)
-	if float64(used) <= a.cfg.CompactAt*float64(a.cfg.NumCtx) {
+	if float64(used) <= a.cfg.CompactAt*float64(a.window()) {
 		return nil
 	}
-	if a.stalledAt > 0 && h < a.stalledAt+a.cal.Unscale(int(stallShare*float64(a.cfg.NumCtx))) {
+	if a.stalledAt > 0 && h < a.stalledAt+a.cal.Unscale(int(stallShare*float64(a.window()))) {
 		return nil
 	}
 	_, err := a.compact(ctx, send, false)
@@ -74,7 +74,7 @@ func (a *Agent) autoCompact(ctx context.Context, send func(Event)) error {
 // whatever the history's size.
 func (a *Agent) compact(ctx context.Context, send func(Event), thorough bool) (compact.Result, error) {
 	target := a.cal.Unscale(a.room() / 2)
-	summaryMax := a.cal.Unscale(int(summaryShare * float64(a.cfg.NumCtx)))
+	summaryMax := a.cal.Unscale(int(summaryShare * float64(a.window())))
 	ladder := compact.Ladder{
 		Cost: a.cost, Count: a.counter.Count, Summarize: a.summarize,
 		SummaryMax: summaryMax, TranscriptMax: a.transcriptMax(summaryMax),
@@ -98,7 +98,7 @@ func (a *Agent) compact(ctx context.Context, send func(Event), thorough bool) (c
 	}
 	a.history, a.costs = res.History, res.Costs
 	a.stalledAt = 0
-	if a.cal.Scale(res.Freed()) < int(stallShare*float64(a.cfg.NumCtx)) {
+	if a.cal.Scale(res.Freed()) < int(stallShare*float64(a.window())) {
 		a.stalledAt = res.After
 	}
 	if res.SummaryErr != nil {

@@ -8,8 +8,9 @@ import (
 )
 
 // Event is one thing that happened during a turn. The set is closed: Token,
-// Thinking, ToolStart, ToolEnd, Message, Notice and Done. A consumer may
-// merge Token and Thinking deltas, but must never drop the others.
+// Thinking, ToolStart, ToolProgress, ToolEnd, Message, Notice and Done. A
+// consumer may merge Token, Thinking and ToolProgress events, but must
+// never drop the others.
 type Event interface {
 	// Type names the event in NDJSON output ("token", "tool_start", …).
 	Type() string
@@ -37,13 +38,26 @@ type ToolStart struct {
 
 // ToolEnd says a tool call finished.
 type ToolEnd struct {
-	ID       string        `json:"id"`
-	Name     string        `json:"name"`
-	Output   string        `json:"output"`
-	IsError  bool          `json:"is_error"`
-	Summary  string        `json:"summary"`
-	Diff     string        `json:"diff,omitempty"`
+	ID      string `json:"id"`
+	Name    string `json:"name"`
+	Output  string `json:"output"`
+	IsError bool   `json:"is_error"`
+	Summary string `json:"summary"`
+	Diff    string `json:"diff,omitempty"`
+	// Detail is more for people, never sent to the model: the steps of
+	// explore's subagent.
+	Detail   string        `json:"detail,omitempty"`
 	Duration time.Duration `json:"duration_ns"`
+}
+
+// ToolProgress is news of a call still running: for explore, the
+// subagent's latest step and the tokens it has used so far. A later one
+// replaces an earlier one of the same call.
+type ToolProgress struct {
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	Text   string `json:"text"`
+	Tokens int    `json:"tokens"`
 }
 
 // Message is a complete assistant message, added to the history.
@@ -107,13 +121,14 @@ type Done struct {
 	Error        string        `json:"error,omitempty"`
 }
 
-func (Token) Type() string     { return "token" }
-func (Thinking) Type() string  { return "thinking" }
-func (ToolStart) Type() string { return "tool_start" }
-func (ToolEnd) Type() string   { return "tool_end" }
-func (Message) Type() string   { return "message" }
-func (Notice) Type() string    { return "notice" }
-func (Done) Type() string      { return "done" }
+func (Token) Type() string        { return "token" }
+func (Thinking) Type() string     { return "thinking" }
+func (ToolStart) Type() string    { return "tool_start" }
+func (ToolEnd) Type() string      { return "tool_end" }
+func (ToolProgress) Type() string { return "tool_progress" }
+func (Message) Type() string      { return "message" }
+func (Notice) Type() string       { return "notice" }
+func (Done) Type() string         { return "done" }
 
 // MarshalEvent encodes e as one JSON object with its type in a "type"
 // field, as `tern ask --json` prints it.

@@ -27,11 +27,20 @@ func (a *Agent) cost(m models.Message) int {
 	return a.counter.MessageTokens(m)
 }
 
+// window is the part of the served window this agent's prompts may fill:
+// all of it, or a subagent's share (Config.Window).
+func (a *Agent) window() int {
+	if a.cfg.Window > 0 && a.cfg.Window < a.cfg.NumCtx {
+		return a.cfg.Window
+	}
+	return a.cfg.NumCtx
+}
+
 // room is what the conversation may take of the window, in the model's
 // tokens: the window less the reply's reserve, the prefix and the turn's
 // retrieved code.
 func (a *Agent) room() int {
-	return a.cfg.NumCtx - a.cfg.Reserve - a.cal.Scale(a.PrefixTokens()+a.ret.cost)
+	return a.window() - a.cfg.Reserve - a.cal.Scale(a.PrefixTokens()+a.ret.cost)
 }
 
 // admit prepares m for the in-memory history and counts it. A message
@@ -65,7 +74,7 @@ func (a *Agent) admit(m models.Message) (models.Message, int) {
 // of the history as fits next to the reply's reserve, by calibrated count.
 func (a *Agent) assemble() budget.Assembly {
 	return budget.Assemble(wireMeter{a}, budget.Input{
-		Window: a.cfg.NumCtx, Reserve: a.cfg.Reserve, Calibration: a.cal,
+		Window: a.window(), Reserve: a.cfg.Reserve, Calibration: a.cal,
 		Prefix: a.PrefixTokens(), Retrieval: a.ret.cost, History: a.history, Costs: a.costs,
 	})
 }
@@ -98,7 +107,7 @@ const minRoomShare = 0.25
 // flushNotices sends the notices queued while the history changed, and
 // says so once when the prefix leaves the conversation too little room.
 func (a *Agent) flushNotices(send func(Event)) {
-	if room := a.room(); !a.roomWarned && float64(room) < minRoomShare*float64(a.cfg.NumCtx) {
+	if room := a.room(); !a.roomWarned && float64(room) < minRoomShare*float64(a.window()) {
 		a.roomWarned = true
 		send(Notice{Level: Warn, Text: fmt.Sprintf(
 			"the system prompt and tools take %d of the %d-token window and the reply keeps %d, leaving %d for the conversation; a larger --ctx would help",

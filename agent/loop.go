@@ -60,6 +60,9 @@ type loopGuard struct {
 	// unparsed says why the server could not parse the last reply's call,
 	// when even the text protocol did not get its text through.
 	unparsed string
+	// intentNudged is set once the turn's reply that announced an action
+	// (or showed a shell block) instead of calling a tool was nudged.
+	intentNudged bool
 }
 
 func newGuard() *loopGuard {

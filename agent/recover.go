@@ -28,14 +28,31 @@ type recovered struct {
 // mended), and call text leaves its content, so that the history shows
 // valid calls the model can imitate. Calls that cannot run are answered
 // ahead with their problem; the loop guard screens the rest.
-func (a *Agent) recoverCalls(m *models.Message) recovered {
+//
+// A reply whose text holds no call, and says nothing or only announces an
+// action, is searched for calls in its thinking: models plan the call there
+// and never write it out. A reply cut at the output limit (doneReason
+// "length") has its calls answered with a correction instead of run.
+func (a *Agent) recoverCalls(m *models.Message, doneReason string) recovered {
 	restricted := a.guard.takeRestriction()
 	a.preset, a.notes = map[string]tools.Result{}, map[string][]string{}
 
-	rec := models.RepairReply(*m, a.allSpecs())
+	rec := a.repair(*m)
 	out := recovered{shown: rec.Rest}
+	if len(rec.Calls) == 0 && rec.Broken == "" && len(m.ToolCalls) == 0 && m.Thinking != "" &&
+		(strings.TrimSpace(rec.Rest) == "" || announcesAction(rec.Rest)) {
+		if th := models.RepairReply(models.Message{Role: models.RoleAssistant, Content: m.Thinking}, a.allSpecs()); len(th.Calls) > 0 {
+			for i := range th.Calls {
+				th.Calls[i].Fixes = append(th.Calls[i].Fixes, RepairThinking)
+			}
+			rec.Calls = th.Calls
+		}
+	}
 	if len(rec.Calls) == 0 {
 		out.broken, out.brokenTool = rec.Broken, rec.BrokenTool
+		if a.constrained() && rec.Broken == "" {
+			m.Content = rec.Rest // the answer, out of its JSON
+		}
 		return out
 	}
 	m.ToolCalls, m.Content = nil, rec.Rest
@@ -65,6 +82,9 @@ func (a *Agent) recoverCalls(m *models.Message) recovered {
 		last := out.calls[len(out.calls)-1].ID
 		a.notes[last] = append(a.notes[last], "another call in your reply could not be read: "+rec.Broken)
 	}
+	if doneReason == "length" {
+		a.refuseCut(out.calls)
+	}
 	a.screen(out.calls, restricted)
 	return out
 }
@@ -76,6 +96,9 @@ func (a *Agent) recoverCalls(m *models.Message) recovered {
 const (
 	InvalidCall      = "invalid call"
 	RepairUnreadable = "unreadable"
+	// RepairThinking ends the repair label of a call found in the reply's
+	// thinking rather than its text.
+	RepairThinking = "thinking"
 )
 
 // allSpecs are the specifications of every tool in the toolbox.
@@ -104,7 +127,7 @@ func (a *Agent) exampleCall(tool string) string {
 			}
 		}
 	}
-	return models.FormatCall(a.cfg.ToolFormat, spec.Name, models.ExampleArgs(spec))
+	return models.FormatCall(a.callFormat(), spec.Name, models.ExampleArgs(spec))
 }
 
 // noCalls decides what follows a reply without calls. A normal answer ends
@@ -129,6 +152,12 @@ func (a *Agent) noCalls(ctx context.Context, rec recovered, reply models.Reply, 
 				a.guard.strikes[kindBroken] = 0
 				n.Example = a.exampleCall(rec.brokenTool)
 			}
+		} else if !a.constrained() {
+			a.mode.brokenText++
+			if a.maybeConstrain(ctx, send) {
+				a.guard.strikes[kindBroken] = 0
+				n.Example = a.exampleCall(rec.brokenTool)
+			}
 		}
 	case reply.DoneReason == models.DoneRepetition:
 		kind = kindWords
@@ -141,7 +170,19 @@ func (a *Agent) noCalls(ctx context.Context, rec recovered, reply models.Reply, 
 		kind = kindEmpty
 		n = prompts.Nudge{Kind: prompts.NudgeEmpty, Example: a.exampleCall("")}
 	default:
-		return false, nil
+		in, ok := a.intentNudge(rec.shown)
+		if !ok {
+			return false, nil
+		}
+		msg, err := prompts.RenderNudge(in)
+		if err != nil {
+			return false, err
+		}
+		send(Notice{Level: Info, Text: "the model said what it would do but called no tool; asking it to make the call"})
+		if err := a.append(ctx, models.Message{Role: models.RoleUser, Content: msg}); err != nil {
+			return false, err
+		}
+		return true, nil
 	}
 	step := a.guard.strike(kind)
 	if step == escalateStop {
@@ -184,8 +225,8 @@ func (a *Agent) recordUnreadable(ctx context.Context, rec recovered) {
 // shownAfterHold is the part of held-back streamed text the user may see
 // once the reply is complete: none of it if it was call text.
 func (a *Agent) shownAfterHold(held string) string {
-	rec := models.RepairReply(models.Message{Role: models.RoleAssistant, Content: held}, a.allSpecs())
-	if len(rec.Calls) == 0 && rec.Broken == "" {
+	rec := a.repair(models.Message{Role: models.RoleAssistant, Content: held})
+	if len(rec.Calls) == 0 && rec.Broken == "" && !a.constrained() {
 		return held
 	}
 	return rec.Rest

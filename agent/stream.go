@@ -20,12 +20,13 @@ type callFilter struct {
 }
 
 // callTags start a tool call wherever they appear.
-var callTags = []string{"<tool_call>", "<|tool_call|>", "<function_call>", "<tool_calls>", "<|python_tag|>", "[TOOL_CALLS]", "<function="}
+var callTags = []string{"<tool_call>", "<|tool_call|>", "<function_call>", "<tool_calls>", "<|python_tag|>", "[TOOL_CALLS]", "<function=",
+	"<|tool_call_start|>", "<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>", "<|tool_calls_section_begin|>", "<|tool_call_begin|>", "<|channel|>", "<|start|>", "<tools>"}
 
 // callLine matches the start of a line that opens a call: JSON, bare (in
 // any quotes), in a list or fenced; a tool_code fence; a list of Python
 // calls.
-var callLine = regexp.MustCompile("^\\s*(\\[?\\s*\\{\\s*[\"']?(name|function|type|tool|tool_name|action|tool_calls)[\"']?\\s*:|```(json|tool|tool_call|tool_code)?\\s*\\n\\s*\\{|```tool_code\\s*\\n|\\[[A-Za-z_][\\w.]*\\()")
+var callLine = regexp.MustCompile("^\\s*(\\[?\\s*\\{\\s*[\"']?(name|function|type|tool|tool_name|action|tool_calls|arguments|parameters|args)[\"']?\\s*:|```(json|tool|tool_call|tool_code)?\\s*\\n\\s*\\{|```tool_code\\s*\\n|\\[[A-Za-z_][\\w.]*\\()")
 
 func newCallFilter() *callFilter { return &callFilter{lineStart: true} }
 

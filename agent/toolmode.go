@@ -28,6 +28,10 @@ type toolMode struct {
 	switched, once bool
 	parseErrors    int
 	brokenNative   int
+	// brokenText counts unreadable calls in the text protocol; constrained
+	// is set once the session moved to the constrained mode.
+	brokenText  int
+	constrained bool
 	// textSystem caches the text-protocol system prompt for textFor tools.
 	textSystem string
 	textFor    string
@@ -35,21 +39,21 @@ type toolMode struct {
 
 // textTools reports whether the next request uses the text tool protocol.
 func (a *Agent) textTools() bool {
-	return a.cfg.TextTools || a.mode.switched || a.mode.once
+	return a.cfg.TextTools || a.mode.switched || a.mode.once || a.constrained()
 }
 
 // TextTools reports whether the session uses the text tool protocol, from
 // the start or since it fell back to it.
-func (a *Agent) TextTools() bool { return a.cfg.TextTools || a.mode.switched }
+func (a *Agent) TextTools() bool { return a.cfg.TextTools || a.mode.switched || a.constrained() }
 
 // textSystemPrompt is the system prompt followed by the text protocol's
 // description of specs, rendered once per tool list.
 func (a *Agent) textSystemPrompt(specs []models.ToolSpec) string {
-	key := fmt.Sprint(models.ToolNames(specs))
+	key := fmt.Sprint(a.callFormat(), models.ToolNames(specs))
 	if a.mode.textFor == key && a.mode.textSystem != "" {
 		return a.mode.textSystem
 	}
-	block, err := prompts.TextToolsBlock(specs, a.cfg.ToolFormat)
+	block, err := prompts.TextToolsBlock(specs, a.callFormat())
 	if err != nil {
 		a.log.Error("render text tools", "err", err)
 	}
@@ -91,7 +95,8 @@ type metaRecorder interface {
 }
 
 // MetaToolMode is the session setting that records a fall back to the text
-// tool protocol ("text"), and MetaToolModeWhy says why; tern reads them to
+// tool protocol ("text") or the constrained mode ("constrained"), and
+// MetaToolModeWhy says why; tern reads them to
 // start later sessions of the same model in text mode.
 const (
 	MetaToolMode    = "tool_mode"
@@ -105,9 +110,14 @@ func (a *Agent) switchToText(ctx context.Context, send func(Event), why string) 
 	}
 	a.mode.switched = true
 	send(Notice{Level: Warn, Text: why + "; switching to the text tool protocol for the rest of the session (force with --tool-mode native)"})
+	a.recordMode(ctx, "text", why)
+}
+
+// recordMode keeps the session's move to another tool mode, and why.
+func (a *Agent) recordMode(ctx context.Context, mode, why string) {
 	if m, ok := a.rec.(metaRecorder); ok {
 		ctx = context.WithoutCancel(ctx)
-		if err := m.SetMeta(ctx, a.cfg.SessionID, MetaToolMode, "text"); err != nil {
+		if err := m.SetMeta(ctx, a.cfg.SessionID, MetaToolMode, mode); err != nil {
 			a.log.Error("record tool mode", "err", err)
 		}
 		if err := m.SetMeta(ctx, a.cfg.SessionID, MetaToolModeWhy, why); err != nil {

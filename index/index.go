@@ -31,6 +31,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/ternhq/tern/index/ignore"
+	"github.com/ternhq/tern/statedir"
 )
 
 // Errors callers branch on.
@@ -68,14 +69,11 @@ func Open(ctx context.Context, root string) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open index: %w", err)
 	}
-	dir := filepath.Join(abs, ".tern")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	path, err := statedir.File(abs, "index.db")
+	if err != nil {
 		return nil, fmt.Errorf("open index: %w", err)
 	}
-	if err := ensureGitignore(dir); err != nil {
-		return nil, fmt.Errorf("open index: %w", err)
-	}
-	return OpenAt(ctx, abs, filepath.Join(dir, "index.db"))
+	return OpenAt(ctx, abs, path)
 }
 
 // OpenAt opens the index of the repository at root stored in the database
@@ -108,19 +106,6 @@ func OpenAt(ctx context.Context, root, dbPath string) (*Index, error) {
 		return nil, err
 	}
 	return ix, nil
-}
-
-// ensureGitignore writes .tern/.gitignore unless it exists.
-func ensureGitignore(dir string) error {
-	f, err := os.OpenFile(filepath.Join(dir, ".gitignore"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if errors.Is(err, os.ErrExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	_, err = f.WriteString("*\n")
-	return errors.Join(err, f.Close())
 }
 
 // Root is the repository directory the index covers.

@@ -38,6 +38,10 @@ type Options struct {
 	// EmbedBatch is how many chunks go to the embedder in one call
 	// (default 32).
 	EmbedBatch int
+	// OnWait, when set, is called once when another process is updating
+	// the same index, with who it is; Update then waits for it to finish.
+	// Without OnWait, Update returns ErrBusy at once.
+	OnWait func(holder string)
 }
 
 // Phase is the stage an update is in.
@@ -155,6 +159,11 @@ func (ix *Index) Update(ctx context.Context, opts Options) (Stats, error) {
 		return Stats{}, ErrBusy
 	}
 	defer ix.update.Unlock()
+	lock, err := lockUpdate(ctx, ix.path, opts.OnWait)
+	if err != nil {
+		return Stats{}, err
+	}
+	defer lock.unlock()
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
@@ -168,7 +177,7 @@ func (ix *Index) Update(ctx context.Context, opts Options) (Stats, error) {
 		return Stats{}, errors.New("index update: an embedder needs a model name")
 	}
 	u := &updater{ix: ix, opts: opts, start: time.Now()}
-	err := u.run(ctx)
+	err = u.run(ctx)
 	u.stats.Elapsed = time.Since(u.start)
 	u.report(PhaseDone, true)
 	return u.stats, err

@@ -28,4 +28,10 @@ var (
 	// error was encountered while running the model"). A second attempt
 	// starts a new runner.
 	ErrRunnerCrashed = errors.New("model runner crashed")
+	// ErrStalled: the server stopped answering (no response headers, or a
+	// reply stream silent for too long).
+	ErrStalled = errors.New("model server stopped answering")
+	// ErrReplyTooLong: the reply went on far past its limits (a server that
+	// ignores num_predict, a stream that never ends); what arrived is kept.
+	ErrReplyTooLong = errors.New("reply too long")
 )

@@ -84,7 +84,10 @@ type Request struct {
 	Messages []Message
 	// Tools are passed natively. Leave empty for models without the tools
 	// capability (the text tool protocol describes tools in the prompt).
-	Tools   []ToolSpec
+	Tools []ToolSpec
+	// Format, when set, is a JSON schema the reply must match; Ollama
+	// enforces it with a grammar while sampling (ConstrainedSchema).
+	Format  json.RawMessage
 	Options Options
 }
 

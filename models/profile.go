@@ -36,8 +36,8 @@ type Profile struct {
 	// the first when it sends more: small models chain calls whose
 	// arguments depend on results they have not seen.
 	OneToolPerReply bool `json:"one_tool_per_reply"`
-	// ToolMode, when set ("text" or "native"), overrides the automatic
-	// choice of tool protocol for the family.
+	// ToolMode, when set ("text", "native" or "constrained"), overrides
+	// the automatic choice of tool protocol for the family.
 	ToolMode string `json:"tool_mode,omitempty"`
 }
 
@@ -196,9 +196,9 @@ func (p Profile) Validate() error {
 		return &profileError{p.Name, "think_control", p.ThinkControl, "api or tag"}
 	}
 	switch p.ToolMode {
-	case "", "auto", "native", "text":
+	case "", "auto", "native", "text", "constrained":
 	default:
-		return &profileError{p.Name, "tool_mode", p.ToolMode, "auto, native or text"}
+		return &profileError{p.Name, "tool_mode", p.ToolMode, "auto, native, text or constrained"}
 	}
 	return nil
 }

@@ -1,9 +1,11 @@
 package models
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -16,7 +18,9 @@ const (
 	RepairMistral     = "mistral"      // [TOOL_CALLS][…] or [TOOL_CALLS]name[ARGS]{…}
 	RepairPythonTag   = "python_tag"   // <|python_tag|>{…} (Llama 3.x)
 	RepairFunctionTag = "function_tag" // <function=name>{…}</function> or <parameter=…> tags
-	RepairPythonic    = "pythonic"     // read_file(path="a.go"), in ```tool_code or as the whole reply
+	RepairPythonic    = "pythonic"     // read_file(path="a.go"), in ```tool_code, as the whole reply or in prose
+	RepairEnvelope    = "envelope"     // a name in special tokens, then JSON (DeepSeek, Kimi, gpt-oss harmony)
+	RepairCLI         = "cli"          // read_file path="a.go", written like a command line
 )
 
 // Fixes: how a recovered call was mended. A call's Repair label is its path
@@ -29,6 +33,8 @@ const (
 	FixPositional = "positional" // arguments given by position, mapped to the schema's order
 	FixName       = "name"       // the tool name corrected (case, prefix, spelling)
 	FixCoerce     = "coerce"     // argument types coerced or unknown arguments dropped
+	FixArgName    = "argname"    // argument names corrected (file_path for path, cmd for command)
+	FixInferred   = "inferred"   // no name given; the tool inferred from the argument names
 )
 
 // RepairedCall is one tool call as the repair pipeline recovered it.
@@ -144,18 +150,29 @@ func recoverText(text string, specs []ToolSpec) Recovery {
 	}
 	slices.SortFunc(spans, func(a, b span) int { return a.start - b.start })
 
-	names := ToolNames(specs)
 	var rec Recovery
 	var rest strings.Builder
 	last := 0
 	for _, s := range spans {
 		var calls []RepairedCall
+		var nameless []string
 		for _, rc := range s.calls {
 			c := mend(RepairedCall{ToolCall: rc.call, Path: s.path, Fixes: rc.fixes}, specs)
-			if s.weak && !rc.explicit && len(specs) > 0 && ResolveToolName(rc.call.Name, names) == "" {
+			if s.weak && !rc.explicit && len(specs) > 0 && c.UnknownTool {
 				continue // JSON that merely has a "name", not a call
 			}
+			if c.Name == "" {
+				// Arguments without a name, fitting no one tool.
+				nameless = append(nameless, c.Problem)
+				continue
+			}
+			if rc.truncated && (c.Problem == "" || !c.UnknownTool) {
+				c.Problem = truncatedProblem(c.Name)
+			}
 			calls = append(calls, c)
+		}
+		if len(calls) == 0 && s.broken == "" && len(nameless) > 0 {
+			s.broken = "the text after the tool call tag could not be read as a call: " + nameless[0]
 		}
 		if len(calls) == 0 && s.broken == "" {
 			continue // the span's text stays in the answer
@@ -195,9 +212,27 @@ func mend(c RepairedCall, specs []ToolSpec) RepairedCall {
 		c.Arguments = []byte("{}")
 	}
 	if len(specs) == 0 {
+		if c.Name == "" {
+			c.Problem = "it names no tool"
+		}
 		return c
 	}
+	if c.Name == "" {
+		name, fits := inferTool(c.Arguments, specs)
+		if name == "" {
+			c.Problem = "it names no tool"
+			if len(fits) > 1 {
+				c.Problem += fmt.Sprintf(" (its arguments fit %s; say which)", strings.Join(fits, " and "))
+			}
+			return c
+		}
+		c.Name = name
+		c.Fixes = append(c.Fixes, FixInferred)
+	}
 	name := ResolveToolName(c.Name, ToolNames(specs))
+	if name == "" {
+		name = aliasTool(c.Name, c.Arguments, specs)
+	}
 	if name == "" {
 		c.Problem = fmt.Sprintf("unknown tool %q. Available tools: %s.", c.Name, strings.Join(ToolNames(specs), ", "))
 		c.UnknownTool = true
@@ -212,6 +247,10 @@ func mend(c RepairedCall, specs []ToolSpec) RepairedCall {
 		c.Arguments = args
 		c.Fixes = append(c.Fixes, FixPositional)
 	}
+	if args, ok := renameArgs(spec, c.Arguments); ok {
+		c.Arguments = args
+		c.Fixes = append(c.Fixes, FixArgName)
+	}
 	fixed, notes, err := CheckArgs(spec, c.Arguments)
 	if err != nil {
 		c.Problem = err.Error()
@@ -222,5 +261,23 @@ func mend(c RepairedCall, specs []ToolSpec) RepairedCall {
 		c.Fixes = append(c.Fixes, FixCoerce)
 	}
 	c.Notes = notes
+	if k, v := placeholderArg(spec, c.Arguments); k != "" {
+		c.Problem = fmt.Sprintf("argument %q of %s is a placeholder (%q), not a real value, so it was not run. Call it again with the real value, like %s",
+			k, spec.Name, v, example(spec))
+	} else if k := cutArg(c.Arguments); k != "" {
+		c.Problem = fmt.Sprintf("argument %q of %s ends mid-way (%s), as if the reply was cut off, so it was not run. %s", k, spec.Name, tail(c.Arguments, k), "Send the call again, complete")
+	}
 	return c
+}
+
+// tail is the last few characters of a string argument, for corrections.
+func tail(args json.RawMessage, key string) string {
+	_, obj, _ := orderedObject(args)
+	var s string
+	_ = json.Unmarshal(obj[key], &s)
+	s = strings.TrimSpace(s)
+	if r := []rune(s); len(r) > 24 {
+		s = "…" + string(r[len(r)-24:])
+	}
+	return strconv.Quote(s)
 }

@@ -235,6 +235,10 @@ const (
 	FormatLlama = "llama"
 	// FormatMistral is [TOOL_CALLS][{"name": …, "arguments": {…}}].
 	FormatMistral = "mistral"
+	// FormatConstrained is the bare object of FormatJSON, in the
+	// constrained tool mode, whose replies are JSON objects only
+	// (ConstrainedSchema).
+	FormatConstrained = "constrained"
 )
 
 // FormatCall writes a call as text in format (FormatTagged when empty or
@@ -249,7 +253,7 @@ func FormatCall(format, name string, args json.RawMessage) string {
 	}
 	obj := `{"name": ` + quoteJSON(name) + `, "` + key + `": ` + string(args) + `}`
 	switch format {
-	case FormatJSON, FormatLlama:
+	case FormatJSON, FormatLlama, FormatConstrained:
 		return obj
 	case FormatMistral:
 		return "[TOOL_CALLS][" + obj + "]"

@@ -18,6 +18,9 @@ type rawCall struct {
 	// explicit is set when the object said "arguments" (or an alias of it)
 	// outright, which plain data rarely does.
 	explicit bool
+	// truncated is set when the call's text stopped inside a string: the
+	// model was cut off, and its last argument is not what it meant.
+	truncated bool
 }
 
 // Keys small models use for a call's name and for its arguments, in the
@@ -47,10 +50,12 @@ func decodePayload(text string) ([]rawCall, string) {
 			why = "it names no tool"
 			continue
 		}
+		cut := repaired && endsInString(chunk)
 		for i := range cs {
 			if repaired {
 				cs[i].fixes = append([]string{FixJSON}, cs[i].fixes...)
 			}
+			cs[i].truncated = cs[i].truncated || cut
 		}
 		calls = append(calls, cs...)
 	}
@@ -104,6 +109,24 @@ func closing(s string, start int, opens, closes string) int {
 		return true
 	})
 	return end
+}
+
+// endsInString reports whether s stops inside a quoted string: text cut
+// off in the middle of an argument.
+func endsInString(s string) bool {
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0 && c == '\\':
+			i++
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote == 0 && c == '"':
+			quote = c
+		}
+	}
+	return quote != 0
 }
 
 // scanUnquoted calls fn for each byte of s from start on that is outside a
@@ -339,9 +362,6 @@ func callFrom(keys []string, obj map[string]json.RawMessage) (rawCall, bool) {
 			break
 		}
 	}
-	if rc.call.Name == "" {
-		return rc, false
-	}
 	for _, k := range argKeys {
 		if v, ok := obj[k]; ok {
 			rc.explicit = true
@@ -351,8 +371,13 @@ func callFrom(keys []string, obj map[string]json.RawMessage) (rawCall, bool) {
 			args, fixes := argsValue(v)
 			rc.call.Arguments = args
 			rc.fixes = append(rc.fixes, fixes...)
+			// A call that gives arguments but no name: mend infers the
+			// tool from the argument names when only one fits.
 			return rc, true
 		}
+	}
+	if rc.call.Name == "" {
+		return rc, false
 	}
 	// No arguments key: the other keys next to the name are the arguments.
 	var b bytes.Buffer

@@ -62,6 +62,7 @@ func normalizeName(name string) string {
 	name = strings.TrimSpace(name)
 	name = strings.Trim(name, "`'\"")
 	name = strings.TrimSuffix(name, "()")
+	name = strings.TrimSuffix(name, ".call") // Llama 3.1's brave_search.call(…)
 	lower := strings.ToLower(name)
 	for _, p := range namePrefixes {
 		if strings.HasPrefix(lower, p) {

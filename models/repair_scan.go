@@ -11,20 +11,24 @@ type scanner func(text string, taken func(start, end int) bool) []span
 
 // scanners run in this order: explicit markers first, then fences, then
 // bare JSON, then a reply that is nothing but Python call syntax.
-var scanners = []scanner{scanTags, scanFunctionTags, scanMistral, scanPythonTag, scanFences, scanBare, scanPythonic}
+var scanners = []scanner{scanEnvelopes, scanTags, scanFunctionTags, scanInvokes, scanMistral, scanPythonTag, scanFunctools, scanFences, scanBare, scanPythonic, scanPythonicLines, scanCLI}
 
 var (
 	// Tags around calls: <tool_call>, <|tool_call|> (Granite, Phi),
-	// <function_call>, <tool_calls>, <toolcall>.
-	tagOpen  = regexp.MustCompile(`(?i)<\|?(?:tool_?calls?|function_?calls?)\|?>`)
-	tagClose = regexp.MustCompile(`(?i)<\|?/(?:tool_?calls?|function_?calls?)\|?>|<\|end_?tool_?calls?\|>`)
+	// <function_call>, <tool_calls>, <toolcall>, <|tool_call_start|>
+	// (LFM2), <tools>.
+	tagOpen  = regexp.MustCompile(`(?i)<\|?(?:tool_?calls?|function_?calls?)(?:_start|_begin)?\|?>|<tools>`)
+	tagClose = regexp.MustCompile(`(?i)<\|?/(?:tool_?calls?|function_?calls?)\|?>|<\|end_?tool_?calls?\|>|<\|?(?:tool_?calls?|function_?calls?)_(?:end|stop)\|?>|</tools>`)
 
 	funcOpen  = regexp.MustCompile(`<function=([\w.\-]+)>`)
 	funcClose = regexp.MustCompile(`</function>`)
-	paramTag  = regexp.MustCompile(`(?s)<parameter=([\w.\-]+)>\s*(.*?)\s*(?:</parameter>|$)`)
+	paramOpen = regexp.MustCompile(`<parameter=([\w.\-]+)>`)
+	// What ends a <parameter=…> value: its closing tag, else the next
+	// parameter or the end of the call (Qwen3-Coder leaves them open).
+	paramEnd = regexp.MustCompile(`</parameter>|<parameter=|</?function|</tool_call>`)
 
 	mistralCall = regexp.MustCompile(`\[TOOL_CALLS\]`)
-	mistralArgs = regexp.MustCompile(`^\s*([\w.\-]+)\s*\[ARGS\]`)
+	mistralArgs = regexp.MustCompile(`^\s*([\w.\-]+)\s*(?:\[CALL_ID\]\s*[\w\-]*\s*)?(?:\[ARGS\]|\{)`)
 
 	pythonTag = regexp.MustCompile(`<\|python_tag\|>`)
 	// Llama's end-of-message tokens, which may trail a call.
@@ -32,7 +36,8 @@ var (
 
 	fence = regexp.MustCompile("(?s)```[ \t]*([\\w-]*)[ \t]*\\n(.*?)(?:\\n[ \t]*```|$)")
 	// A JSON object that looks like a call: its first key names a tool.
-	callStart = regexp.MustCompile(`^\{\s*["']?(?:name|tool_name|function_name|tool|function|action|type|tool_calls)["']?\s*:`)
+	// Its arguments may come first, or alone.
+	callStart = regexp.MustCompile(`^\{\s*["']?(?:name|tool_name|function_name|tool|function|action|type|tool_calls|arguments|args|parameters|params|action_input|tool_input)["']?\s*:`)
 	// The name a broken call gives, if it gives one.
 	brokenName = regexp.MustCompile(`["']?(?:name|tool_name|tool|function)["']?\s*:\s*["']([\w.\-]+)`)
 )
@@ -86,8 +91,31 @@ func payloadCalls(body string) ([]rawCall, string) {
 	if body == "" {
 		return nil, "it is empty"
 	}
-	if body[0] != '{' && body[0] != '[' {
+	if body[0] != '{' {
 		if calls, ok := pythonicCalls(body); ok {
+			return calls, ""
+		}
+		if calls := xmlCalls(body); len(calls) > 0 {
+			return calls, ""
+		}
+		// read_file {"path": …}, functions.read_file:{…}: the name
+		// outside the JSON.
+		if m := nameThenJSON.FindStringSubmatchIndex(body); m != nil {
+			open := m[1] - 1
+			v, repaired, err := parseJSON(body[open:matchClose(body, open)])
+			if err == nil && len(v) > 0 && v[0] == '{' {
+				if cs := callsIn(v); len(cs) == 1 && cs[0].call.Name != "" {
+					return cs, "" // the JSON names the call itself
+				}
+				rc := rawCall{call: ToolCall{Name: body[m[2]:m[3]], Arguments: v}, explicit: true}
+				if repaired {
+					rc.fixes = []string{FixJSON}
+				}
+				return []rawCall{rc}, ""
+			}
+		}
+		// [read_file(path="a.go")] with words around it (LFM2).
+		if calls, _, _, ok := pythonicIn(body); ok {
 			return calls, ""
 		}
 		if i := strings.IndexAny(body, "{["); i >= 0 {
@@ -96,6 +124,9 @@ func payloadCalls(body string) ([]rawCall, string) {
 	}
 	return decodePayload(body)
 }
+
+// nameThenJSON matches a tool name followed by a JSON object.
+var nameThenJSON = regexp.MustCompile(`^([A-Za-z_][\w.\-]*?)(?::\d+)?\s*[:\n]?\s*\{`)
 
 // markBroken fills in why a span that had to hold a call holds none.
 func markBroken(s *span, body, where string) {
@@ -149,7 +180,7 @@ func functionTagCalls(body string) ([]rawCall, string) {
 			inner = inner[:c[0]]
 		}
 		rc := rawCall{call: ToolCall{Name: name}, explicit: true}
-		if params := paramTag.FindAllStringSubmatch(inner, -1); len(params) > 0 {
+		if params := paramTags(inner); len(params) > 0 {
 			var b strings.Builder
 			b.WriteByte('{')
 			for j, p := range params {
@@ -184,6 +215,21 @@ func functionTagCalls(body string) ([]rawCall, string) {
 	return nil, why
 }
 
+// paramTags returns the name and value of each <parameter=…> tag in s.
+func paramTags(s string) [][3]string {
+	var out [][3]string
+	opens := paramOpen.FindAllStringSubmatchIndex(s, -1)
+	for _, o := range opens {
+		rest := s[o[1]:]
+		end := len(rest)
+		if e := paramEnd.FindStringIndex(rest); e != nil {
+			end = e[0]
+		}
+		out = append(out, [3]string{"", s[o[2]:o[3]], strings.TrimSpace(rest[:end])})
+	}
+	return out
+}
+
 // paramValue is a <parameter> tag's text as JSON: a number, true, false or
 // a JSON value stays what it is; anything else is a string.
 func paramValue(s string) string {
@@ -206,6 +252,9 @@ func scanMistral(text string, taken func(int, int) bool) []span {
 		body := text[m[1]:limit]
 		s := span{start: m[0], path: RepairMistral}
 		if a := mistralArgs.FindStringSubmatchIndex(body); a != nil {
+			if body[a[1]-1] == '{' {
+				a[1]-- // name{…}: the brace starts the arguments
+			}
 			rest := body[a[1]:]
 			j := strings.Index(rest, "{")
 			end := a[1]

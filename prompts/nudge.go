@@ -37,6 +37,12 @@ const (
 	// NudgeRepetition: a reply the server cut off because the model kept
 	// writing the same word.
 	NudgeRepetition = "repetition"
+	// NudgeIntent: a reply that announced an action but called no tool.
+	// Example is the call that does it.
+	NudgeIntent = "intent"
+	// NudgeShell: a reply that showed a shell command instead of running
+	// it. Example is the run_command call that runs it.
+	NudgeShell = "shell_block"
 )
 
 // Nudge is a corrective message to render.

@@ -119,6 +119,8 @@ func TestNudgesGolden(t *testing.T) {
 		{"nudge-thinking", Nudge{Kind: NudgeThinking}},
 		{"nudge-onetool", Nudge{Kind: NudgeOneTool}},
 		{"nudge-repetition", Nudge{Kind: NudgeRepetition}},
+		{"nudge-intent", Nudge{Kind: NudgeIntent, Example: example}},
+		{"nudge-shell", Nudge{Kind: NudgeShell, Example: models.FormatCall(models.FormatTagged, "run_command", []byte(`{"command": "go test ./..."}`))}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

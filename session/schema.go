@@ -94,6 +94,23 @@ CREATE TABLE schema_versions (
 	version   INTEGER NOT NULL
 ) WITHOUT ROWID;
 `,
+	// 2: the messages of subagents (explore), kept apart from the
+	// session's history under the id of the call that ran them.
+	`
+CREATE TABLE sub_messages (
+	session_id   TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+	call_id      TEXT NOT NULL,
+	seq          INTEGER NOT NULL,
+	created      INTEGER NOT NULL,
+	role         TEXT NOT NULL,
+	content      TEXT NOT NULL DEFAULT '',
+	thinking     TEXT NOT NULL DEFAULT '',
+	tool_calls   TEXT,
+	tool_name    TEXT NOT NULL DEFAULT '',
+	tool_call_id TEXT NOT NULL DEFAULT '',
+	UNIQUE (session_id, call_id, seq)
+);
+`,
 }
 
 // dbState is what the file's header and catalogue say about it.

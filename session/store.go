@@ -26,6 +26,8 @@ import (
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/ternhq/tern/statedir"
 )
 
 // Sentinel errors callers branch on. Every returned error wraps one of them
@@ -100,36 +102,15 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 // OpenWorkspace opens the session database of the workspace at root:
 // <root>/.tern/tern.db. It creates <root>/.tern with a .gitignore holding
 // "*", so nothing of tern's shows up in git; an existing .gitignore is kept
-// as the user left it.
+// as the user left it. A .tern, tern.db or SQLite companion file that is a
+// symbolic link is refused (statedir), so a repository cannot redirect the
+// store outside the workspace.
 func OpenWorkspace(ctx context.Context, root string, opts ...Option) (*Store, error) {
-	dir := filepath.Join(root, ".tern")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create %s: %w", dir, err)
-	}
-	if err := writeNew(filepath.Join(dir, ".gitignore"), "*\n"); err != nil {
+	path, err := statedir.File(root, "tern.db")
+	if err != nil {
 		return nil, err
 	}
-	return Open(ctx, filepath.Join(dir, "tern.db"), opts...)
-}
-
-// writeNew writes body to a file that does not exist yet, and leaves an
-// existing one alone.
-func writeNew(name, body string) error {
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if errors.Is(err, os.ErrExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("create %s: %w", name, err)
-	}
-	_, err = f.WriteString(body)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	return nil
+	return Open(ctx, path, opts...)
 }
 
 // dsn is the driver's name for the file at abs: a file: URI, so that a path

@@ -3,9 +3,8 @@ package tools
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
@@ -18,6 +17,7 @@ const maxChangeBytes = 1 << 20
 
 // target is a file a tool means to change, checked and loaded.
 type target struct {
+	ws       *Workspace
 	abs, rel string
 	exists   bool
 	mode     fs.FileMode
@@ -41,24 +41,29 @@ func (w *Workspace) loadTarget(tool, path string) (target, *Result) {
 	if err != nil {
 		return refuse("refused", "%v", err)
 	}
-	t := target{abs: abs, rel: rel, read: w.reads.has(abs)}
-	info, err := os.Stat(abs)
+	t := target{ws: w, abs: abs, rel: rel, read: w.reads.has(abs)}
+	f, info, err := w.openRegular(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return t, nil
+	case errors.Is(err, ErrOutsideWorkspace):
+		return refuse("refused", "%v", err)
+	case errors.Is(err, errNotRegular) && info.IsDir():
+		return refuse("directory", "%s is a directory, not a file", rel)
+	case errors.Is(err, errNotRegular):
+		return refuse("not a file", "%s is not a regular file; tern only changes regular files", rel)
 	case err != nil:
 		return refuse("error", "cannot open %s: %v", rel, err)
-	case info.IsDir():
-		return refuse("directory", "%s is a directory, not a file", rel)
-	case !info.Mode().IsRegular():
-		return refuse("not a file", "%s is not a regular file; tern only changes regular files", rel)
+	}
+	defer f.Close()
+	switch {
 	case w.rules.Ignored(rel, false):
 		return refuse("ignored", "%s is ignored (by .gitignore or .ternignore); tern does not change ignored files", rel)
 	case info.Size() > maxChangeBytes:
 		return refuse("too large", "%s is %s; %s changes files up to %s. Use run_command with a tool such as sed for large files",
 			rel, humanSize(info.Size()), tool, humanSize(maxChangeBytes))
 	}
-	data, err := os.ReadFile(abs)
+	data, err := io.ReadAll(io.LimitReader(f, maxChangeBytes+1))
 	if err != nil {
 		return refuse("error", "cannot read %s: %v", rel, err)
 	}
@@ -73,32 +78,14 @@ func (w *Workspace) loadTarget(tool, path string) (target, *Result) {
 }
 
 // write replaces the file's content atomically (a temporary file renamed
-// over it), keeping its permissions, and creates missing directories.
+// over it), keeping its permissions, and creates missing directories, all
+// through the workspace's root.
 func (t target) write(content string) error {
-	dir := filepath.Dir(t.abs)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
 	mode := t.mode
 	if !t.exists {
 		mode = 0o644
 	}
-	f, err := os.CreateTemp(dir, ".tern-"+filepath.Base(t.abs)+"-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name()) // fails harmlessly after the rename
-	_, werr := f.WriteString(content)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		return werr
-	}
-	if err := os.Chmod(f.Name(), mode); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), t.abs)
+	return t.ws.writeAtomic(t.abs, content, mode)
 }
 
 // unifiedDiff returns the diff from old to new of the file rel, with

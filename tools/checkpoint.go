@@ -112,7 +112,7 @@ func snapshot(ctx context.Context, ws *Workspace) (tree string, err error) {
 	}
 	defer os.RemoveAll(tmp)
 	index := filepath.Join(tmp, "index")
-	g := gitRun{dir: ws.root, env: []string{"GIT_INDEX_FILE=" + index}}
+	g := gitRun{dir: ws.root, env: []string{"GIT_INDEX_FILE=" + index, gitMagicPathspecs}}
 	seeded := seedIndex(ctx, ws.root, index)
 	add := []string{"add", "-A", "--", ".", ":(exclude).tern", ":(exclude).git"}
 	if _, err = g.run(ctx, add...); err != nil && seeded {

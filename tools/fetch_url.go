@@ -37,6 +37,7 @@ const (
 type fetchURL struct {
 	ws     *Workspace
 	client *http.Client
+	guard  *netGuard
 	spec   models.ToolSpec
 }
 
@@ -49,7 +50,14 @@ var errTooManyRedirects = errors.New("too many redirects")
 // none, or client is nil). It does not consult robots.txt: it fetches one
 // page the user approved, as a browser would. Its effect is External, so
 // every call needs approval.
-func NewFetchURL(ws *Workspace, client *http.Client) Tool {
+//
+// It refuses loopback, private, link-local and other special addresses,
+// checked on the URL, on every redirect and at connect time, except for
+// allowHosts ("host" or "host:port"), which only the user's own config
+// names. A client with a Transport of its own (tests) skips the
+// connect-time check.
+func NewFetchURL(ws *Workspace, client *http.Client, allowHosts ...string) Tool {
+	g := newNetGuard(allowHosts)
 	c := &http.Client{}
 	if client != nil {
 		*c = *client
@@ -57,13 +65,16 @@ func NewFetchURL(ws *Workspace, client *http.Client) Tool {
 	if c.Timeout <= 0 {
 		c.Timeout = fetchTimeout
 	}
+	if c.Transport == nil {
+		c.Transport = g.transport()
+	}
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		if len(via) > fetchMaxRedirects {
 			return errTooManyRedirects
 		}
-		return nil
+		return g.checkURL(req.Context(), req.URL)
 	}
-	return &fetchURL{ws: ws, client: c, spec: SpecFrom("fetch_url", fetchURLDoc,
+	return &fetchURL{ws: ws, client: c, guard: g, spec: SpecFrom("fetch_url", fetchURLDoc,
 		models.Param{Name: "url", Type: "string", Required: true},
 	)}
 }
@@ -85,6 +96,9 @@ func (t *fetchURL) Run(ctx context.Context, in Input) Result {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
 		return fail("fetch_url: bad url", "cannot fetch %q: %v", target, err)
+	}
+	if err := t.guard.checkURL(ctx, req.URL); err != nil {
+		return t.failure(ctx, target, err)
 	}
 	req.Header.Set("User-Agent", "tern-fetch_url/1 (a coding agent fetching one page for its user)")
 	req.Header.Set("Accept", "text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.9,*/*;q=0.5")
@@ -261,6 +275,8 @@ func (t *fetchURL) failure(ctx context.Context, target string, err error) Result
 	switch {
 	case ctx.Err() != nil:
 		return fail("fetch_url: cancelled", "not finished: the user cancelled the turn")
+	case asBlocked(err) != nil:
+		return fail("fetch_url: refused", "fetch_url refused %s: %v. tern does not fetch from this machine or its private networks; do not retry. Only the user can allow a host, with fetch_allow = [\"HOST:PORT\"] in their own config file", target, asBlocked(err))
 	case errors.Is(err, errTooManyRedirects):
 		return fail("fetch_url: redirect loop", "%s redirects more than %d times; stopped. Try the final address directly", target, fetchMaxRedirects)
 	case errors.As(err, &netErr) && netErr.Timeout(), errors.Is(err, context.DeadlineExceeded):

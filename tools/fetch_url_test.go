@@ -104,7 +104,7 @@ func site(t *testing.T) *httptest.Server {
 
 func TestFetchURL(t *testing.T) {
 	srv := site(t)
-	tool := NewFetchURL(newFixture(t), &http.Client{Timeout: 10 * time.Second})
+	tool := NewFetchURL(newFixture(t), &http.Client{Timeout: 10 * time.Second}, "127.0.0.1")
 	if tool.Effect() != External {
 		t.Fatalf("effect %v, want external", tool.Effect())
 	}
@@ -137,7 +137,7 @@ func TestFetchURL(t *testing.T) {
 func TestFetchURLSizeCap(t *testing.T) {
 	srv := site(t)
 	ws := newFixture(t)
-	r := call(t, NewFetchURL(ws, nil), fmt.Sprintf(`{"url":%q}`, srv.URL+"/huge"), 2000)
+	r := call(t, NewFetchURL(ws, nil, "127.0.0.1"), fmt.Sprintf(`{"url":%q}`, srv.URL+"/huge"), 2000)
 	for _, want := range []string{"over 2.0 MiB; only its first 2.0 MiB were read", "omitted"} {
 		if r.IsError || !strings.Contains(r.Output, want) {
 			t.Errorf("output lacks %q:\n%s", want, r.Output)
@@ -181,7 +181,7 @@ func TestFetchURLOffline(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := call(t, NewFetchURL(newFixture(t), tt.client), fmt.Sprintf(`{"url":%q}`, tt.url), 0)
+			r := call(t, NewFetchURL(newFixture(t), tt.client, "127.0.0.1"), fmt.Sprintf(`{"url":%q}`, tt.url), 0)
 			if !r.IsError {
 				t.Fatalf("want an error result, got %+v", r)
 			}
@@ -198,7 +198,7 @@ func TestFetchURLCancelled(t *testing.T) {
 	srv := site(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	time.AfterFunc(50*time.Millisecond, cancel)
-	r := NewFetchURL(newFixture(t), nil).Run(ctx, Input{Args: []byte(fmt.Sprintf(`{"url":%q}`, srv.URL+"/slow"))})
+	r := NewFetchURL(newFixture(t), nil, "127.0.0.1").Run(ctx, Input{Args: []byte(fmt.Sprintf(`{"url":%q}`, srv.URL+"/slow"))})
 	if !r.IsError || !strings.Contains(r.Output, "cancelled") {
 		t.Errorf("cancelled fetch: %+v", r)
 	}
@@ -207,7 +207,7 @@ func TestFetchURLCancelled(t *testing.T) {
 // TestFetchURLSpecGolden pins what the model reads of fetch_url
 // (go test ./tools -run FetchURLSpecGolden -update).
 func TestFetchURLSpecGolden(t *testing.T) {
-	spec := NewFetchURL(newFixture(t), nil).Spec()
+	spec := NewFetchURL(newFixture(t), nil, "127.0.0.1").Spec()
 	got := append(spec.WireJSON(), '\n')
 	path := filepath.Join("testdata", "fetch_url.golden")
 	if *update {
@@ -229,7 +229,7 @@ func TestFetchURLSpecGolden(t *testing.T) {
 
 func TestFetchURLTimeout(t *testing.T) {
 	srv := site(t)
-	r := call(t, NewFetchURL(newFixture(t), &http.Client{Timeout: 200 * time.Millisecond}), fmt.Sprintf(`{"url":%q}`, srv.URL+"/slow"), 0)
+	r := call(t, NewFetchURL(newFixture(t), &http.Client{Timeout: 200 * time.Millisecond}, "127.0.0.1"), fmt.Sprintf(`{"url":%q}`, srv.URL+"/slow"), 0)
 	if !r.IsError || !strings.Contains(r.Output, "timed out after 200ms; the site is slow or unreachable") {
 		t.Errorf("slow site: %+v", r)
 	}
@@ -243,7 +243,7 @@ func TestFetchURLBodyTimeout(t *testing.T) {
 		<-r.Context().Done() // the rest never comes
 	}))
 	defer srv.Close()
-	r := call(t, NewFetchURL(newFixture(t), &http.Client{Timeout: 200 * time.Millisecond}), fmt.Sprintf(`{"url":%q}`, srv.URL), 0)
+	r := call(t, NewFetchURL(newFixture(t), &http.Client{Timeout: 200 * time.Millisecond}, "127.0.0.1"), fmt.Sprintf(`{"url":%q}`, srv.URL), 0)
 	for _, want := range []string{"the download broke off after 11 B (timed out after 200ms)", "first part"} {
 		if !strings.Contains(r.Output, want) {
 			t.Errorf("output lacks %q:\n%s", want, r.Output)

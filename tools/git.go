@@ -22,11 +22,18 @@ var (
 const gitTimeout = 60 * time.Second
 
 // gitEnv turns off everything that could make git wait for a person or
-// print for a terminal.
+// print for a terminal. GIT_LITERAL_PATHSPECS makes every path tern passes
+// a plain path: pathspec magic such as ":(top)x", ":/x" or ":!x" in a path
+// the model chose cannot reach files outside a workspace that is a
+// subdirectory of its repository (tern resolves and checks paths itself).
 var gitEnv = []string{
 	"GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "PAGER=cat", "GIT_EDITOR=true",
-	"GIT_OPTIONAL_LOCKS=0", "LC_ALL=C",
+	"GIT_OPTIONAL_LOCKS=0", "LC_ALL=C", "GIT_LITERAL_PATHSPECS=1",
 }
+
+// gitMagicPathspecs lets one call use pathspec magic; only fixed pathspecs
+// tern writes itself may go with it.
+const gitMagicPathspecs = "GIT_LITERAL_PATHSPECS=0"
 
 // gitRun is one git invocation.
 type gitRun struct {
@@ -41,7 +48,9 @@ type gitRun struct {
 func (g gitRun) run(ctx context.Context, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", args...)
+	// An fsmonitor hook set in the repository's own config would run a
+	// program of its choosing on every status and diff.
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.fsmonitor=false"}, args...)...)
 	cmd.Dir = g.dir
 	cmd.Env = append(append(os.Environ(), gitEnv...), g.env...)
 	cmd.Stdin = g.stdin

@@ -102,7 +102,7 @@ func (t *gitDiff) Run(ctx context.Context, in Input) Result {
 		}
 		rel = r
 	}
-	cmd := []string{"diff", "--no-color", "--no-ext-diff"}
+	cmd := []string{"diff", "--no-color", "--no-ext-diff", "--no-textconv"}
 	which, other := "unstaged", "staged"
 	if args.Staged {
 		cmd = append(cmd, "--cached")
@@ -193,7 +193,7 @@ func (t *gitCommit) plan(ctx context.Context, raw json.RawMessage) (commitPlan, 
 		return refuse("failed", "%s", gitProblem(t.ws.root, err))
 	}
 	if p.changes = strings.TrimSuffix(out, "\n"); p.changes == "" {
-		staged, _ := gitRun{dir: t.ws.root}.run(ctx, "diff", "--cached", "--name-only")
+		staged, _ := gitRun{dir: t.ws.root}.run(ctx, append([]string{"diff", "--cached", "--name-only", "--"}, scope...)...)
 		if strings.TrimSpace(staged) == "" {
 			return refuse("nothing to commit", "There is nothing to commit: no changes in %s", strings.Join(scope, ", "))
 		}
@@ -223,7 +223,13 @@ func (t *gitCommit) Run(ctx context.Context, in Input) Result {
 	if _, err := g.run(ctx, add...); err != nil {
 		return fail("git commit: add failed", "%s", gitProblem(t.ws.root, err))
 	}
-	if _, err := g.run(ctx, "commit", "-q", "-m", p.message); err != nil {
+	// Only the workspace's files: in a workspace that is a subdirectory of
+	// its repository, changes staged elsewhere stay staged.
+	scope := []string{"."}
+	if len(p.files) > 0 {
+		scope = p.files
+	}
+	if _, err := g.run(ctx, append([]string{"commit", "-q", "-m", p.message, "--"}, scope...)...); err != nil {
 		msg := gitProblem(t.ws.root, err)
 		if strings.Contains(msg, "tell me who you are") || strings.Contains(msg, "user.email") {
 			msg = "git does not know who the author is (user.name and user.email are not set); ask the user to set them with git config"

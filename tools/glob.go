@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -73,8 +72,10 @@ func (t *glob) Run(ctx context.Context, in Input) Result {
 	if err != nil {
 		return fail(summary+": refused", "%v", err)
 	}
-	info, err := os.Stat(abs)
+	info, err := t.ws.stat(abs)
 	switch {
+	case errors.Is(err, ErrOutsideWorkspace):
+		return fail(summary+": refused", "%v", err)
 	case errors.Is(err, fs.ErrNotExist):
 		return fail(summary+": not found", "%s does not exist; use list_dir to see which directories there are", rel)
 	case err != nil:

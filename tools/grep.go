@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -115,11 +116,16 @@ func (t *grep) Run(ctx context.Context, in Input) Result {
 	if err != nil {
 		return fail(summary+": refused", "%v", err)
 	}
-	info, err := os.Stat(abs)
-	if errors.Is(err, fs.ErrNotExist) {
+	info, err := t.ws.stat(abs)
+	if errors.Is(err, ErrOutsideWorkspace) {
+		return fail(summary+": refused", "%v", err)
+	} else if errors.Is(err, fs.ErrNotExist) {
 		return fail(summary+": not found", "%s does not exist; use list_dir or glob to find the right path", rel)
 	} else if err != nil {
 		return fail(summary+": error", "cannot search %s: %v", rel, err)
+	}
+	if !info.IsDir() && !info.Mode().IsRegular() {
+		return fail(summary+": not a file", "%s is %s; grep searches regular files and directories", rel, fileKind(info.Mode()))
 	}
 	rules, _ := t.ws.area(abs)
 	base, err := filepath.Rel(rules.Root(), abs)
@@ -139,11 +145,16 @@ func (t *grep) Run(ctx context.Context, in Input) Result {
 			return fail(summary+": error", "search stopped: %v", err)
 		}
 	} else {
-		if binary, err := sniffFile(abs); err == nil && binary {
+		f, _, err := t.ws.openRegular(abs)
+		if err != nil {
+			return fail(summary+": error", "cannot search %s: %v", rel, err)
+		}
+		defer f.Close()
+		if binary, err := sniff(f); err == nil && binary {
 			return fail(summary+": binary", "%s is a binary file; grep searches text files only", rel)
 		}
 		searched = 1
-		fh := s.file(abs, rel, new(grepBuffers))
+		fh := s.search(f, rel, new(grepBuffers))
 		if fh.count > 0 || fh.large {
 			found = append(found, fh)
 		}
@@ -156,12 +167,19 @@ func (t *grep) Run(ctx context.Context, in Input) Result {
 func (s *grepSearch) walk(ctx context.Context, ws *Workspace) ([]fileHits, int, error) {
 	type job struct {
 		seq       int
-		abs, show string
+		rel, show string
 	}
 	type seqHits struct {
 		seq int
 		fh  fileHits
 	}
+	// Files are opened through the root of the searched tree, so a path
+	// swapped for a symbolic link after the walk listed it cannot lead out.
+	root, err := os.OpenRoot(s.rules.Root())
+	if err != nil {
+		return nil, 0, err
+	}
+	defer root.Close()
 	jobs := make(chan job)
 	results := make(chan seqHits)
 	var workers sync.WaitGroup
@@ -172,7 +190,7 @@ func (s *grepSearch) walk(ctx context.Context, ws *Workspace) ([]fileHits, int, 
 				if ctx.Err() != nil {
 					continue // the walk is stopping; drain
 				}
-				fh := s.file(j.abs, j.show, &bufs)
+				fh := s.file(root, j.rel, j.show, &bufs)
 				if fh.count > 0 || fh.large {
 					results <- seqHits{j.seq, fh}
 				}
@@ -189,13 +207,12 @@ func (s *grepSearch) walk(ctx context.Context, ws *Workspace) ([]fileHits, int, 
 	}()
 
 	searched := 0
-	root := filepath.Join(s.rules.Root(), filepath.FromSlash(s.base))
-	err := s.rules.Walk(ctx, root, func(rel string, d fs.DirEntry) error {
+	err = s.rules.Walk(ctx, filepath.Join(s.rules.Root(), filepath.FromSlash(s.base)), func(rel string, d fs.DirEntry) error {
 		if !d.Type().IsRegular() || !s.included(rel) {
 			return nil
 		}
 		searched++
-		jobs <- job{seq: searched, abs: filepath.Join(s.rules.Root(), filepath.FromSlash(rel)), show: ws.show(s.rules, rel)}
+		jobs <- job{seq: searched, rel: filepath.FromSlash(rel), show: ws.show(s.rules, rel)}
 		return nil
 	})
 	close(jobs)
@@ -233,16 +250,22 @@ type grepBuffers struct {
 	data []byte
 }
 
-// file searches one file. Binary and unreadable files yield nothing.
-func (s *grepSearch) file(abs, show string, bufs *grepBuffers) fileHits {
-	fh := fileHits{show: show}
-	f, err := os.Open(abs)
+// file searches the file rel of root. Binary, unreadable and special
+// files (a FIFO put where the walk saw a file) yield nothing.
+func (s *grepSearch) file(root *os.Root, rel, show string, bufs *grepBuffers) fileHits {
+	f, err := root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return fh
+		return fileHits{show: show}
 	}
 	defer f.Close()
+	return s.search(f, show, bufs)
+}
+
+// search searches the open file f.
+func (s *grepSearch) search(f *os.File, show string, bufs *grepBuffers) fileHits {
+	fh := fileHits{show: show}
 	info, err := f.Stat()
-	if err != nil {
+	if err != nil || !info.Mode().IsRegular() {
 		return fh
 	}
 	if info.Size() > grepMaxFile {
@@ -370,4 +393,17 @@ func hasMeta(pattern string) bool {
 		}
 	}
 	return false
+}
+
+// fileKind says what a file that is neither regular nor a directory is.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO), not a regular file"
+	case m&fs.ModeSocket != 0:
+		return "a socket, not a regular file"
+	case m&fs.ModeDevice != 0:
+		return "a device, not a regular file"
+	}
+	return "not a regular file"
 }

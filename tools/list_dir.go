@@ -59,8 +59,10 @@ func (t *listDir) Run(ctx context.Context, in Input) Result {
 	if err != nil {
 		return fail("list_dir "+args.Path+": refused", "%v", err)
 	}
-	info, err := os.Stat(abs)
+	info, err := t.ws.stat(abs)
 	switch {
+	case errors.Is(err, ErrOutsideWorkspace):
+		return fail("list_dir "+rel+": refused", "%v", err)
 	case errors.Is(err, fs.ErrNotExist):
 		return fail("list_dir "+rel+": not found", "%s does not exist; list its parent directory to see what is there", rel)
 	case err != nil:
@@ -82,7 +84,12 @@ func (t *listDir) Run(ctx context.Context, in Input) Result {
 	// One level more than shown is read, to count what the deepest
 	// directories shown hold.
 	perLevel := make([]int, depth+2)
-	if err := t.build(ctx, rules, abs, base, root, 1, depth+1, perLevel); err != nil {
+	dir, err := t.ws.openDir(abs)
+	if err == nil {
+		err = t.build(ctx, rules, dir, base, root, 1, depth+1, perLevel)
+		dir.Close()
+	}
+	if err != nil {
 		return fail("list_dir "+rel+": error", "cannot list %s: %v", rel, err)
 	}
 	// Show the deepest complete listing that fits, rather than one whose
@@ -122,13 +129,15 @@ type entry struct {
 	err      error
 }
 
-// build reads dir (abs, and rel relative to the rules' root) into e down to
-// maxLevel, counting the entries of each level into perLevel.
-func (t *listDir) build(ctx context.Context, rules *ignore.Rules, abs, rel string, e *entry, level, maxLevel int, perLevel []int) error {
+// build reads dir (opened as a root; rel relative to the rules' root) into
+// e down to maxLevel, counting the entries of each level into perLevel.
+// Each subdirectory is opened from its parent's descriptor, so none can
+// lead out of the workspace.
+func (t *listDir) build(ctx context.Context, rules *ignore.Rules, dir *os.Root, rel string, e *entry, level, maxLevel int, perLevel []int) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	des, err := os.ReadDir(abs)
+	des, err := readDir(dir)
 	if err != nil {
 		if level == 1 {
 			return err
@@ -144,7 +153,7 @@ func (t *listDir) build(ctx context.Context, rules *ignore.Rules, abs, rel strin
 		}
 		c := &entry{name: de.Name(), dir: isDir}
 		if de.Type()&fs.ModeSymlink != 0 {
-			c.link, _ = os.Readlink(filepath.Join(abs, de.Name()))
+			c.link, _ = dir.Readlink(de.Name())
 		}
 		e.children = append(e.children, c)
 	}
@@ -163,7 +172,14 @@ func (t *listDir) build(ctx context.Context, rules *ignore.Rules, abs, rel strin
 	}
 	for _, c := range e.children {
 		if c.dir {
-			if err := t.build(ctx, rules, filepath.Join(abs, c.name), path.Join(rel, c.name), c, level+1, maxLevel, perLevel); err != nil {
+			sub, err := dir.OpenRoot(c.name)
+			if err != nil {
+				c.err = err
+				continue
+			}
+			err = t.build(ctx, rules, sub, path.Join(rel, c.name), c, level+1, maxLevel, perLevel)
+			sub.Close()
+			if err != nil {
 				return err
 			}
 		}
@@ -179,10 +195,10 @@ func writeTree(b *strings.Builder, e *entry, level, maxLevel int, left *int) {
 			continue
 		}
 		b.WriteString(strings.Repeat("  ", level-1))
-		b.WriteString(c.name)
+		b.WriteString(shownName(c.name))
 		switch {
 		case c.link != "":
-			b.WriteString(" -> " + c.link)
+			b.WriteString(" -> " + shownName(c.link))
 		case c.dir && c.err != nil:
 			b.WriteString("/ (unreadable)")
 		case c.dir && len(c.children) == 0:
@@ -197,4 +213,14 @@ func writeTree(b *strings.Builder, e *entry, level, maxLevel int, left *int) {
 			writeTree(b, c, level+1, maxLevel, left)
 		}
 	}
+}
+
+// readDir lists the directory d.
+func readDir(d *os.Root) ([]fs.DirEntry, error) {
+	f, err := d.Open(".")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadDir(-1)
 }

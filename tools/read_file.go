@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
 	"strconv"
 	"strings"
@@ -58,23 +57,29 @@ func (t *readFile) Run(ctx context.Context, in Input) Result {
 	if err != nil {
 		return fail("read_file "+args.Path+": refused", "%v", err)
 	}
-	info, err := os.Stat(abs)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return fail("read_file "+rel+": not found", "%s", t.ws.notFound(ctx, rel))
-	case err != nil:
-		return fail("read_file "+rel+": error", "cannot read %s: %v", rel, err)
-	case info.IsDir():
-		return fail("read_file "+rel+": directory", "%s is a directory; use list_dir to see what it holds", rel)
-	case !info.Mode().IsRegular():
-		return fail("read_file "+rel+": not a file", "%s is not a regular file", rel)
-	}
 	if rules, inRoot := t.ws.area(abs); inRoot && !strings.HasPrefix(rel, ".tern/outputs/") {
 		if rules.Ignored(rel, false) {
 			return fail("read_file "+rel+": ignored", "%s is ignored (by .gitignore, .ternignore, or inside .git or .tern); tern does not read ignored files", rel)
 		}
 	}
-	if binary, err := sniffFile(abs); err != nil {
+	f, info, err := t.ws.openRegular(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fail("read_file "+rel+": not found", "%s", t.ws.notFound(ctx, rel))
+	case errors.Is(err, ErrOutsideWorkspace):
+		return fail("read_file "+rel+": refused", "%v", err)
+	case errors.Is(err, errNotRegular) && info.IsDir():
+		if rules, inRoot := t.ws.area(abs); inRoot && rules.Ignored(rel, true) {
+			return fail("read_file "+rel+": ignored", "%s is ignored (by .gitignore, .ternignore, or inside .git or .tern); tern does not read ignored files", rel)
+		}
+		return fail("read_file "+rel+": directory", "%s is a directory; use list_dir to see what it holds", rel)
+	case errors.Is(err, errNotRegular):
+		return fail("read_file "+rel+": not a file", "%s is not a regular file", rel)
+	case err != nil:
+		return fail("read_file "+rel+": error", "cannot read %s: %v", rel, err)
+	}
+	defer f.Close()
+	if binary, err := sniff(f); err != nil {
 		return fail("read_file "+rel+": error", "cannot read %s: %v", rel, err)
 	} else if binary {
 		return fail("read_file "+rel+": binary", "%s is a binary file (%s); read_file shows text files only", rel, humanSize(info.Size()))
@@ -89,7 +94,7 @@ func (t *readFile) Run(ctx context.Context, in Input) Result {
 	if limit <= 0 {
 		limit = DefaultLimit
 	}
-	p, err := readPage(ctx, abs, offset, lines, limit-min(160, limit/4))
+	p, err := readPage(ctx, f, offset, lines, limit-min(160, limit/4))
 	if err != nil {
 		return fail("read_file "+rel+": error", "cannot read %s: %v", rel, err)
 	}
@@ -122,12 +127,7 @@ type page struct {
 // readPage reads up to count lines from line first on, in at most maxBytes
 // of numbered output, and counts the lines of the whole file. It streams,
 // so huge files and huge lines cost no more memory than a page.
-func readPage(ctx context.Context, path string, first, count, maxBytes int) (*page, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
+func readPage(ctx context.Context, f io.Reader, first, count, maxBytes int) (*page, error) {
 	br := bufio.NewReaderSize(f, 64<<10)
 	p := &page{valid: true}
 	var line []byte // the current line, kept only while it may be shown
@@ -222,7 +222,7 @@ func (w *Workspace) notFound(ctx context.Context, rel string) string {
 			return errStop
 		}
 		if !d.IsDir() && strings.ToLower(d.Name()) == want {
-			found = append(found, p)
+			found = append(found, shownName(p))
 		}
 		return nil
 	})

@@ -5,7 +5,6 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/ternhq/tern/models"
@@ -80,7 +79,7 @@ func (t *searchCode) Run(ctx context.Context, in Input) Result {
 		}
 		if rel != "." {
 			prefix = rel + "/"
-			if fi, err := os.Stat(abs); err == nil && !fi.IsDir() {
+			if fi, err := t.ws.stat(abs); err == nil && !fi.IsDir() {
 				prefix = rel // one file
 			}
 		}

@@ -62,6 +62,19 @@ type Input struct {
 	// output is cut (head and tail kept) and the whole spilled to a file.
 	// Zero means DefaultLimit.
 	Limit int
+	// CallID identifies the call in the session, for a tool that keeps
+	// records of its own (explore keeps its subagent's messages under it).
+	CallID string
+	// Progress, when set, takes news of a long call while it runs.
+	Progress func(Progress)
+}
+
+// Progress is news of a call still running, for people: a subagent's
+// latest step and what it has cost so far.
+type Progress struct {
+	Text string
+	// Tokens counts the model tokens (prompt and generated) spent so far.
+	Tokens int
 }
 
 // DefaultLimit is the output cap when the caller gives none: about 2k tokens.
@@ -78,6 +91,9 @@ type Result struct {
 	Summary string
 	// Diff is a unified diff of what a write changed, for display.
 	Diff string
+	// Detail is more for people, shown when the call is opened and never
+	// sent to the model: the steps of explore's subagent.
+	Detail string
 }
 
 // Errorf returns a failed Result whose output is the formatted message.

@@ -96,8 +96,11 @@ func (p *UndoPlan) Apply(ctx context.Context) (savedRef string, err error) {
 			// A directory now standing where a file was restored would
 			// stop checkout-index; it only holds files created since.
 			if abs, _, err := p.ws.Resolve(path, Write); err == nil {
-				if info, err := os.Lstat(abs); err == nil && info.IsDir() {
-					os.RemoveAll(abs)
+				if r, rel, err := p.ws.inRoot(abs); err == nil {
+					if info, err := r.Lstat(rel); err == nil && info.IsDir() {
+						r.RemoveAll(rel)
+					}
+					r.Close()
 				}
 			}
 		}
@@ -116,21 +119,25 @@ func (p *UndoPlan) Apply(ctx context.Context) (savedRef string, err error) {
 
 // remove deletes the file at path (relative to the root) and the
 // directories it leaves empty, never leaving the workspace: the parent
-// directory must resolve inside it, and a symbolic link is removed, not
-// followed.
+// directory must resolve inside it, the removal goes through the
+// workspace's root, and a symbolic link is removed, not followed.
 func (p *UndoPlan) remove(path string) error {
 	dir, _, err := p.ws.Resolve(filepath.Dir(filepath.FromSlash(path)), Write)
 	if err != nil {
 		return err
 	}
-	if err := os.Remove(filepath.Join(dir, filepath.Base(path))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	r, rel, err := p.ws.inRoot(filepath.Join(dir, filepath.Base(path)))
+	if err != nil {
 		return err
 	}
-	for dir != p.ws.root && within(p.ws.root, dir) {
-		if os.Remove(dir) != nil {
+	defer r.Close()
+	if err := r.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return rootErr(rel, err)
+	}
+	for d := filepath.Dir(rel); d != "." && d != string(filepath.Separator); d = filepath.Dir(d) {
+		if r.Remove(d) != nil {
 			break // not empty
 		}
-		dir = filepath.Dir(dir)
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ternhq/tern/context/budget"
 	"github.com/ternhq/tern/index/ignore"
+	"github.com/ternhq/tern/statedir"
 )
 
 // ErrOutsideWorkspace is wrapped by every refusal of a path that lies, or
@@ -103,9 +104,13 @@ func (w *Workspace) Resolve(path string, access Access) (abs, rel string, err er
 	if p == "" {
 		return "", "", errors.New(`path is empty; give a path relative to the workspace root, such as "main.go"`)
 	}
-	lexical := filepath.Clean(p)
-	if !filepath.IsAbs(lexical) {
-		lexical = filepath.Join(w.root, lexical)
+	lexical := w.lexical(p)
+	if raw, ok := unescapeName(p); ok {
+		// A name listed with \xHH escapes (not valid UTF-8), unless a
+		// file is really called so.
+		if _, err := os.Lstat(lexical); err != nil {
+			p, lexical = raw, w.lexical(raw)
+		}
 	}
 	abs, err = resolveExisting(path, lexical)
 	if err != nil {
@@ -131,6 +136,15 @@ func (w *Workspace) Resolve(path string, access Access) (abs, rel string, err er
 		}
 	}
 	return abs, rel, nil
+}
+
+// lexical is p made absolute from the root and cleaned.
+func (w *Workspace) lexical(p string) string {
+	l := filepath.Clean(p)
+	if !filepath.IsAbs(l) {
+		l = filepath.Join(w.root, l)
+	}
+	return l
 }
 
 // resolveExisting resolves the symbolic links of p, an absolute clean path;
@@ -243,7 +257,7 @@ func (w *Workspace) area(abs string) (rules *ignore.Rules, inRoot bool) {
 // show names a path found by walking rules (rel is relative to
 // rules.Root()) the way the model should pass it back to a tool.
 func (w *Workspace) show(rules *ignore.Rules, rel string) string {
-	return w.relOf(filepath.Join(rules.Root(), filepath.FromSlash(rel)))
+	return shownName(w.relOf(filepath.Join(rules.Root(), filepath.FromSlash(rel))))
 }
 
 // pathError is a refusal with a message for the model and a sentinel cause.
@@ -276,37 +290,32 @@ func (w *Workspace) Spill(name, content string) (relPath string, err error) {
 // openSpill creates a new spill file for name under .tern/outputs and
 // returns it open for writing, with its path relative to the root.
 func (w *Workspace) openSpill(name string) (f *os.File, relPath string, err error) {
-	tern := filepath.Join(w.root, ".tern")
-	if err := os.MkdirAll(filepath.Join(tern, "outputs"), 0o755); err != nil {
+	// .tern and .tern/outputs must be real directories (a repository
+	// could ship them as links); the file itself is created through the
+	// workspace's root, so nothing swapped in later leads out either.
+	if _, err := statedir.Subdir(w.root, "outputs"); err != nil {
 		return nil, "", fmt.Errorf("spill output: %w", err)
 	}
-	dir, err := filepath.EvalSymlinks(filepath.Join(tern, "outputs"))
+	root, err := os.OpenRoot(w.root)
 	if err != nil {
 		return nil, "", fmt.Errorf("spill output: %w", err)
 	}
-	if !within(w.root, dir) {
-		return nil, "", fmt.Errorf("spill output: %s leads outside the workspace", dir)
-	}
-	gitignore := filepath.Join(tern, ".gitignore")
-	if _, err := os.Lstat(gitignore); errors.Is(err, fs.ErrNotExist) {
-		if err := os.WriteFile(gitignore, []byte("*\n"), 0o644); err != nil {
-			return nil, "", fmt.Errorf("spill output: %w", err)
-		}
-	}
+	defer root.Close()
 	base := w.now().Format("20060102-150405.000") + "-" + fileSafe(name)
 	for i := 1; ; i++ {
 		file := base + ".txt"
 		if i > 1 {
 			file = fmt.Sprintf("%s-%d.txt", base, i)
 		}
-		f, err := os.OpenFile(filepath.Join(dir, file), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		rel := filepath.Join(statedir.Name, "outputs", file)
+		f, err := root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		if errors.Is(err, fs.ErrExist) && i < 1000 {
 			continue // another call spilled in the same millisecond
 		}
 		if err != nil {
 			return nil, "", fmt.Errorf("spill output: %w", err)
 		}
-		return f, w.relOf(filepath.Join(dir, file)), nil
+		return f, filepath.ToSlash(rel), nil
 	}
 }
 
@@ -337,9 +346,11 @@ func (w *Workspace) Fit(name, output string, limit int) string {
 		return output
 	}
 	capped, _ := Cap(output, max(limit-min(160, limit/4), 1))
-	note := "full output could not be saved"
+	var note string
 	if rel, err := w.Spill(name, output); err == nil {
 		note = "full output: " + rel + "; read it with read_file offset/limit"
+	} else {
+		note = fmt.Sprintf("full output could not be saved: %v", err)
 	}
 	return strings.TrimSuffix(capped, "\n") + "\n" + note
 }

@@ -95,11 +95,13 @@ type App struct {
 	job *job
 
 	used, window int
-	calibrated   bool
-	rate         float64
-	tier         int
-	tools        []ToolInfo
-	rag          bool
+	// subagent says what a running subagent (explore) has spent.
+	subagent   string
+	calibrated bool
+	rate       float64
+	tier       int
+	tools      []ToolInfo
+	rag        bool
 
 	quitArmed bool
 	hint      string // replaces the footer's key list for a while
@@ -111,6 +113,8 @@ type App struct {
 	modalClose func()
 	// approval is the answer channel of the open approval dialog.
 	approval chan agent.Decision
+	// askMu keeps one set of the model's questions on screen at a time.
+	askMu    sync.Mutex
 	indexing bool
 	quitting bool
 	// tierSet records that Config.Tier was applied.
@@ -159,7 +163,7 @@ func New(cfg Config, deps Deps) *App {
 		req:       ConnectRequest{Model: cfg.Model, Resume: cfg.Resume},
 		histPos:   -1,
 	}
-	a.req.Approver = a
+	a.req.Approver, a.req.Asker = a, a
 	a.pres = newPresenter(a, th, a.md, cfg.Now)
 	a.pump = newPump(a.app, a.pres)
 	a.build()

@@ -118,8 +118,10 @@ type ConnectRequest struct {
 	Model string
 	// Resume is the session to continue; empty starts a new one.
 	Resume string
-	// Approver answers the agent's approvals; it is the TUI's dialog.
+	// Approver answers the agent's approvals, and Asker the model's
+	// questions (ask_user); both are the TUI's dialogs.
 	Approver agent.Approver
+	Asker    Asker
 }
 
 // Connector reaches the model and opens a session. Its errors are shown

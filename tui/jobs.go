@@ -25,6 +25,7 @@ func (a *App) endJob() {
 		a.job.cancel()
 	}
 	a.job = nil
+	a.subagent = ""
 	a.pump.spin(false)
 	if a.hint == "cancelling…" {
 		a.setHint("")
@@ -76,7 +77,7 @@ func (a *App) startConnect(req ConnectRequest) {
 	if a.connCancel != nil {
 		a.connCancel()
 	}
-	req.Approver = a
+	req.Approver, req.Asker = a, a
 	a.req = req
 	if a.conn != offlineState {
 		a.conn = connecting
@@ -183,7 +184,7 @@ func (a *App) setOffline(gen int, msg string) {
 // switchBackend opens another session or model; the current one stays
 // until the new one is ready.
 func (a *App) switchBackend(req ConnectRequest) {
-	req.Approver = a
+	req.Approver, req.Asker = a, a
 	ctx := a.startJob("connecting")
 	a.background(func() {
 		b, err := a.deps.Connect(ctx, req)

@@ -86,11 +86,22 @@ func (p *presenter) event(ev agent.Event, n int) []func() {
 		short := []line{{spans: []span{{text: "▸ ", style: p.th.tool}, {text: header, style: p.th.tool}, {text: " …", style: p.th.dim}}}}
 		id := "tool:" + e.ID
 		return append(ops, func() { ui.conv.set(id, kindTool, short, nil) })
+	case agent.ToolProgress:
+		header := p.tools[e.ID]
+		short := []line{{spans: []span{{text: "▸ ", style: p.th.tool}, {text: header, style: p.th.tool},
+			{text: " … " + oneLine(e.Text, 60) + " · " + kilo(e.Tokens) + " tok", style: p.th.dim}}}}
+		id, sub := "tool:"+e.ID, subagentStatus(e)
+		return []func(){func() { ui.conv.set(id, kindTool, short, nil); ui.subagent = sub }}
 	case agent.ToolEnd:
 		short, long := toolLines(p.th, p.tools[e.ID], e)
 		id := "tool:" + e.ID
 		delete(p.tools, e.ID)
-		return []func(){func() { ui.conv.set(id, kindTool, short, long) }}
+		return []func(){func() {
+			ui.conv.set(id, kindTool, short, long)
+			if e.Name == "explore" {
+				ui.subagent = ""
+			}
+		}}
 	case agent.Message:
 		ops := append(p.closeThinking(), p.endAnswer(e.Message.Content, true)...)
 		if u := e.Usage; u != nil {
@@ -182,6 +193,11 @@ func (p *presenter) endAnswer(final string, kept bool) []func() {
 	return []func(){func() { ui.conv.set(id, kindAssistant, lines, nil) }}
 }
 
+// subagentStatus is the status bar's field while a subagent runs.
+func subagentStatus(e agent.ToolProgress) string {
+	return e.Name + " running · " + kilo(e.Tokens) + " tok"
+}
+
 func noticeLines(th theme, e agent.Notice) []line {
 	st, mark := th.notice, "· "
 	if e.Level == agent.Warn {
@@ -236,6 +252,10 @@ func toolLines(th theme, header string, e agent.ToolEnd) (short, long []line) {
 		body = diff
 	} else if out := strings.TrimSpace(e.Output); out != "" {
 		body = textLines(out, th.toolOutput)
+	}
+	if e.Detail != "" {
+		body = append(body, line{}, styledLine("steps of the subagent (its messages stay out of the model's window):", th.dim))
+		body = append(body, textLines(strings.TrimRight(e.Detail, "\n"), th.dim)...)
 	}
 	if len(body) == 0 {
 		return short, nil

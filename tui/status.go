@@ -87,6 +87,9 @@ func (a *App) statusSpans(width int) []span {
 	if a.back != nil {
 		add(1, span{text: a.back.SessionID, style: th.barDim})
 	}
+	if a.subagent != "" && a.job != nil {
+		add(8, span{text: a.subagent, style: th.busy})
+	}
 	if a.job != nil {
 		frame := spinner[int(a.now().Sub(a.job.start)/spinEvery)%len(spinner)]
 		text := frame + " " + a.job.kind

@@ -77,7 +77,7 @@ func (a *app) ask(ctx context.Context, prompt, resume string, jsonOut bool) erro
 		return exitCodeError{code: exitCanceled, err: fmt.Errorf("cancelled; the conversation so far is saved in session %s", r.sess.ID)}
 	}
 	if err != nil {
-		return explain(err, r.back.client.Host(), r.back.info.Name, r.back.installed)
+		return r.back.explain(err)
 	}
 	return nil
 }
@@ -102,7 +102,7 @@ func (h headlessApprover) Approve(ctx context.Context, ap agent.Approval) (agent
 	}
 	command := cmp.Or(h.command, "tern ask")
 	if ap.Destructive {
-		return agent.Decision{Reason: fmt.Sprintf("it %s; %s refuses destructive commands unless run with --yolo", ap.Why, command)}, nil
+		return agent.Decision{Reason: fmt.Sprintf("it %s; %s refuses destructive or unchecked commands unless run with --yolo", ap.Why, command)}, nil
 	}
 	what := map[tools.Effect]string{tools.Writes: "file changes", tools.Executes: "commands", tools.External: "external tools"}[ap.Effect]
 	return agent.Decision{Reason: fmt.Sprintf("%s runs without approval prompts; the user must rerun with --yes to allow %s", command, cmp.Or(what, "this"))}, nil

@@ -11,27 +11,70 @@ import (
 
 	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/models/ollama"
+	"github.com/ternhq/tern/models/openai"
 )
 
-// backend is a reachable Ollama with the model chosen for this run.
+// backend is a reachable model server (Ollama, or an OpenAI-compatible
+// server) with the model chosen for this run.
 type backend struct {
-	client    *ollama.Client
+	// kind is backendOllama or backendOpenAI; addr is the address asked.
+	kind      string
+	addr      string
+	client    chatServer
 	installed []models.ModelInfo
 	info      models.ModelInfo
 	// why says how the model was chosen, for the user.
 	why       string
 	plan      ollama.Plan
 	textTools bool
+	// constrained holds the text protocol's replies to a JSON schema.
+	constrained bool
 	// profile is the model family's profile, with config overrides.
 	profile models.Profile
 	// textWhy says why the text tool protocol is used, for a notice.
 	textWhy string
+	// vram is the GPU memory planned for.
+	vram int64
+	// server and tools are what an OpenAI-compatible server said about
+	// itself; notes are notices for the session.
+	server openai.Server
+	tools  openai.ToolSupport
+	notes  []string
+}
+
+// explain words err for the user, as the backend's errors need.
+func (b *backend) explain(err error) error {
+	if b.kind == backendOpenAI {
+		return explainOpenAI(err, b.client.Host(), b.info.Name, b.installed)
+	}
+	return explain(err, b.client.Host(), b.info.Name, b.installed)
+}
+
+// resolved returns cfg naming the backend this run resolved to, so that
+// what is opened after (the code index's embeddings) talks to the same
+// server.
+func (b *backend) resolved(cfg Config) Config {
+	if b.kind == backendOpenAI {
+		cfg.Backend, cfg.BaseURL, cfg.hostFlag = backendOpenAI, b.addr, false
+	}
+	return cfg
 }
 
 // connect reaches Ollama, chooses the model and plans the context window.
 // Its errors are written for the user: they say what to run to fix things.
 func (a *app) connect(ctx context.Context, cfg Config) (*backend, error) {
-	client, err := ollama.New(cfg.Host)
+	kind, addr, err := a.resolveBackend(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	limits, err := cfg.Stream.limits()
+	if err != nil {
+		return nil, err
+	}
+	if kind == backendOpenAI {
+		return a.connectOpenAI(ctx, cfg, addr)
+	}
+	client, err := ollama.New(addr, ollama.WithLimits(limits))
 	if err != nil {
 		return nil, fmt.Errorf("ollama host: %w", err)
 	}
@@ -39,7 +82,7 @@ func (a *app) connect(ctx context.Context, cfg Config) (*backend, error) {
 	if err != nil {
 		return nil, explain(err, client.Host(), "", nil)
 	}
-	b := &backend{client: client, installed: installed}
+	b := &backend{kind: backendOllama, addr: addr, client: client, installed: installed}
 	name, why, err := chooseModel(ctx, cfg.Model, installed, client.Show)
 	if err != nil {
 		return nil, explain(err, client.Host(), cfg.Model, installed)
@@ -54,11 +97,13 @@ func (a *app) connect(ctx context.Context, cfg Config) (*backend, error) {
 		}
 	}
 	b.info, b.why = info, why
-	b.plan = ollama.PlanContext(info, a.vramBytes(ctx, cfg), cfg.Ctx)
+	b.vram = a.vramBytes(ctx, cfg)
+	b.plan = ollama.PlanContext(info, b.vram, cfg.Ctx)
 	if b.profile, err = profileFor(info, cfg); err != nil {
 		return nil, err
 	}
 	b.textTools, b.textWhy = toolMode(cfg, info, b.profile)
+	b.constrained = effectiveToolMode(cfg, b.profile) == "constrained"
 	return b, nil
 }
 

@@ -11,7 +11,6 @@ import (
 	"sync"
 
 	"github.com/ternhq/tern/index"
-	"github.com/ternhq/tern/models/ollama"
 	"github.com/ternhq/tern/rag"
 	"github.com/ternhq/tern/tools"
 )
@@ -29,10 +28,14 @@ type codeIndex struct {
 	// valid. want is the configured embedding model; noEmbed turns
 	// embeddings off. query, when set, is the model queries are embedded
 	// with instead of the index's own (--embed-model on tern search).
-	client  *ollama.Client
+	client  embedServer
 	want    embedModel
 	noEmbed bool
 	query   string
+	// onWait, when set, hears that another process is updating the
+	// index; the update then waits for it (tern index). Without it an
+	// update gives up at once (the TUI's /index, refreshes).
+	onWait func(holder string)
 
 	mu     sync.Mutex
 	ix     *index.Index
@@ -45,8 +48,7 @@ type codeIndex struct {
 // newCodeIndex returns the index of the workspace at root, as cfg
 // configures it.
 func newCodeIndex(root string, cfg Config) *codeIndex {
-	client, _ := ollama.New(cfg.Host) // a bad host shows as "not reachable"
-	return &codeIndex{root: root, client: client, want: newEmbedModel(cfg.EmbedModel), noted: map[string]bool{}}
+	return &codeIndex{root: root, client: newEmbedServer(cfg), want: newEmbedModel(cfg.EmbedModel), noted: map[string]bool{}}
 }
 
 // dbPath is where the index lives.

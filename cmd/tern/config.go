@@ -20,8 +20,20 @@ import (
 // project file (.tern.toml at the workspace root), the environment
 // (TERN_MODEL, OLLAMA_HOST) and flags.
 type Config struct {
-	Model      string   `toml:"model"`
-	Host       string   `toml:"host"`
+	Model string `toml:"model"`
+	Host  string `toml:"host"`
+	// Backend is "auto", "ollama" or "openai" (an OpenAI-compatible
+	// server: llama-server, LM Studio, vLLM); BaseURL is that server's
+	// address, and EmbedBaseURL the one that serves embeddings when it is
+	// another (a second llama-server started with --embeddings).
+	Backend      string `toml:"backend"`
+	BaseURL      string `toml:"base_url"`
+	EmbedBaseURL string `toml:"embed_base_url"`
+	// apiKey comes from TERN_API_KEY or OPENAI_API_KEY, never from a file;
+	// hostFlag is set when --host was given.
+	apiKey   string
+	hostFlag bool
+
 	Ctx        int      `toml:"ctx"`
 	VRAMGiB    float64  `toml:"vram"`
 	MaxTurns   int      `toml:"max_turns"`
@@ -61,8 +73,27 @@ type Config struct {
 	// name ("qwen3").
 	Profiles map[string]models.ProfileOverride `toml:"profiles"`
 
+	// SubagentModel, when set, runs explore's subagents on another
+	// installed model (with its own window); ExploreShare is the share of
+	// the window a subagent's prompts may fill and ExploreTurns caps its
+	// model requests.
+	SubagentModel string  `toml:"subagent_model"`
+	ExploreShare  float64 `toml:"explore_share"`
+	ExploreTurns  int     `toml:"explore_turns"`
+
 	// MCP holds the MCP servers of tier 3 ([mcp.servers.NAME]).
 	MCP mcpConfig `toml:"mcp"`
+
+	// Stream bounds each reply stream ([stream]).
+	Stream streamConfig `toml:"stream"`
+
+	// FetchAllow names the hosts ("host" or "host:port") fetch_url may
+	// reach although they resolve to loopback, private or other special
+	// addresses. Only the user's own config file can set it.
+	FetchAllow []string `toml:"fetch_allow"`
+
+	// notices say what of the project file was ignored, and why.
+	notices []string
 }
 
 func defaultConfig() Config {
@@ -72,10 +103,13 @@ func defaultConfig() Config {
 		EmbedModel: "nomic-embed-text",
 		KeepAlive:  duration{30 * time.Minute},
 		ToolMode:   "auto",
+		Backend:    backendAuto,
 		MaxTier:    int(disclosure.External),
 
 		CompactThreshold: agent.DefaultCompactAt,
 		RAGShare:         agent.DefaultRAGShare,
+		ExploreShare:     agent.DefaultExploreShare,
+		ExploreTurns:     agent.DefaultExploreTurns,
 	}
 }
 
@@ -108,7 +142,8 @@ func userConfigPath(getenv func(string) string) string {
 func loadConfig(root string, getenv func(string) string) (Config, []string, error) {
 	cfg := defaultConfig()
 	var read []string
-	for _, path := range []string{userConfigPath(getenv), filepath.Join(root, ".tern.toml")} {
+	project := filepath.Join(root, ".tern.toml")
+	for _, path := range []string{userConfigPath(getenv), project} {
 		if path == "" {
 			continue
 		}
@@ -119,32 +154,49 @@ func loadConfig(root string, getenv func(string) string) (Config, []string, erro
 		if err != nil {
 			return cfg, read, fmt.Errorf("read config: %w", err)
 		}
-		md, err := toml.Decode(string(data), &cfg)
+		// The user's file is decoded over the defaults; the project's on
+		// its own, then merged so that it cannot widen trust.
+		into := &cfg
+		var proj Config
+		if path == project {
+			into = &proj
+		}
+		md, err := toml.Decode(string(data), into)
 		if err != nil {
 			return cfg, read, fmt.Errorf("config %s: %w", path, err)
 		}
 		if undecoded := md.Undecoded(); len(undecoded) > 0 {
 			return cfg, read, fmt.Errorf("config %s: unknown key %q", path, undecoded[0].String())
 		}
-		cfg.MCP.noteSources(md, path)
+		if path == project {
+			cfg.mergeProject(proj, md, path)
+		} else {
+			cfg.MCP.noteSources(md, path)
+		}
 		read = append(read, path)
 	}
 	switch cfg.ToolMode {
-	case "auto", "native", "text":
+	case "auto", "native", "text", "constrained":
 	default:
-		return cfg, read, fmt.Errorf("config: tool_mode must be auto, native or text, not %q", cfg.ToolMode)
+		return cfg, read, fmt.Errorf("config: tool_mode must be auto, native, text or constrained, not %q", cfg.ToolMode)
+	}
+	if err := checkBackend(cfg.Backend); err != nil {
+		return cfg, read, fmt.Errorf("config: backend %w", err)
 	}
 	if err := checkTiers(cfg, "tier", "max_tier"); err != nil {
 		return cfg, read, fmt.Errorf("config: %w", err)
 	}
-	if cfg.CompactThreshold < 0.2 || cfg.CompactThreshold > 1 {
-		return cfg, read, fmt.Errorf("config: compact_threshold must be between 0.2 and 1 (a share of the context window), not %v", cfg.CompactThreshold)
+	if err := checkValues(cfg, false); err != nil {
+		return cfg, read, fmt.Errorf("config: %w", err)
 	}
 	if _, err := cfg.MCP.servers(); err != nil {
 		return cfg, read, fmt.Errorf("config: %w", err)
 	}
-	if cfg.RAGShare < 0.05 || cfg.RAGShare > 0.5 {
-		return cfg, read, fmt.Errorf("config: rag_share must be between 0.05 and 0.5 (a share of the context window), not %v", cfg.RAGShare)
+	if !(cfg.ExploreShare >= 0.1 && cfg.ExploreShare <= 1) {
+		return cfg, read, fmt.Errorf("config: explore_share must be between 0.1 and 1 (a share of the context window), not %v", cfg.ExploreShare)
+	}
+	if cfg.ExploreTurns < 1 || cfg.ExploreTurns > 50 {
+		return cfg, read, fmt.Errorf("config: explore_turns must be between 1 and 50, not %d", cfg.ExploreTurns)
 	}
 	return cfg, read, nil
 }
@@ -163,4 +215,13 @@ func checkTiers(cfg Config, tierName, maxName string) error {
 		return fmt.Errorf("%s %d is above %s %d", tierName, cfg.Tier, maxName, cfg.MaxTier)
 	}
 	return nil
+}
+
+// checkBackend checks a backend setting.
+func checkBackend(b string) error {
+	switch b {
+	case backendAuto, backendOllama, backendOpenAI:
+		return nil
+	}
+	return fmt.Errorf("must be auto, ollama or openai, not %q", b)
 }

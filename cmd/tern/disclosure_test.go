@@ -163,7 +163,7 @@ func TestAskDestructiveCommands(t *testing.T) {
 		ran  bool
 		want string
 	}{
-		{"--yes", false, "it deletes files recursively; tern ask refuses destructive commands unless run with --yolo"},
+		{"--yes", false, "it deletes files recursively; tern ask refuses destructive or unchecked commands unless run with --yolo"},
 		{"--yolo", true, "✓ $ rm -rf scratch → exit 0"},
 	} {
 		t.Run(tt.flag, func(t *testing.T) {
@@ -199,7 +199,7 @@ func TestResumeKeepsUnlockedTools(t *testing.T) {
 		t.Fatal(errOut)
 	}
 	reqs := f.srv.Requests()
-	want := []string{"read_file", "list_dir", "grep", "glob", "request_tools", "edit_file", "write_file", "git_status"}
+	want := []string{"read_file", "list_dir", "grep", "glob", "explore", "ask_user", "request_tools", "edit_file", "write_file", "git_status"}
 	if got := toolNames(reqs[1]); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("tools after the unlocks = %v, want %v", got, want)
 	}
@@ -268,7 +268,9 @@ func TestTierFlagsAndConfig(t *testing.T) {
 
 func TestDenyCommandsConfig(t *testing.T) {
 	f := newFixture(t)
-	os.WriteFile(filepath.Join(f.dir, ".tern.toml"), []byte("deny_commands = [\"git push*\"]\nallow_commands = [\"echo *\"]\n"), 0o644)
+	os.WriteFile(filepath.Join(f.dir, ".tern.toml"), []byte("deny_commands = [\"git push*\"]\n"), 0o644)
+	os.MkdirAll(filepath.Join(f.env["XDG_CONFIG_HOME"], "tern"), 0o755)
+	os.WriteFile(filepath.Join(f.env["XDG_CONFIG_HOME"], "tern", "config.toml"), []byte("allow_commands = [\"echo *\"]\n"), 0o644)
 	f.srv.Script(
 		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "run_command", Args: `{"command":"git push origin main"}`}}},
 		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "run_command", Args: `{"command":"echo allowed"}`}}},
@@ -309,7 +311,7 @@ func TestPromptCommand(t *testing.T) {
 		"# First request of a new session: qwen3:8b (qwen template), tier 0 (read), up to tier 3 (external)",
 		"You are tern, a coding assistant",
 		`{"type":"function","function":{"name":"request_tools"`,
-		"## Tools (5, sent as JSON)",
+		"## Tools (7, sent as JSON)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

@@ -71,7 +71,15 @@ func (a *app) doctor(ctx context.Context) error {
 		}
 	}()
 
-	client, err := ollama.New(cfg.Host)
+	kind, addr, err := a.resolveBackend(ctx, cfg)
+	if err != nil {
+		r.bad("Backend", "%v", err)
+		return exitCodeError{code: exitError}
+	}
+	if kind == backendOpenAI {
+		return a.doctorOpenAI(ctx, r, root, cfg, addr)
+	}
+	client, err := ollama.New(addr)
 	if err != nil {
 		r.bad("Ollama", "%v", err)
 		return exitCodeError{code: exitError}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/models/ollama"
+	"github.com/ternhq/tern/models/openai"
 )
 
 // Some embedding models were trained to be told what a text is for: a
@@ -66,7 +67,7 @@ func (m embedModel) key() string {
 // and rag: the model they name is a key, and the texts get the model's
 // task prefix for documents or, when query is set, for queries.
 type embedder struct {
-	client *ollama.Client
+	client embedServer
 	query  bool
 }
 
@@ -85,7 +86,7 @@ func (e embedder) Embed(ctx context.Context, key string, inputs []string) ([][]f
 	}
 	vecs, err := e.client.Embed(ctx, m.name, inputs)
 	if err != nil {
-		return nil, embedError{err: err, msg: embedProblem(err, e.client.Host(), m.name)}
+		return nil, embedError{err: err, msg: embedProblemOf(e.client, err, m.name)}
 	}
 	return vecs, nil
 }
@@ -114,9 +115,13 @@ func embedProblem(err error, host, model string) string {
 // indexing goes on lexically when Ollama does not answer.
 const embedCheckTimeout = 5 * time.Second
 
-// checkEmbed asks Ollama whether model can embed. It returns "" when it
-// can, else why not, with the fix.
-func checkEmbed(ctx context.Context, client *ollama.Client, m embedModel) string {
+// checkEmbed asks the server whether model can embed. It returns "" when
+// it can, else why not, with the fix.
+func checkEmbed(ctx context.Context, server embedServer, m embedModel) string {
+	if oc, ok := server.(*openai.Client); ok {
+		return checkEmbedOpenAI(ctx, oc, m)
+	}
+	client, _ := server.(*ollama.Client)
 	if client == nil {
 		return "the Ollama host is not valid"
 	}

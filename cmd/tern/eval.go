@@ -15,6 +15,7 @@ import (
 
 	"github.com/ternhq/tern/agent"
 	"github.com/ternhq/tern/cmd/tern/internal/eval"
+	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/models/ollamatest"
 )
 
@@ -27,6 +28,10 @@ type evalOptions struct {
 	replay   bool
 	keep     bool
 	timeout  time.Duration
+	// modes, when set, runs the suite once per tool mode; mode is the
+	// one being run.
+	modes []string
+	mode  string
 }
 
 func (a *app) evalCommand() *cobra.Command {
@@ -43,8 +48,13 @@ By default the tasks run against Ollama with --model (or the model tern
 would choose). --replay plays the recorded transcripts (real small-model
 failure shapes: bare JSON, stringified arguments, loops, tool-parse errors)
 against a built-in fake Ollama instead: no model needed, same result every
-time. Tasks that need a tool this build lacks are skipped. Exits 1 when a
-task fails.`,
+time. With --backend openai, they play against a fake llama-server. Tasks
+that need a tool this build lacks are skipped. Exits 1 when a task fails.
+
+Each task reports the tool mode it ran in, and the totals give, per mode,
+the share of valid calls: calls that ran as the model meant them, out of
+every call it tried. --modes native,text,constrained runs the suite in
+each mode, so the three can be compared on one model.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.eval(cmd.Context(), o)
@@ -58,6 +68,7 @@ task fails.`,
 	f.BoolVar(&o.replay, "replay", false, "play the recorded transcripts against a fake Ollama instead of a real model")
 	f.BoolVar(&o.keep, "keep", false, "keep each task's workspace copy (its path is in the report)")
 	f.DurationVar(&o.timeout, "timeout", 10*time.Minute, "longest a task may run")
+	f.StringSliceVar(&o.modes, "modes", nil, "run the suite once in each of these tool modes (native, text, constrained) and compare their share of valid calls")
 	return cmd
 }
 
@@ -84,18 +95,30 @@ func (a *app) eval(ctx context.Context, o evalOptions) error {
 	if o.replay {
 		report.Model = "replay"
 	}
-	for _, t := range tasks {
-		res, model, err := a.evalTask(ctx, t, o)
-		if err != nil {
-			return err
+	modes := o.modes
+	for _, m := range modes {
+		if m != "native" && m != "text" && m != "constrained" {
+			return fmt.Errorf("--modes: %q is not a tool mode; use native, text or constrained", m)
 		}
-		if report.Model == "" {
-			report.Model = model
+	}
+	if len(modes) == 0 {
+		modes = []string{""} // the mode tern would choose
+	}
+	for _, mode := range modes {
+		o.mode = mode
+		for _, t := range tasks {
+			res, model, err := a.evalTask(ctx, t, o)
+			if err != nil {
+				return err
+			}
+			if report.Model == "" {
+				report.Model = model
+			}
+			if !o.jsonOut {
+				fmt.Fprintf(a.stderr, "%-20s %-11s %s\n", t.Name, res.Mode, res.Status)
+			}
+			report.Add(res)
 		}
-		if !o.jsonOut {
-			fmt.Fprintf(a.stderr, "%-20s %s\n", t.Name, res.Status)
-		}
-		report.Add(res)
 	}
 	if o.jsonOut {
 		err = report.WriteJSON(a.stdout)
@@ -141,8 +164,11 @@ func (a *app) evalTask(ctx context.Context, t eval.Task, o evalOptions) (res eva
 	if err != nil {
 		return fail(eval.Error, err.Error())
 	}
+	if o.mode != "" {
+		sub.setFlag("tool-mode", o.mode)
+	}
 	if o.replay {
-		srv, name, err := replayServer(t)
+		srv, name, err := replayServerFor(sub.backend, t)
 		if err != nil {
 			return fail(eval.Error, err.Error())
 		}
@@ -163,6 +189,9 @@ func (a *app) evalTask(ctx context.Context, t eval.Task, o evalOptions) (res eva
 	}
 	defer r.Close()
 	model = r.back.info.Name
+	if o.mode == "native" && !r.back.info.Has(models.CapTools) {
+		return fail(eval.Skip, model+" has no native tool support")
+	}
 	if missing := t.Missing(func(name string) bool { _, ok := r.tools.Get(name); return ok }); len(missing) > 0 {
 		return fail(eval.Skip, fmt.Sprintf("needs %s, which this build does not offer at tier %d", strings.Join(missing, " and "), t.Tier))
 	}
@@ -178,6 +207,14 @@ func (a *app) evalTask(ctx context.Context, t eval.Task, o evalOptions) (res eva
 		}
 	})
 	res.Done, res.Turns, res.PromptTokens, res.EvalTokens, res.Answer = done.Reason, done.Turns, done.PromptTokens, done.EvalTokens, answer
+	switch {
+	case r.agent.Constrained():
+		res.Mode = "constrained"
+	case r.agent.TextTools():
+		res.Mode = "text"
+	default:
+		res.Mode = "native"
+	}
 	if err := countCalls(context.WithoutCancel(ctx), r, &res); err != nil {
 		return fail(eval.Error, err.Error())
 	}
@@ -185,7 +222,7 @@ func (a *app) evalTask(ctx context.Context, t eval.Task, o evalOptions) (res eva
 	case runErr != nil && errors.Is(runErr, context.Canceled) && !errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return res, model, runErr // the user pressed Ctrl+C
 	case runErr != nil:
-		return fail(eval.Error, explain(runErr, r.back.client.Host(), model, r.back.installed).Error())
+		return fail(eval.Error, r.back.explain(runErr).Error())
 	}
 	if ok, why := t.Check.Run(ctx, dir, answer); !ok {
 		return fail(eval.Fail, why)
@@ -202,8 +239,11 @@ func countCalls(ctx context.Context, r *run, res *eval.Result) error {
 		return err
 	}
 	for _, c := range calls {
+		res.Attempts++
 		if c.Summary == agent.InvalidCall {
 			res.Invalid++
+		} else {
+			res.Valid++
 		}
 		if c.Repair == agent.RepairUnreadable {
 			continue // not a call that ran
@@ -224,7 +264,7 @@ func countCalls(ctx context.Context, r *run, res *eval.Result) error {
 func (a *app) evalApp(tmp, dir string, t eval.Task) (*app, error) {
 	sub := &app{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, getenv: a.getenv}
 	sub.rootCommand()
-	for _, name := range []string{"model", "host", "ctx", "vram", "tool-mode", "verbose"} {
+	for _, name := range []string{"model", "host", "ctx", "vram", "tool-mode", "verbose", "backend"} {
 		if f := a.cmd.PersistentFlags().Lookup(name); f != nil && f.Changed {
 			sub.setFlag(name, f.Value.String())
 		}

@@ -66,6 +66,12 @@ func TestEvalReplay(t *testing.T) {
 			t.Errorf("%s: repaired = %v, want a %s repair", task, byName[task].Repaired, want)
 		}
 	}
+	if byName["find-definition"].Mode != "native" || byName["text-protocol"].Mode != "text" {
+		t.Errorf("modes: find-definition %q, text-protocol %q", byName["find-definition"].Mode, byName["text-protocol"].Mode)
+	}
+	if m := r.Summary.Modes["native"]; m == nil || m.Attempts == 0 || m.Share <= 0.9 {
+		t.Errorf("native mode summary = %+v; want the share of valid calls", m)
+	}
 	if res := byName["broken-call"]; res.Invalid != 1 || res.Turns != 3 {
 		t.Errorf("broken-call: %d invalid, %d turns; want the unreadable call counted and corrected", res.Invalid, res.Turns)
 	}
@@ -76,6 +82,27 @@ func TestEvalReplay(t *testing.T) {
 		if res.Status == eval.Pass && (res.PromptTokens == 0 || res.Wall == 0) {
 			t.Errorf("%s: no prompt tokens or wall time measured", res.Task)
 		}
+	}
+}
+
+func TestEvalReplayModes(t *testing.T) {
+	f := newFixture(t)
+	code, out, errOut := f.tern(t.Context(), "eval", "--replay", "--json", "--modes", "native,text,constrained", "--run", "find-definition", "--run", "broken-call")
+	var r eval.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("exit %d, output is not a report: %v\n%s\n%s", code, err, out, errOut)
+	}
+	if code != 0 || len(r.Results) != 6 {
+		t.Fatalf("exit %d, %d results", code, len(r.Results))
+	}
+	for _, mode := range []string{"native", "text", "constrained"} {
+		m := r.Summary.Modes[mode]
+		if m == nil || m.Tasks != 2 || m.Passed != 2 || m.Attempts != 3 || m.Valid != 2 {
+			t.Errorf("%s: %+v; want 2 tasks passed and 2 of 3 calls valid (one unreadable)", mode, m)
+		}
+	}
+	if code, _, errOut := f.tern(t.Context(), "eval", "--replay", "--modes", "magic"); code == 0 || !strings.Contains(errOut, "not a tool mode") {
+		t.Errorf("exit %d for a bad mode: %s", code, errOut)
 	}
 }
 

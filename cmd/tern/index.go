@@ -85,6 +85,9 @@ func (a *app) index(ctx context.Context, flags indexFlags, rebuild bool) error {
 	if err != nil {
 		return err
 	}
+	c.onWait = func(holder string) {
+		fmt.Fprintf(a.stderr, "tern: the index is being updated by %s; waiting for it to finish (Ctrl+C stops)\n", holder)
+	}
 	if rebuild {
 		if err := removeIndex(c.dbPath()); err != nil {
 			return err
@@ -174,7 +177,7 @@ func (c *codeIndex) plan(ctx context.Context, ix *index.Index) (indexPlan, error
 
 // update runs an update of ix as planned.
 func (c *codeIndex) update(ctx context.Context, ix *index.Index, p indexPlan, progress func(index.Progress)) (index.Stats, error) {
-	opts := index.Options{Progress: progress}
+	opts := index.Options{Progress: progress, OnWait: c.onWait}
 	if p.model.name != "" {
 		opts.Embedder, opts.Model = embedder{client: c.client}, p.model.key()
 	}

@@ -50,7 +50,7 @@ func (a *app) prompt(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	model, text := cfg.Model, cfg.ToolMode == "text"
+	model, text := cfg.Model, cfg.ToolMode == "text" || cfg.ToolMode == "constrained"
 	var prof models.Profile
 	cctx, cancel := context.WithTimeout(ctx, promptConnectTimeout)
 	back, err := a.connect(cctx, cfg)
@@ -90,8 +90,12 @@ func (a *app) prompt(ctx context.Context) error {
 	}
 	var render func([]models.ToolSpec) string
 	if text {
+		format := prof.ToolFormat
+		if effectiveToolMode(cfg, prof) == "constrained" {
+			format = models.FormatConstrained
+		}
 		render = func(specs []models.ToolSpec) string {
-			block, _ := prompts.TextToolsBlock(specs, prof.ToolFormat) // the templates are tested; it cannot fail
+			block, _ := prompts.TextToolsBlock(specs, format) // the templates are tested; it cannot fail
 			return system + block
 		}
 	}

@@ -105,7 +105,7 @@ func TestTextFallbackIsRemembered(t *testing.T) {
 
 // TestTierZeroPromptBudget keeps the first request small: the system prompt
 // of every family with the tier-0 tools (search_code included, as with an
-// index), plus about 80 tokens for the request_tools meta-tool, must stay
+// index, and explore and ask_user), plus about 80 tokens for the request_tools meta-tool, must stay
 // within 1,000 tokens (cl100k), natively and in the text tool protocol.
 func TestTierZeroPromptBudget(t *testing.T) {
 	c, err := budget.NewCounter()
@@ -116,7 +116,7 @@ func TestTierZeroPromptBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	specs := tools.NewSet(append(tools.ReadOnlyTools(ws), tools.NewSearchCode(ws, nil))...).Specs()
+	specs := tools.NewSet(append(tools.ReadOnlyTools(ws), tools.NewSearchCode(ws, nil), tools.NewExplore(ws, nil), tools.NewAskUser(nil))...).Specs()
 	const requestTools, limit = 80, 1000
 	for _, fam := range prompts.Families() {
 		p := models.ProfileFor(models.ModelInfo{Name: fam}, nil)

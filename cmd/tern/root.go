@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -42,6 +43,7 @@ type app struct {
 	maxTurns  int
 	allowRead []string
 	toolMode  string
+	backend   string
 	verbose   bool
 	// rag is --rag of tern and tern ask.
 	rag bool
@@ -125,7 +127,8 @@ Run 'tern doctor' first to check Ollama, the model and the context plan.`,
 	f := root.PersistentFlags()
 	f.StringVar(&a.dir, "dir", "", "workspace root (default: the git root above the current directory, else the current directory)")
 	f.StringVar(&a.model, "model", "", "Ollama model to use (default: $TERN_MODEL, the config's model, else the best installed model with tool support)")
-	f.StringVar(&a.host, "host", "", "Ollama address (default: $OLLAMA_HOST, else 127.0.0.1:11434)")
+	f.StringVar(&a.host, "host", "", "server address: Ollama's (default: $OLLAMA_HOST, else 127.0.0.1:11434) or an OpenAI-compatible server's")
+	f.StringVar(&a.backend, "backend", "", "model server: ollama, openai (llama-server, LM Studio, vLLM) or auto (default: the config's backend, else auto)")
 	f.IntVar(&a.ctxTokens, "ctx", 0, "context window in tokens (default: the largest that fits in --vram)")
 	f.Float64Var(&a.vram, "vram", 0, "GPU memory in GiB to plan the context window for (default 8, or what nvidia-smi reports)")
 	f.IntVar(&a.tier, "tier", 0, "tool tier to start at: 0 read, 1 edit, 2 commands, 3 external")
@@ -134,7 +137,7 @@ Run 'tern doctor' first to check Ollama, the model and the context plan.`,
 	f.BoolVar(&a.yolo, "yolo", false, "allow everything without asking, destructive commands too (implies --yes)")
 	f.IntVar(&a.maxTurns, "max-turns", 0, "most model requests per prompt (default 25)")
 	f.StringSliceVar(&a.allowRead, "allow-read", nil, "also allow reading this directory outside the workspace (repeatable)")
-	f.StringVar(&a.toolMode, "tool-mode", "", "how tools reach the model: auto, native or text")
+	f.StringVar(&a.toolMode, "tool-mode", "", "how tools reach the model: auto, native, text or constrained (text with replies held to a JSON schema)")
 	f.BoolVarP(&a.verbose, "verbose", "v", false, "log details to stderr")
 
 	root.AddCommand(a.askCommand(), a.doctorCommand(), a.sessionsCommand(), a.promptCommand(), a.undoCommand(), a.evalCommand(),
@@ -182,6 +185,9 @@ func (a *app) config(root string) (Config, error) {
 	if err != nil {
 		return cfg, err
 	}
+	for _, n := range cfg.notices {
+		fmt.Fprintln(a.stderr, "tern: "+n)
+	}
 	if v := a.getenv("TERN_MODEL"); v != "" {
 		cfg.Model = v
 	}
@@ -195,7 +201,12 @@ func (a *app) config(root string) (Config, error) {
 		}
 	}
 	set("model", func() { cfg.Model = a.model })
-	set("host", func() { cfg.Host = a.host })
+	set("host", func() { cfg.Host, cfg.hostFlag = a.host, true })
+	set("backend", func() { cfg.Backend = a.backend })
+	cfg.apiKey = cmp.Or(a.getenv("TERN_API_KEY"), a.getenv("OPENAI_API_KEY"))
+	if err := checkBackend(cfg.Backend); err != nil {
+		return cfg, fmt.Errorf("--backend %w", err)
+	}
 	set("ctx", func() { cfg.Ctx = a.ctxTokens })
 	set("vram", func() { cfg.VRAMGiB = a.vram })
 	set("max-turns", func() { cfg.MaxTurns = a.maxTurns })
@@ -210,26 +221,25 @@ func (a *app) config(root string) (Config, error) {
 		return cfg, err
 	}
 	switch cfg.ToolMode {
-	case "auto", "native", "text":
+	case "auto", "native", "text", "constrained":
 	default:
-		return cfg, fmt.Errorf("--tool-mode must be auto, native or text, not %q", cfg.ToolMode)
+		return cfg, fmt.Errorf("--tool-mode must be auto, native, text or constrained, not %q", cfg.ToolMode)
 	}
-	if cfg.Ctx < 0 || (cfg.Ctx > 0 && cfg.Ctx < 1024) {
-		return cfg, fmt.Errorf("--ctx %d is too small; use at least 1024 tokens", cfg.Ctx)
-	}
-	if cfg.MaxTurns < 1 {
-		return cfg, fmt.Errorf("--max-turns must be at least 1")
+	if err := checkValues(cfg, true); err != nil {
+		return cfg, err
 	}
 	return cfg, nil
 }
 
-// interruptible returns a context cancelled by the first SIGINT or SIGTERM.
-// A second signal is left to its default action, so a stuck process can
-// still be killed with Ctrl+C.
+// interruptible returns a context cancelled by the first SIGINT, SIGTERM
+// or SIGHUP (a closed terminal): the turn stops and the running command
+// with everything it started is stopped before tern exits. A second
+// signal is left to its default action, so a stuck process can still be
+// killed with Ctrl+C.
 func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(ctx)
 	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go func() {
 		select {
 		case <-sig:

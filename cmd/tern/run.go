@@ -40,6 +40,10 @@ type run struct {
 	// rag turns RAG on at the start.
 	code *codeIndex
 	rag  bool
+	// explorer runs explore's subagents; asker puts ask_user's questions
+	// (nil headless: no one to ask).
+	explorer *agent.Explorer
+	asker    tools.Asker
 }
 
 // startRun opens the workspace and the model, and creates a session or
@@ -83,7 +87,7 @@ func (a *app) startRun(ctx context.Context, resume string, approver agent.Approv
 	}
 	r := &run{root: root, cfg: cfg, back: back, store: store, ws: ws, counter: cnt.c,
 		tierFlag: a.cmd.PersistentFlags().Changed("tier"),
-		code:     newCodeIndex(root, cfg), rag: cfg.RAG || a.rag}
+		code:     newCodeIndex(root, back.resolved(cfg)), rag: cfg.RAG || a.rag}
 	if clamp := back.plan.Clamp(); clamp != "" {
 		r.notices = append(r.notices, clamp)
 	}
@@ -130,11 +134,24 @@ func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
 		}
 		r.mcp = m
 	}
+	temperature := r.cfg.Temperature
+	if temperature == nil {
+		temperature = r.back.profile.Temperature
+	}
+	cal, err := r.calibration(ctx)
+	if err != nil {
+		return err
+	}
+	ex, view, err := r.newExplorer(ctx, temperature, cal)
+	if err != nil {
+		return err
+	}
+	r.explorer = ex
 	set, err := r.toolSet(ctx, r.tierFlag)
 	if err != nil {
 		return err
 	}
-	r.tools = set
+	r.tools, view.set = set, set
 	think := r.cfg.Think
 	if !r.back.info.Has(models.CapThinking) {
 		think = ""
@@ -148,19 +165,16 @@ func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
 	if r.back.textTools {
 		r.notices = append(r.notices, r.back.textWhy)
 	}
+	r.notices = append(r.notices, r.back.notes...)
 	var history []models.Message
 	if r.resumed {
+		// A reply cut off by a crash is kept, marked as interrupted.
+		if _, err := r.store.RecoverPartial(ctx, r.sess.ID); err != nil {
+			return fmt.Errorf("load session %s: %w", r.sess.ID, err)
+		}
 		if history, err = r.store.Messages(ctx, r.sess.ID); err != nil {
 			return fmt.Errorf("load session %s: %w", r.sess.ID, err)
 		}
-	}
-	temperature := r.cfg.Temperature
-	if temperature == nil {
-		temperature = prof.Temperature
-	}
-	cal, err := r.calibration(ctx)
-	if err != nil {
-		return err
 	}
 	r.agent = agent.New(agent.Config{
 		SessionID:   r.sess.ID,
@@ -169,6 +183,7 @@ func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
 		MaxTurns:    r.cfg.MaxTurns,
 		System:      system,
 		TextTools:   r.back.textTools,
+		Constrained: r.back.constrained,
 		Think:       think,
 		Temperature: temperature,
 		KeepAlive:   r.cfg.KeepAlive.Duration,

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"runtime"
 
 	"github.com/ternhq/tern/disclosure"
 	"github.com/ternhq/tern/models"
@@ -30,12 +32,20 @@ type toolOptions struct {
 	save    func(context.Context, disclosure.State) error
 	// catalog holds the MCP servers' tools; nil when none are configured.
 	catalog disclosure.Catalog
+	// explorer runs explore's subagents and asker puts ask_user's
+	// questions to the user; nil ones make the tools say they cannot.
+	explorer tools.Explorer
+	asker    tools.Asker
 }
 
 // buildToolSet makes the tools of every tier and the disclosure set that
 // shows them to the model.
 func buildToolSet(o toolOptions) (*disclosure.Set, error) {
-	cmds, err := tools.CommandTools(o.ws, o.cp, tools.CommandPolicy{Allow: o.cfg.AllowCommands, Deny: o.cfg.DenyCommands})
+	policy := tools.CommandPolicy{Allow: o.cfg.AllowCommands, Deny: o.cfg.DenyCommands}
+	if exe, err := os.Executable(); err == nil && runtime.GOOS == "linux" {
+		policy.Reaper = exe // tern's own binary runs each command as a subreaper
+	}
+	cmds, err := tools.CommandTools(o.ws, o.cp, policy)
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +57,8 @@ func buildToolSet(o toolOptions) (*disclosure.Set, error) {
 	if o.search != nil {
 		read = append(read, tools.NewSearchCode(o.ws, o.search))
 	}
-	external := []tools.Tool{tools.NewFetchURL(o.ws, nil)}
+	read = append(read, tools.NewExplore(o.ws, o.explorer), tools.NewAskUser(o.asker))
+	external := []tools.Tool{tools.NewFetchURL(o.ws, nil, o.cfg.FetchAllow...)}
 	return disclosure.New(disclosure.Config{
 		Tools:   [disclosure.NumTiers][]tools.Tool{read, tools.EditTools(o.ws, o.cp), cmds, external},
 		Start:   disclosure.Tier(o.cfg.Tier),
@@ -96,7 +107,10 @@ func (r *run) toolSet(ctx context.Context, tierFlag bool) (*disclosure.Set, erro
 	})
 	o := toolOptions{ws: r.ws, cfg: r.cfg, cp: cp, save: func(ctx context.Context, st disclosure.State) error {
 		return r.store.SetMeta(context.WithoutCancel(ctx), r.sess.ID, metaTools, st.String())
-	}}
+	}, asker: r.asker}
+	if r.explorer != nil {
+		o.explorer = r.explorer
+	}
 	if r.mcp != nil { // a nil *mcp.Manager in the interface would not be nil
 		o.catalog = r.mcp
 	}

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -12,6 +10,7 @@ import (
 	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/prompts"
 	"github.com/ternhq/tern/session"
+	"github.com/ternhq/tern/statedir"
 )
 
 // profileFor returns the model's family profile with the config's
@@ -31,14 +30,16 @@ func profileFor(info models.ModelInfo, cfg Config) (models.Profile, error) {
 // is native or text; else the profile's choice; else native when the model
 // has the tools capability. why is the notice to show for text mode.
 func toolMode(cfg Config, info models.ModelInfo, p models.Profile) (text bool, why string) {
-	mode := cfg.ToolMode
-	src := "--tool-mode text"
-	if mode == "auto" && p.ToolMode != "" && p.ToolMode != "auto" {
-		mode, src = p.ToolMode, "the "+p.Name+" profile"
+	mode := effectiveToolMode(cfg, p)
+	src := "--tool-mode " + mode
+	if cfg.ToolMode == "auto" {
+		src = "the " + p.Name + " profile"
 	}
 	switch mode {
 	case "text":
 		return true, fmt.Sprintf("using the text tool protocol (%s)", src)
+	case "constrained":
+		return true, fmt.Sprintf("using the text tool protocol with replies held to a JSON schema (%s)", src)
 	case "native":
 		return false, ""
 	}
@@ -48,27 +49,36 @@ func toolMode(cfg Config, info models.ModelInfo, p models.Profile) (text bool, w
 	return false, ""
 }
 
+// effectiveToolMode is --tool-mode (or tool_mode), else the profile's
+// choice when it makes one: "auto", "native", "text" or "constrained".
+func effectiveToolMode(cfg Config, p models.Profile) string {
+	if cfg.ToolMode == "auto" && p.ToolMode != "" && p.ToolMode != "auto" {
+		return p.ToolMode
+	}
+	return cfg.ToolMode
+}
+
 // recentSessions is how many recent sessions are searched for a model's
 // fall back to the text tool protocol.
 const recentSessions = 20
 
 // lastFallback finds the newest recent session in which model fell back to
 // the text tool protocol, and why.
-func lastFallback(ctx context.Context, store *session.Store, model string) (id, why string, ok bool) {
+func lastFallback(ctx context.Context, store *session.Store, model string) (id, why, mode string, ok bool) {
 	list, err := store.List(ctx, recentSessions)
 	if err != nil {
-		return "", "", false
+		return "", "", "", false
 	}
 	for _, s := range list {
 		if s.Model != model {
 			continue
 		}
-		if v, set, err := store.Meta(ctx, s.ID, agent.MetaToolMode); err == nil && set && v == "text" {
+		if v, set, err := store.Meta(ctx, s.ID, agent.MetaToolMode); err == nil && set && (v == "text" || v == "constrained") {
 			why, _, _ := store.Meta(ctx, s.ID, agent.MetaToolModeWhy)
-			return s.ID, why, true
+			return s.ID, why, v, true
 		}
 	}
-	return "", "", false
+	return "", "", "", false
 }
 
 // recallToolMode starts the run in the text tool protocol when the model
@@ -77,11 +87,12 @@ func (r *run) recallToolMode(ctx context.Context) {
 	if r.back.textTools || r.cfg.ToolMode != "auto" || (r.back.profile.ToolMode != "" && r.back.profile.ToolMode != "auto") {
 		return
 	}
-	id, why, ok := lastFallback(ctx, r.store, r.back.info.Name)
+	id, why, mode, ok := lastFallback(ctx, r.store, r.back.info.Name)
 	if !ok {
 		return
 	}
 	r.back.textTools = true
+	r.back.constrained = mode == "constrained"
 	r.back.textWhy = fmt.Sprintf("using the text tool protocol: in session %s, %s (force native calls with --tool-mode native)", id, why)
 }
 
@@ -91,7 +102,7 @@ func (a *app) doctorTools(ctx context.Context, r *report, cfg Config, info model
 	if !text && cfg.ToolMode == "auto" {
 		if root, err := a.workspaceRoot(); err == nil {
 			if store, err := openExisting(ctx, root); err == nil && store != nil {
-				if id, reason, ok := lastFallback(ctx, store, info.Name); ok {
+				if id, reason, _, ok := lastFallback(ctx, store, info.Name); ok {
 					text, why = true, fmt.Sprintf("in session %s, %s", id, reason)
 				}
 				store.Close()
@@ -113,9 +124,9 @@ func (a *app) doctorTools(ctx context.Context, r *report, cfg Config, info model
 // openExisting opens the workspace's session store if it exists; it never
 // creates one (tern doctor must not leave files behind).
 func openExisting(ctx context.Context, root string) (*session.Store, error) {
-	path := filepath.Join(root, ".tern", "tern.db")
-	if _, err := os.Stat(path); err != nil {
-		return nil, nil
+	path, exists, err := statedir.Existing(root, "tern.db")
+	if err != nil || !exists {
+		return nil, err
 	}
 	return session.Open(ctx, path)
 }

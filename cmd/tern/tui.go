@@ -14,6 +14,7 @@ import (
 	"github.com/ternhq/tern/context/budget"
 	"github.com/ternhq/tern/disclosure"
 	"github.com/ternhq/tern/session"
+	"github.com/ternhq/tern/statedir"
 	"github.com/ternhq/tern/tools"
 	"github.com/ternhq/tern/tui"
 )
@@ -98,6 +99,9 @@ func (a *app) runTUI(ctx context.Context, resume string) (string, error) {
 			return nil, err
 		}
 		r := &run{root: root, cfg: c, back: back, store: store, ws: ws, counter: cnt, code: code, rag: ragOn.Load()}
+		if req.Asker != nil {
+			r.asker = tuiAsker{req.Asker}
+		}
 		if err := r.openSession(ctx, req.Resume); err != nil {
 			return nil, err
 		}
@@ -228,7 +232,10 @@ func (n notesFile) WriteNotes(content string) (string, error) {
 	path := filepath.Join(n.root, "AGENTS.md")
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, os.ErrExist) {
-		draft := filepath.Join(n.root, ".tern", "AGENTS.draft.md")
+		draft, err := statedir.File(n.root, "AGENTS.draft.md")
+		if err != nil {
+			return "", err
+		}
 		if err := os.WriteFile(draft, []byte(content), 0o644); err != nil {
 			return "", fmt.Errorf("write %s: %w", draft, err)
 		}
@@ -245,4 +252,19 @@ func (n notesFile) WriteNotes(content string) (string, error) {
 		return "", fmt.Errorf("write %s: %w", path, err)
 	}
 	return path, nil
+}
+
+// tuiAsker puts ask_user's questions in the TUI's dialog.
+type tuiAsker struct{ tui tui.Asker }
+
+func (t tuiAsker) Ask(ctx context.Context, qs []tools.Question) ([]string, error) {
+	list := make([]tui.Question, len(qs))
+	for i, q := range qs {
+		list[i] = tui.Question{Text: q.Text, Options: q.Options}
+	}
+	answers, err := t.tui.Ask(ctx, list)
+	if errors.Is(err, tui.ErrNotAnswered) {
+		return nil, tools.ErrNotAnswered
+	}
+	return answers, err
 }

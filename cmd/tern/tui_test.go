@@ -240,9 +240,9 @@ func TestTUIRAG(t *testing.T) {
 		t.Errorf("with RAG on the request lacks the code:\n%+v", reqs[len(reqs)-1].Messages)
 	}
 
+	waitGone(t, sim, "generating") // RAG changes between turns only
 	sim.InjectKey(tcell.KeyCtrlR, 0, tcell.ModNone)
 	waitScreen(t, sim, "RAG off: prompts carry no retrieved code")
-	waitGone(t, sim, "generating")
 	f.srv.Script(ollamatest.Reply{Content: "Plain."})
 	typeLine(sim, "and now?")
 	waitScreen(t, sim, "Plain.")

@@ -3,6 +3,7 @@ package ollama
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -39,8 +40,13 @@ func (c *Client) Chat(ctx context.Context, req models.Request, onDelta func(mode
 	done := false
 	var convErr error
 	var repeats repeatWatch
-	err = c.api.Chat(ctx, areq, func(r api.ChatResponse) error {
+	limit := c.replyCap(req.Options.NumPredict)
+	err = c.streamChat(ctx, areq, func(line chatLine) error {
+		r := line.ChatResponse
 		repeats.see(r)
+		if err := limit.add(len(r.Message.Content) + len(r.Message.Thinking)); err != nil {
+			return err
+		}
 		if s := r.Message.Thinking; s != "" {
 			thinking.WriteString(s)
 			if onDelta != nil {
@@ -53,8 +59,12 @@ func (c *Client) Chat(ctx context.Context, req models.Request, onDelta func(mode
 				onDelta(models.Delta{Content: s})
 			}
 		}
-		for _, tc := range r.Message.ToolCalls {
+		for i, tc := range r.Message.ToolCalls {
 			call, err := fromAPIToolCall(tc)
+			if raw, ok := line.Args[i]; ok {
+				// Not an object: the model hears about it from the tool.
+				call.Arguments, err = raw, nil
+			}
 			if err != nil && convErr == nil {
 				convErr = err
 			}
@@ -77,6 +87,8 @@ func (c *Client) Chat(ctx context.Context, req models.Request, onDelta func(mode
 	reply.Message.Content = content.String()
 	reply.Message.Thinking = thinking.String()
 	switch {
+	case errors.Is(err, models.ErrStalled) || errors.Is(err, models.ErrReplyTooLong):
+		return reply, fmt.Errorf("ollama chat %s: %w", req.Model, err)
 	case err != nil:
 		return reply, c.fail(ctx, "ollama chat", req.Model, err)
 	case ctx.Err() != nil:
@@ -140,6 +152,7 @@ func chatRequest(req models.Request) (*api.ChatRequest, error) {
 		Stream:    &stream,
 		KeepAlive: &api.Duration{Duration: keepAlive},
 		Tools:     tools,
+		Format:    req.Format,
 		Options:   opts,
 		Think:     thinkValue(req.Options.Think),
 	}, nil
@@ -167,11 +180,9 @@ func toAPIMessage(m models.Message) (api.Message, error) {
 		ToolCallID: m.ToolCallID,
 	}
 	for i, tc := range m.ToolCalls {
-		args := api.NewToolCallFunctionArguments()
-		if len(tc.Arguments) > 0 && string(tc.Arguments) != "null" {
-			if err := json.Unmarshal(tc.Arguments, &args); err != nil {
-				return api.Message{}, fmt.Errorf("tool call %s arguments: %w", tc.Name, err)
-			}
+		args, err := historyArgs(tc.Arguments)
+		if err != nil {
+			return api.Message{}, fmt.Errorf("tool call %s arguments: %w", tc.Name, err)
 		}
 		am.ToolCalls = append(am.ToolCalls, api.ToolCall{
 			ID:       tc.ID,

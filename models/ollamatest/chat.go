@@ -212,6 +212,11 @@ func (s *Server) build(req api.ChatRequest, reply Reply, thinking bool) output {
 			parts = append(parts, pieces(text)...)
 			continue
 		}
+		if c.RawArgs != "" {
+			calls = append(calls, rawArgsCall(i, c))
+			out.generated += c.Name + c.RawArgs
+			continue
+		}
 		args := api.NewToolCallFunctionArguments()
 		if err := json.Unmarshal([]byte(c.Args), &args); err != nil {
 			out.err = fmt.Sprintf("tool call %s: args %q are not a JSON object: %v", c.Name, c.Args, err)
@@ -247,9 +252,17 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, reply Reply, out
 	}
 	emit := func(v any) {
 		data, _ := json.Marshal(v)
-		line(append(data, '\n'))
+		line(append(withRawArgs(data, reply.ToolCalls), '\n'))
+	}
+	if reply.NoHeaders {
+		s.hang(r)
+		return
 	}
 	for i, c := range out.chunks {
+		if reply.StallAfter > 0 && i == reply.StallAfter {
+			s.hang(r)
+			return
+		}
 		if reply.DropAfter < 0 || (reply.DropAfter > 0 && i == reply.DropAfter) {
 			panic(http.ErrAbortHandler) // the connection closes with no done line
 		}
@@ -264,6 +277,10 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, reply Reply, out
 	}
 	if reply.DropAfter != 0 {
 		panic(http.ErrAbortHandler)
+	}
+	if reply.Endless {
+		s.endless(r, reply, final.Model, emit)
+		return
 	}
 	if reply.MalformedLine && len(out.chunks) == 0 {
 		line([]byte("{\"model\":\n"))

@@ -160,17 +160,20 @@ func TestFixturesBuild(t *testing.T) {
 func TestReportTable(t *testing.T) {
 	var r Report
 	r.Model = "replay"
-	r.Add(Result{Task: "find-definition", Status: Pass, Turns: 2, ToolCalls: 1, Repaired: map[string]int{"bare": 1}, PromptTokens: 1200, Wall: 1500 * time.Millisecond})
+	r.Add(Result{Task: "find-definition", Mode: "native", Status: Pass, Turns: 2, ToolCalls: 1, Attempts: 1, Valid: 1, Repaired: map[string]int{"bare": 1}, PromptTokens: 1200, Wall: 1500 * time.Millisecond})
 	r.Add(Result{Task: "fix-failing-test", Tier: 1, Status: Skip, Why: "needs edit_file, not in this build"})
-	r.Add(Result{Task: "loop-recovery", Status: Fail, Turns: 4, ToolCalls: 3, Invalid: 1, Why: "the answer does not mention \"positive\"\nmore"})
+	r.Add(Result{Task: "loop-recovery", Mode: "native", Status: Fail, Turns: 4, ToolCalls: 3, Attempts: 3, Valid: 2, Invalid: 1, Why: "the answer does not mention \"positive\"\nmore"})
+	r.Add(Result{Task: "find-definition", Mode: "constrained", Status: Pass, Turns: 2, ToolCalls: 1, Attempts: 1, Valid: 1})
 	var b bytes.Buffer
 	if err := r.WriteTable(&b); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
 	for _, want := range []string{
-		"TASK", "find-definition   0     pass    2      1      bare:1", "1200",
-		"replay: 3 tasks, 1 passed, 1 failed, 1 skipped, 0 errors; 6 turns, 4 tool calls (1 repaired, 1 invalid), 1200 prompt tokens",
+		"TASK", "find-definition   0     native       pass    2      1      bare:1", "1200",
+		"replay: 4 tasks, 2 passed, 1 failed, 1 skipped, 0 errors; 8 turns, 5 tool calls (1 repaired, 1 invalid), 1200 prompt tokens",
+		"replay constrained: 1 of 1 tasks passed; 1 of 1 calls valid (100%)\n",
+		"replay native: 1 of 2 tasks passed; 3 of 4 calls valid (75%)\n",
 		"  fix-failing-test skip: needs edit_file, not in this build",
 		`  loop-recovery fail: the answer does not mention "positive"` + "\n",
 	} {

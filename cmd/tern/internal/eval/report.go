@@ -36,11 +36,29 @@ type Result struct {
 	Repaired map[string]int `json:"repaired,omitempty"`
 	// Invalid counts calls that could not run as written: unreadable call
 	// text, unknown tools, bad arguments.
-	Invalid      int           `json:"invalid"`
+	Invalid int `json:"invalid"`
+	// Mode is the tool mode the task ended in: "native", "text" or
+	// "constrained" (a session may fall back mid-task).
+	Mode string `json:"mode,omitempty"`
+	// Valid counts calls that ran as the model meant them (repaired or
+	// not); Attempts counts every call the model tried, unreadable ones
+	// included. Valid/Attempts is the share of valid calls.
+	Valid        int           `json:"valid"`
+	Attempts     int           `json:"attempts"`
 	PromptTokens int           `json:"prompt_tokens"`
 	EvalTokens   int           `json:"eval_tokens"`
 	Wall         time.Duration `json:"wall_ns"`
 	Answer       string        `json:"answer,omitempty"`
+}
+
+// ModeSummary adds up the calls of the tasks run in one tool mode.
+type ModeSummary struct {
+	Tasks    int `json:"tasks"`
+	Passed   int `json:"passed"`
+	Attempts int `json:"attempts"`
+	Valid    int `json:"valid"`
+	// Share is Valid/Attempts, the share of valid calls (0 with no calls).
+	Share float64 `json:"share"`
 }
 
 // Report is the outcome of a suite run.
@@ -65,6 +83,9 @@ type Summary struct {
 	Invalid      int            `json:"invalid"`
 	PromptTokens int            `json:"prompt_tokens"`
 	Wall         time.Duration  `json:"wall_ns"`
+	// Modes sums the calls per tool mode, to compare native, text and
+	// constrained calls of one model (tern eval --modes).
+	Modes map[string]*ModeSummary `json:"modes,omitempty"`
 }
 
 // Add appends a result and updates the summary.
@@ -93,6 +114,25 @@ func (r *Report) Add(res Result) {
 		}
 		s.Repaired[k] += v
 	}
+	if res.Mode != "" && res.Status != Skip {
+		if s.Modes == nil {
+			s.Modes = map[string]*ModeSummary{}
+		}
+		m := s.Modes[res.Mode]
+		if m == nil {
+			m = &ModeSummary{}
+			s.Modes[res.Mode] = m
+		}
+		m.Tasks++
+		if res.Status == Pass {
+			m.Passed++
+		}
+		m.Attempts += res.Attempts
+		m.Valid += res.Valid
+		if m.Attempts > 0 {
+			m.Share = float64(m.Valid) / float64(m.Attempts)
+		}
+	}
 }
 
 // OK reports whether no task failed or errored.
@@ -109,9 +149,13 @@ func (r Report) WriteJSON(w io.Writer) error {
 // failures and skips.
 func (r Report) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TASK\tTIER\tRESULT\tTURNS\tCALLS\tREPAIRED\tINVALID\tPROMPT TOK\tWALL")
+	fmt.Fprintln(tw, "TASK\tTIER\tMODE\tRESULT\tTURNS\tCALLS\tREPAIRED\tINVALID\tPROMPT TOK\tWALL")
 	for _, res := range r.Results {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%s\t%d\t%d\t%s\n", res.Task, res.Tier, res.Status, res.Turns,
+		mode := res.Mode
+		if mode == "" {
+			mode = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d\t%s\t%d\t%d\t%s\n", res.Task, res.Tier, mode, res.Status, res.Turns,
 			res.ToolCalls, repairs(res.Repaired), res.Invalid, res.PromptTokens, res.Wall.Round(time.Millisecond))
 	}
 	if err := tw.Flush(); err != nil {
@@ -121,6 +165,11 @@ func (r Report) WriteTable(w io.Writer) error {
 	fmt.Fprintf(w, "\n%s: %d tasks, %d passed, %d failed, %d skipped, %d errors; %d turns, %d tool calls (%d repaired, %d invalid), %d prompt tokens, %s\n",
 		r.Model, s.Tasks, s.Passed, s.Failed, s.Skipped, s.Errors, s.Turns, s.ToolCalls, total(s.Repaired), s.Invalid,
 		s.PromptTokens, s.Wall.Round(time.Millisecond))
+	for _, mode := range slices.Sorted(maps.Keys(s.Modes)) {
+		m := s.Modes[mode]
+		fmt.Fprintf(w, "%s %s: %d of %d tasks passed; %d of %d calls valid (%.0f%%)\n",
+			r.Model, mode, m.Passed, m.Tasks, m.Valid, m.Attempts, 100*m.Share)
+	}
 	for _, res := range r.Results {
 		if res.Why != "" {
 			fmt.Fprintf(w, "  %s %s: %s\n", res.Task, res.Status, firstLine(res.Why))

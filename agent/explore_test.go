@@ -1,0 +1,99 @@
+package agent
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/ternhq/tern/models"
+	"github.com/ternhq/tern/models/ollama"
+	"github.com/ternhq/tern/models/ollamatest"
+	"github.com/ternhq/tern/tools"
+)
+
+// subStoreRecorder is a memRecorder that also keeps subagent messages.
+type subStoreRecorder struct {
+	memRecorder
+	sub map[string][]models.Message
+}
+
+func (r *subStoreRecorder) AppendSubMessage(_ context.Context, _, callID string, m models.Message) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.sub[callID] = append(r.sub[callID], m)
+	return nil
+}
+
+func newExplorerHarness(t *testing.T, cfg ExploreConfig) (*Explorer, *ollamatest.Server, *subStoreRecorder) {
+	t.Helper()
+	h := newHarness(t, ollamatest.Qwen3())
+	ws, err := tools.NewWorkspace(h.root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := ollama.New(h.srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &subStoreRecorder{sub: map[string][]models.Message{}}
+	cfg.SessionID, cfg.Model, cfg.NumCtx, cfg.System = "s1", "qwen3:8b", 8192, "You are a test."
+	return NewExplorer(cfg, client, tools.NewSet(tools.ReadOnlyTools(ws)...), rec, counter(t)), h.srv, rec
+}
+
+// TestExploreOutOfTurns: a subagent that reaches its turn limit still
+// reading is asked, without tools, for the report of what it found.
+func TestExploreOutOfTurns(t *testing.T) {
+	ex, srv, rec := newExplorerHarness(t, ExploreConfig{MaxTurns: 2})
+	srv.Script(
+		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "read_file", Args: `{"path":"hello.txt"}`}}},
+		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "read_file", Args: `{"path":"b.txt"}`}}},
+		ollamatest.Reply{Content: "hello.txt:1 — a greeting"},
+	)
+	var news []tools.Progress
+	rep, err := ex.Explore(t.Context(), tools.ExploreTask{Task: "what do the files say", CallID: "call_3",
+		Progress: func(p tools.Progress) { news = append(news, p) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 || len(reqs[2].Tools) != 0 || len(reqs[0].Tools) == 0 {
+		t.Fatalf("%d requests; the last offers %d tools (want 3 requests, the last with none)", len(reqs), len(reqs[len(reqs)-1].Tools))
+	}
+	if !strings.Contains(reqs[2].Messages[len(reqs[2].Messages)-1].Content, "Stop exploring now") {
+		t.Errorf("the last request does not ask for the report")
+	}
+	if rep.Text != "hello.txt:1 — a greeting" || rep.Calls != 2 || rep.Turns != 3 || rep.Tokens == 0 || !strings.Contains(rep.Note, "turn limit") {
+		t.Errorf("report = %+v", rep)
+	}
+	if len(news) == 0 || news[len(news)-1].Tokens == 0 {
+		t.Errorf("progress = %+v", news)
+	}
+	if n := len(rec.sub["call_3"]); n != 7 { // task, 2×(call, result), final ask, report
+		t.Errorf("%d subagent messages stored, want 7", n)
+	}
+	if len(rec.messages) != 0 {
+		t.Errorf("the subagent wrote %d messages to the session history", len(rec.messages))
+	}
+	if len(rec.turns) != 3 || !strings.HasPrefix(rec.turns[0].DoneReason, "explore ") || !strings.HasPrefix(rec.calls[0].CallID, "call_3/") {
+		t.Errorf("turns %+v, calls %+v", rec.turns, rec.calls)
+	}
+}
+
+// TestExploreReportCap: a long report is cut to the cap by whole lines,
+// and the cut is said.
+func TestExploreReportCap(t *testing.T) {
+	ex, srv, _ := newExplorerHarness(t, ExploreConfig{ReportTokens: 60})
+	long := strings.Repeat("a.go:1 — a finding that goes on for a while\n", 30)
+	srv.Script(ollamatest.Reply{Content: long})
+	rep, err := ex.Explore(t.Context(), tools.ExploreTask{Task: "x", CallID: "c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := counter(t).Count(rep.Text); n > 60 || !strings.HasSuffix(rep.Text, "(report cut to about 60 tokens)") || !strings.HasPrefix(rep.Text, "a.go:1") {
+		t.Errorf("report of %d tokens:\n%s", n, rep.Text)
+	}
+	// The subagent's window is a share of the session's, never below the floor.
+	if w := ex.window(); w != 4096 {
+		t.Errorf("window = %d, want half of 8192", w)
+	}
+}

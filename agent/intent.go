@@ -1,0 +1,139 @@
+package agent
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+
+	"github.com/ternhq/tern/models"
+	"github.com/ternhq/tern/prompts"
+	"github.com/ternhq/tern/tools"
+)
+
+// Small models often say what they will do instead of doing it: "I'll read
+// the file…" and the reply ends; or they show a shell block where they
+// should have called run_command. Taking that as the final answer ends the
+// turn with nothing done. The agent nudges once per turn toward the call; a
+// second such reply is taken as the answer.
+
+// announce matches a sentence that announces a tool-like action, in the
+// languages small models most often answer in.
+var announce = regexp.MustCompile(`(?i)(?:\b(?:i'll|i will|i'm going to|i am going to|let me|let's|i need to|i'm gonna|i shall|i must|i have to|allow me to)\s+(?:\w+\s+){0,3}?(?:read|open|look|check|search|find|grep|list|run|execute|create|write|edit|update|modify|fix|change|inspect|examine|view|explore|scan|call|use|start|add|remove|delete|rename|replace|implement|test|build|install|fetch|see|verify|analy[sz]e|review|investigate|browse|patch|apply|save|make)\b` +
+	`|\b(?:voy a|vamos a|déjame|permíteme|je vais|laissez-moi|laisse-moi|ich werde|lass mich|lassen sie mich|vou|deixe-me|deixa eu|lasciami|adesso|ora)\s+\p{L}+` +
+	`|(?:我将|我会|让我|我来|我先|接下来我|首先我|现在我|我需要)` +
+	`|(?:します|しましょう|してみます|確認します|読みます|見てみます)` +
+	`|(?:сейчас я|я прочитаю|давайте|позвольте мне|я посмотрю|я проверю|мне нужно)` +
+	`|(?:하겠습니다|보겠습니다|확인해 ?보겠습니다))`)
+
+// shellFence matches a fenced shell block.
+var shellFence = regexp.MustCompile("(?s)```[ \t]*(?:bash|sh|shell|console|zsh|terminal|cmd|powershell|ps1)[ \t]*\\n(.*?)(?:\\n[ \t]*```|$)")
+
+// announcesAction reports whether a reply without calls ends by saying
+// what the model is about to do: a short reply that announces an action,
+// or any reply whose last sentence does and that ends with ":" or "…".
+func announcesAction(text string) bool {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return false
+	}
+	tail := text
+	if r := []rune(text); len(r) > 240 {
+		tail = string(r[len(r)-240:])
+	}
+	if !announce.MatchString(tail) {
+		return false
+	}
+	return len(text) <= 400 || strings.HasSuffix(text, ":") || strings.HasSuffix(text, "…") || strings.HasSuffix(text, "...")
+}
+
+// shellCommand returns the first command of a shell block in text, or "".
+func shellCommand(text string) string {
+	m := shellFence.FindStringSubmatch(text)
+	if m == nil {
+		return ""
+	}
+	for _, line := range strings.Split(m[1], "\n") {
+		line = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "$ "))
+		if line != "" && !strings.HasPrefix(line, "#") {
+			return line
+		}
+	}
+	return ""
+}
+
+// offers reports whether the next request offers the tool named name.
+func (a *Agent) offers(name string) bool {
+	for _, t := range a.offered(a.tools.All()) {
+		if t.Spec().Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// intentNudge returns the nudge for a reply that announces an action or
+// shows a shell block instead of calling a tool, once per turn; ok is
+// false when the reply is to be taken as the answer.
+func (a *Agent) intentNudge(text string) (n prompts.Nudge, ok bool) {
+	if a.guard.intentNudged || len(a.tools.All()) == 0 {
+		return n, false
+	}
+	if cmd := shellCommand(text); cmd != "" && a.offers("run_command") {
+		a.guard.intentNudged = true
+		args, _ := json.Marshal(map[string]string{"command": cmd})
+		return prompts.Nudge{Kind: prompts.NudgeShell, Example: models.FormatCall(a.callFormat(), "run_command", args)}, true
+	}
+	if !announcesAction(text) {
+		return n, false
+	}
+	a.guard.intentNudged = true
+	return prompts.Nudge{Kind: prompts.NudgeIntent, Example: a.intentExample(text)}, true
+}
+
+// intentVerbs map what a reply says it will do to the tool that does it.
+var intentVerbs = []struct {
+	re   *regexp.Regexp
+	tool string
+}{
+	{regexp.MustCompile(`(?i)\b(?:read|open|view|look|check|see|inspect|examine|leer|lire|lesen|ler|leggere)\b|读|読|查看|прочита|посмотр|읽`), "read_file"},
+	{regexp.MustCompile(`(?i)\b(?:search|grep|find)\b|搜索|查找|検索|найд|поиск|검색`), "grep"},
+	{regexp.MustCompile(`(?i)\b(?:list|explore|browse)\b|列出|一覧|список|목록`), "list_dir"},
+	{regexp.MustCompile(`(?i)\b(?:run|execute|test|build|install)\b|运行|執行|実行|запущ|실행`), "run_command"},
+	{regexp.MustCompile(`(?i)\b(?:edit|fix|change|update|modify|replace|patch|rename)\b|修改|修正|編集|измен|수정`), "edit_file"},
+	{regexp.MustCompile(`(?i)\b(?:create|write|save)\b|创建|写|作成|созда|작성`), "write_file"},
+}
+
+// fileMention is a file name mentioned in prose: main.go, `cmd/tern/ask.go`.
+var fileMention = regexp.MustCompile("`?([\\w./\\-]+\\.[A-Za-z][\\w]{0,5})`?")
+
+// intentExample is one call doing what the reply announced: of the tool
+// its verb names when that tool is offered, with the file it mentions.
+func (a *Agent) intentExample(text string) string {
+	tail := text
+	if r := []rune(text); len(r) > 240 {
+		tail = string(r[len(r)-240:])
+	}
+	for _, v := range intentVerbs {
+		if !v.re.MatchString(tail) || !a.offers(v.tool) {
+			continue
+		}
+		t, _ := a.tools.Get(v.tool)
+		args := string(models.ExampleArgs(t.Spec()))
+		if m := fileMention.FindAllStringSubmatch(text, -1); len(m) > 0 {
+			file, _ := json.Marshal(m[len(m)-1][1])
+			args = strings.Replace(args, `"path": "main.go"`, `"path": `+string(file), 1)
+		}
+		return models.FormatCall(a.callFormat(), v.tool, []byte(args))
+	}
+	return a.exampleCall("")
+}
+
+// refuseCut answers every call of a reply cut at the output limit with a
+// correction instead of running it: its last call, at least, is not what
+// the model meant to send.
+func (a *Agent) refuseCut(calls []models.ToolCall) {
+	for _, c := range calls {
+		a.preset[c.ID] = tools.Result{IsError: true, Summary: InvalidCall,
+			Output: "Not run: your reply was cut off at the output limit while you were writing this call, so its arguments may be incomplete. Send the call again, complete; if its content is long, do the work in smaller steps (a smaller edit, or the file in parts)."}
+	}
+}

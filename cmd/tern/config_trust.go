@@ -1,0 +1,222 @@
+package main
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/ternhq/tern/disclosure"
+	"github.com/ternhq/tern/models"
+)
+
+// A repository's own .tern.toml is written by whoever wrote the repository
+// (or by the model, in an earlier session). It may tune how tern works on
+// it, and narrow what tern may do, but never grant more than the user's own
+// config file and flags grant. mergeProject applies it that way:
+//
+//   - allow_read, allow_commands, host and fetch_allow are the user's to
+//     give: a project file's values are ignored, with a notice;
+//   - deny_commands from the project are added to the user's, never
+//     replacing them;
+//   - max_tier can only go down, and tier is kept at or below it;
+//   - MCP servers the project names are marked as the project's, so they
+//     start only after the user approves (--yes does not cover them);
+//   - every other key (model, ctx, rag, profiles, …) is taken as written.
+
+// trustKeys are the top-level keys only the user may set; the value says
+// where to set them instead.
+var trustKeys = map[string]string{
+	"allow_read":     "a repository cannot allow reads outside itself; use --allow-read or your own config file",
+	"allow_commands": "a repository cannot let commands run without approval; list them in your own config file",
+	"host":           "a repository cannot choose where your prompts and code are sent; use --host, OLLAMA_HOST or your own config file",
+	"base_url":       "a repository cannot choose where your prompts and code are sent; use --host or your own config file",
+	"embed_base_url": "a repository cannot choose where your code is sent for embedding; use your own config file",
+	"fetch_allow":    "a repository cannot open private network addresses to fetch_url; list hosts in your own config file",
+	"stream":         "a repository cannot loosen the limits that keep a stalled server from hanging tern; set [stream] in your own config file",
+}
+
+// projectKeys are the keys a project file sets as it likes: they change how
+// tern works on the repository, not what it may do.
+var projectKeys = map[string]bool{
+	"model": true, "backend": true, "ctx": true, "vram": true, "max_turns": true, "embed_model": true,
+	"think": true, "keep_alive": true, "temperature": true, "tool_mode": true, "compact_threshold": true,
+	"rag": true, "rag_share": true, "think_budget": true, "subagent_model": true, "explore_share": true,
+	"explore_turns": true,
+}
+
+// mergedKeys are merged so that the project can only narrow them.
+var mergedKeys = map[string]bool{"deny_commands": true, "intent": true, "profiles": true, "max_tier": true, "tier": true, "mcp": true}
+
+// tomlKey is the key a Config field is read from, "" for none.
+func tomlKey(f reflect.StructField) string {
+	key, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
+	if key == "-" {
+		return ""
+	}
+	return key
+}
+
+// mergeProject applies proj, decoded from the project file at path with
+// metadata md, over cfg, the defaults merged with the user's file.
+func (cfg *Config) mergeProject(proj Config, md toml.MetaData, path string) {
+	defined := map[string]bool{}
+	for _, k := range md.Keys() {
+		defined[k[0]] = true
+	}
+	for _, key := range slices.Sorted(maps.Keys(trustKeys)) {
+		if defined[key] {
+			cfg.notices = append(cfg.notices, fmt.Sprintf("%s: %s ignored: %s", path, key, trustKeys[key]))
+		}
+	}
+	take := func(key string, apply func()) {
+		if defined[key] {
+			apply()
+		}
+	}
+	// Keys that tune how tern works are taken as the project wrote them;
+	// those that can widen trust are merged by hand below. A key in
+	// neither list (one added later and not yet judged) is not taken.
+	cv, pv := reflect.ValueOf(cfg).Elem(), reflect.ValueOf(proj)
+	for i := range cv.NumField() {
+		key := tomlKey(cv.Type().Field(i))
+		switch {
+		case key == "" || !defined[key] || mergedKeys[key] || trustKeys[key] != "":
+		case projectKeys[key]:
+			cv.Field(i).Set(pv.Field(i))
+		default:
+			cfg.notices = append(cfg.notices, fmt.Sprintf("%s: %s ignored: only your own config file can set it", path, key))
+		}
+	}
+	take("deny_commands", func() {
+		for _, d := range proj.DenyCommands {
+			if !slices.Contains(cfg.DenyCommands, d) {
+				cfg.DenyCommands = append(cfg.DenyCommands, d)
+			}
+		}
+	})
+	take("intent", func() {
+		cfg.Intent = disclosure.Overrides{
+			Edit:     append(slices.Clone(cfg.Intent.Edit), proj.Intent.Edit...),
+			Commands: append(slices.Clone(cfg.Intent.Commands), proj.Intent.Commands...),
+			External: append(slices.Clone(cfg.Intent.External), proj.Intent.External...),
+			Negation: append(slices.Clone(cfg.Intent.Negation), proj.Intent.Negation...),
+		}
+	})
+	take("profiles", func() {
+		if cfg.Profiles == nil {
+			cfg.Profiles = map[string]models.ProfileOverride{}
+		}
+		maps.Copy(cfg.Profiles, proj.Profiles)
+	})
+	take("max_tier", func() {
+		if !disclosure.Tier(proj.MaxTier).Valid() {
+			cfg.MaxTier = proj.MaxTier // reported by checkTiers
+		} else if proj.MaxTier < cfg.MaxTier {
+			cfg.MaxTier = proj.MaxTier
+		} else if proj.MaxTier > cfg.MaxTier {
+			cfg.notices = append(cfg.notices, fmt.Sprintf("%s: max_tier %d ignored: a repository can lower the tier cap (%d), not raise it", path, proj.MaxTier, cfg.MaxTier))
+		}
+	})
+	take("tier", func() { cfg.Tier = proj.Tier })
+	if defined["tier"] && disclosure.Tier(cfg.Tier).Valid() && cfg.Tier > cfg.MaxTier {
+		cfg.notices = append(cfg.notices, fmt.Sprintf("%s: tier %d lowered to %d, the highest tier you allow", path, cfg.Tier, cfg.MaxTier))
+		cfg.Tier = cfg.MaxTier
+	}
+	take("mcp", func() {
+		if cfg.MCP.Servers == nil {
+			cfg.MCP.Servers = map[string]mcpServerConfig{}
+		}
+		// A project table replaces the user's table of the same name as a
+		// whole; it is then the project's, and needs approval to start.
+		maps.Copy(cfg.MCP.Servers, proj.MCP.Servers)
+		cfg.MCP.noteSources(md, path)
+	})
+}
+
+// valueRange is an allowed range of one numeric setting.
+type valueRange struct {
+	key      string // as written in the config file
+	flag     string // the flag that sets it, if any
+	min, max float64
+	why      string
+}
+
+// Limits of the numeric settings. The upper bounds are far beyond any real
+// machine; they catch typos (an extra digit) and values that would make
+// tern plan absurd buffers.
+var (
+	ctxRange       = valueRange{"ctx", "--ctx", 1024, 1 << 21, "tokens; the context window"}
+	vramRange      = valueRange{"vram", "--vram", 0.25, 4096, "GiB of GPU memory"}
+	maxTurnsRange  = valueRange{"max_turns", "--max-turns", 1, 10000, "model requests per prompt"}
+	thinkRange     = valueRange{"think_budget", "", 0, 1 << 20, "tokens of thinking per reply; 0 means half the reply reserve"}
+	temperatureRng = valueRange{"temperature", "", 0, 5, "the sampling temperature"}
+	keepAliveMax   = 365 * 24.0 // hours
+)
+
+// check reports v outside r, naming the setting as the user wrote it.
+func (r valueRange) check(v float64, byFlag bool) error {
+	if v >= r.min && v <= r.max { // false for NaN
+		return nil
+	}
+	name := r.key
+	if byFlag && r.flag != "" {
+		name = r.flag
+	}
+	return fmt.Errorf("%s must be between %s and %s (%s), not %s", name, num(r.min), num(r.max), r.why, num(v))
+}
+
+// num writes v in full, never in exponent form.
+func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// checkValues checks the numeric settings of cfg. byFlag names them as
+// flags, for the check after the flags are applied.
+func checkValues(cfg Config, byFlag bool) error {
+	if cfg.Ctx != 0 { // 0: planned from the VRAM budget
+		if err := ctxRange.check(float64(cfg.Ctx), byFlag); err != nil {
+			return err
+		}
+	}
+	if err := vramRange.check(cfg.VRAMGiB, byFlag); err != nil {
+		return err
+	}
+	if err := maxTurnsRange.check(float64(cfg.MaxTurns), byFlag); err != nil {
+		return err
+	}
+	if err := thinkRange.check(float64(cfg.ThinkBudget), byFlag); err != nil {
+		return err
+	}
+	if cfg.Temperature != nil {
+		if err := temperatureRng.check(*cfg.Temperature, byFlag); err != nil {
+			return err
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(cfg.Profiles)) {
+		if t := cfg.Profiles[name].Temperature; t != nil {
+			if err := temperatureRng.check(*t, false); err != nil {
+				return fmt.Errorf("profiles.%s: %w", name, err)
+			}
+		}
+	}
+	if h := cfg.KeepAlive.Hours(); h > keepAliveMax {
+		return fmt.Errorf("keep_alive must be at most a year, not %v", cfg.KeepAlive.Duration)
+	}
+	for _, v := range []struct {
+		key      string
+		v, lo, h float64
+		why      string
+	}{
+		{"compact_threshold", cfg.CompactThreshold, 0.2, 1, "a share of the context window"},
+		{"rag_share", cfg.RAGShare, 0.05, 0.5, "a share of the context window"},
+	} {
+		if !(v.v >= v.lo && v.v <= v.h) || math.IsNaN(v.v) {
+			return fmt.Errorf("%s must be between %v and %v (%s), not %v", v.key, v.lo, v.h, v.why, v.v)
+		}
+	}
+	return nil
+}

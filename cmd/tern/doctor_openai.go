@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ternhq/tern/models/openai"
+)
+
+// doctorOpenAI checks an OpenAI-compatible server: what it says about
+// itself, the model, the window and where it came from, tool support and
+// usage reporting, and embeddings.
+func (a *app) doctorOpenAI(ctx context.Context, r *report, root string, cfg Config, addr string) error {
+	client, err := openai.New(addr, cfg.apiKey)
+	if err != nil {
+		r.bad("Server", "%v", err)
+		return exitCodeError{code: exitError}
+	}
+	list, err := client.Models(ctx)
+	if err != nil {
+		r.bad("Server", "%v", explainOpenAI(err, client.Host(), "", nil))
+		a.doctorWorkspace(ctx, r, root, cfg)
+		a.doctorMCP(ctx, r, cfg, root)
+		return exitCodeError{code: exitError}
+	}
+	b := &backend{kind: backendOpenAI, client: client, addr: addr}
+	for _, m := range list {
+		b.installed = append(b.installed, modelInfo(m.ID))
+	}
+	name, why, err := chooseServedModel(cfg.Model, list)
+	if err != nil {
+		r.ok("Server", "%s (OpenAI-compatible API)", client.Host())
+		r.bad("Chat model", "%v", explainOpenAI(err, client.Host(), cfg.Model, b.installed))
+		a.doctorWorkspace(ctx, r, root, cfg)
+		return exitCodeError{code: exitError}
+	}
+	srv, err := client.Describe(ctx, name)
+	if err != nil {
+		r.bad("Server", "%v", explainOpenAI(err, client.Host(), name, b.installed))
+		return exitCodeError{code: exitError}
+	}
+	r.ok("Server", "%s at %s (OpenAI-compatible API)", srv, client.Host())
+	r.ok("Models", "%d served", len(list))
+	for _, m := range list {
+		extra := ""
+		switch {
+		case m.MaxModelLen > 0:
+			extra = fmt.Sprintf("max_model_len %d", m.MaxModelLen)
+		case m.TrainCtx > 0:
+			extra = fmt.Sprintf("trained context %d, %s", m.TrainCtx, humanBytes(m.Size))
+		}
+		r.detail("%-40s %s", m.ID, extra)
+	}
+	r.ok("Chat model", "%s (%s)", name, why)
+	if srv.Kind == openai.LMStudio && !srv.Loaded {
+		r.note("Loaded", "LM Studio has not loaded %s; it loads on the first request with its default context length", name)
+	}
+	plan, err := servedWindow(srv, cfg.Ctx, client.Host())
+	if err != nil {
+		r.bad("Context", "%v", err)
+	} else {
+		r.ok("Context", "%d tokens (%s)", plan.NumCtx, plan.Source)
+		if srv.TrainCtx > 0 {
+			r.detail("trained context: %d tokens", srv.TrainCtx)
+		}
+		if srv.Slots > 1 {
+			r.detail("the server has %d slots (--parallel); the window shown is one slot's", srv.Slots)
+		}
+	}
+	ts, err := client.ProbeTools(ctx, name)
+	switch {
+	case err != nil:
+		r.bad("Tools", "a one-token test request failed: %v", explainOpenAI(err, client.Host(), name, b.installed))
+	case ts.Native:
+		r.ok("Tools", "the server takes native tool calls (tern still repairs calls written as text)")
+	default:
+		r.note("Tools", "the server refused tools (%q): tern uses the text tool protocol", ts.Why)
+		r.detail("%s", toolsFix(srv.Kind))
+	}
+	if err == nil {
+		if ts.Usage {
+			r.ok("Usage", "the server reports token usage: tern calibrates its counts and detects cut prompts")
+		} else {
+			r.note("Usage", "the server reports no token usage: counts are tern's estimate")
+		}
+	}
+	if prof, err := profileFor(modelInfo(name), cfg); err != nil {
+		r.bad("Profile", "%v", err)
+	} else {
+		r.ok("Profile", "%s", prof)
+	}
+	a.doctorEmbedOpenAI(ctx, r, cfg)
+	a.doctorWorkspace(ctx, r, root, cfg)
+	a.doctorMCP(ctx, r, cfg, root)
+	if r.problems > 0 {
+		return exitCodeError{code: exitError}
+	}
+	return nil
+}
+
+func (a *app) doctorEmbedOpenAI(ctx context.Context, r *report, cfg Config) {
+	server := newEmbedServer(cfg)
+	if server == nil {
+		r.note("Embeddings", "embed_base_url is not a valid address; search is lexical only")
+		return
+	}
+	m := newEmbedModel(cfg.EmbedModel)
+	if why := checkEmbed(ctx, server, m); why != "" {
+		r.note("Embeddings", "%s; search is lexical only", why)
+		return
+	}
+	r.ok("Embeddings", "%s at %s", m.name, server.Host())
+}

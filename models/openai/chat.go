@@ -1,0 +1,518 @@
+package openai
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ternhq/tern/models"
+)
+
+// The wire format of /v1/chat/completions, as far as tern uses it.
+
+type chatRequest struct {
+	Model         string         `json:"model"`
+	Messages      []wireMessage  `json:"messages"`
+	Tools         []wireTool     `json:"tools,omitempty"`
+	Stream        bool           `json:"stream"`
+	StreamOptions *streamOptions `json:"stream_options,omitempty"`
+	MaxTokens     int            `json:"max_tokens,omitempty"`
+	Temperature   *float64       `json:"temperature,omitempty"`
+	Stop          []string       `json:"stop,omitempty"`
+	// ChatTemplateKwargs reach the model's Jinja template on llama-server
+	// and vLLM; enable_thinking switches Qwen3-style reasoning.
+	ChatTemplateKwargs map[string]any `json:"chat_template_kwargs,omitempty"`
+	ReasoningEffort    string         `json:"reasoning_effort,omitempty"`
+	// ResponseFormat holds the reply to a JSON schema (models.Request's
+	// Format), which llama-server and vLLM enforce with a grammar.
+	ResponseFormat *responseFormat `json:"response_format,omitempty"`
+}
+
+type responseFormat struct {
+	Type       string     `json:"type"`
+	JSONSchema jsonSchema `json:"json_schema"`
+}
+
+type jsonSchema struct {
+	Name   string          `json:"name"`
+	Schema json.RawMessage `json:"schema"`
+}
+
+type streamOptions struct {
+	IncludeUsage bool `json:"include_usage"`
+}
+
+type wireMessage struct {
+	Role       string         `json:"role"`
+	Content    string         `json:"content"`
+	ToolCalls  []wireToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string         `json:"tool_call_id,omitempty"`
+}
+
+type wireToolCall struct {
+	ID       string       `json:"id"`
+	Type     string       `json:"type"`
+	Function wireFunction `json:"function"`
+}
+
+type wireFunction struct {
+	Name string `json:"name"`
+	// Arguments is a JSON string holding the arguments object, as OpenAI
+	// specifies.
+	Arguments string `json:"arguments"`
+}
+
+type wireTool struct {
+	Type     string   `json:"type"`
+	Function wireSpec `json:"function"`
+}
+
+type wireSpec struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// chunk is one event of a reply stream.
+type chunk struct {
+	Choices []struct {
+		Index int `json:"index"`
+		Delta struct {
+			Content *string `json:"content"`
+			// llama-server and older vLLM send reasoning_content; vLLM
+			// since 0.10 sends reasoning.
+			ReasoningContent *string     `json:"reasoning_content"`
+			Reasoning        *string     `json:"reasoning"`
+			ToolCalls        []callDelta `json:"tool_calls"`
+		} `json:"delta"`
+		FinishReason *string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage   *usage   `json:"usage"`
+	Timings *timings `json:"timings"`
+	// An error sent inside the stream.
+	Error   json.RawMessage `json:"error"`
+	Object  string          `json:"object"`
+	Message string          `json:"message"`
+}
+
+type callDelta struct {
+	Index    *int   `json:"index"`
+	ID       string `json:"id"`
+	Function struct {
+		Name string `json:"name"`
+		// Arguments is a piece of the JSON text (a JSON string); some
+		// servers send the whole arguments object instead.
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"function"`
+}
+
+type usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+}
+
+// timings is llama-server's own accounting, sent with the last chunk.
+type timings struct {
+	PromptN     int     `json:"prompt_n"`
+	PromptMS    float64 `json:"prompt_ms"`
+	PredictedN  int     `json:"predicted_n"`
+	PredictedMS float64 `json:"predicted_ms"`
+	CacheN      int     `json:"cache_n"`
+}
+
+// Chat streams one reply from /v1/chat/completions. onDelta, when non-nil,
+// sees every non-empty piece of content and reasoning as it arrives. Tool
+// calls arrive in pieces keyed by index and are assembled into whole calls;
+// a call whose id the server left out gets one.
+//
+// Usage is asked for (stream_options.include_usage); when the server sends
+// none, Metrics.PromptTokens stays 0 and token counts are tern's estimate.
+// When the server refuses the prompt because it does not fit its window,
+// Chat returns no error but an empty reply with DoneReason "length" and
+// PromptTokens at least req.Options.NumCtx: the shape of a truncated reply,
+// so that the caller's truncation logic compacts and asks again.
+//
+// When the stream ends without a finish_reason or [DONE], Chat returns what
+// arrived with an error wrapping models.ErrIncomplete; when ctx is
+// cancelled, with ctx.Err().
+func (c *Client) Chat(ctx context.Context, req models.Request, onDelta func(models.Delta)) (models.Reply, error) {
+	what := "openai chat " + req.Model
+	reply := models.Reply{Message: models.Message{Role: models.RoleAssistant}}
+	body, err := c.chatRequest(req)
+	if err != nil {
+		return reply, fmt.Errorf("%s: %w", what, err)
+	}
+	began := time.Now()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	resp, err := c.do(ctx, what, http.MethodPost, "/v1/chat/completions", body)
+	if err != nil {
+		return overflowReply(reply, req, err)
+	}
+	defer resp.Body.Close()
+
+	s := newStream(resp.Body)
+	idle := c.IdleTimeout
+	if idle <= 0 {
+		idle = DefaultIdleTimeout
+	}
+	watchdog := time.AfterFunc(idle, func() {
+		cancel(fmt.Errorf("%w: the server sent nothing for %s", models.ErrIncomplete, idle))
+	})
+	defer watchdog.Stop()
+
+	var content, thinking strings.Builder
+	calls := &callSet{}
+	finished := false
+	for {
+		data, err := s.next()
+		watchdog.Reset(idle)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			reply.Message.Content, reply.Message.Thinking = content.String(), thinking.String()
+			if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+				return reply, fmt.Errorf("%s: %w", what, cause)
+			}
+			return reply, c.fail(ctx, what, err)
+		}
+		if data == nil {
+			finished = true // [DONE]
+			break
+		}
+		var ch chunk
+		if err := json.Unmarshal(data, &ch); err != nil {
+			reply.Message.Content, reply.Message.Thinking = content.String(), thinking.String()
+			return reply, fmt.Errorf("%s: a stream event is not JSON: %.120q", what, data)
+		}
+		if len(ch.Error) > 0 || ch.Object == "error" {
+			reply.Message.Content, reply.Message.Thinking = content.String(), thinking.String()
+			e, _ := parseError(0, data)
+			if s := sentinel(e); s != nil {
+				return overflowReply(reply, req, fmt.Errorf("%s: %w: %w", what, s, e))
+			}
+			return overflowReply(reply, req, fmt.Errorf("%s: %w", what, e))
+		}
+		for _, choice := range ch.Choices {
+			if choice.Index != 0 {
+				continue // tern asks for one choice
+			}
+			d := choice.Delta
+			for _, r := range []*string{d.ReasoningContent, d.Reasoning} {
+				if r != nil && *r != "" {
+					thinking.WriteString(*r)
+					if onDelta != nil {
+						onDelta(models.Delta{Thinking: *r})
+					}
+				}
+			}
+			if d.Content != nil && *d.Content != "" {
+				content.WriteString(*d.Content)
+				if onDelta != nil {
+					onDelta(models.Delta{Content: *d.Content})
+				}
+			}
+			for _, cd := range d.ToolCalls {
+				calls.add(cd)
+			}
+			if choice.FinishReason != nil && *choice.FinishReason != "" {
+				finished = true
+				reply.DoneReason = *choice.FinishReason
+			}
+		}
+		if ch.Usage != nil {
+			reply.Metrics.PromptTokens = ch.Usage.PromptTokens
+			reply.Metrics.EvalTokens = ch.Usage.CompletionTokens
+		}
+		if t := ch.Timings; t != nil {
+			reply.Metrics.PromptDuration = time.Duration(t.PromptMS * float64(time.Millisecond))
+			reply.Metrics.EvalDuration = time.Duration(t.PredictedMS * float64(time.Millisecond))
+			if reply.Metrics.EvalTokens == 0 {
+				reply.Metrics.EvalTokens = t.PredictedN
+			}
+		}
+	}
+	reply.Message.Content, reply.Message.Thinking = content.String(), thinking.String()
+	reply.Message.ToolCalls = calls.whole(c.newCallID)
+	reply.Metrics.TotalDuration = time.Since(began)
+	switch reply.DoneReason {
+	case "tool_calls", "function_call":
+		reply.DoneReason = "stop" // Ollama's word, which the agent knows
+	case "":
+		if finished {
+			reply.DoneReason = "stop"
+		}
+	}
+	if !finished {
+		if ctx.Err() != nil {
+			return reply, fmt.Errorf("%s: %w", what, context.Cause(ctx))
+		}
+		return reply, fmt.Errorf("%s: %w: no finish_reason after %d bytes of content", what, models.ErrIncomplete, content.Len())
+	}
+	return reply, nil
+}
+
+// overflowReply turns a server's refusal of an over-long prompt into the
+// shape of a truncated reply (see Chat); other errors pass through.
+func overflowReply(reply models.Reply, req models.Request, err error) (models.Reply, error) {
+	var se *ServerError
+	if !errors.As(err, &se) || !se.exceedsContext() || se.PromptTokens <= 0 {
+		return reply, err
+	}
+	reply.Message.Content, reply.Message.Thinking, reply.Message.ToolCalls = "", "", nil
+	reply.DoneReason = "length"
+	reply.Metrics.PromptTokens = max(se.PromptTokens, req.Options.NumCtx)
+	return reply, nil
+}
+
+func (c *Client) newCallID() string {
+	return fmt.Sprintf("call_tern_%d", c.calls.Add(1))
+}
+
+// chatRequest builds the wire request. Options.NumCtx is not sent: an
+// OpenAI-compatible server's window is fixed when it starts, and tern keeps
+// every prompt inside it instead.
+func (c *Client) chatRequest(req models.Request) (*chatRequest, error) {
+	out := &chatRequest{
+		Model:         req.Model,
+		Stream:        true,
+		StreamOptions: &streamOptions{IncludeUsage: true},
+		MaxTokens:     req.Options.NumPredict,
+		Temperature:   req.Options.Temperature,
+		Stop:          req.Options.Stop,
+	}
+	if len(req.Format) > 0 {
+		out.ResponseFormat = &responseFormat{Type: "json_schema", JSONSchema: jsonSchema{Name: "reply", Schema: req.Format}}
+	}
+	switch t := req.Options.Think; t {
+	case "", "false":
+		out.ChatTemplateKwargs = map[string]any{"enable_thinking": false}
+	case "true":
+		out.ChatTemplateKwargs = map[string]any{"enable_thinking": true}
+	default:
+		out.ChatTemplateKwargs = map[string]any{"enable_thinking": true}
+		out.ReasoningEffort = t
+	}
+	msgs, err := wireMessages(req.Messages)
+	if err != nil {
+		return nil, err
+	}
+	out.Messages = msgs
+	for _, t := range req.Tools {
+		params := t.Parameters
+		if len(bytes.TrimSpace(params)) == 0 {
+			params = json.RawMessage(`{"type":"object","properties":{}}`)
+		}
+		if !json.Valid(params) {
+			return nil, fmt.Errorf("tool %s parameters are not JSON", t.Name)
+		}
+		out.Tools = append(out.Tools, wireTool{Type: "function", Function: wireSpec{Name: t.Name, Description: t.Description, Parameters: params}})
+	}
+	return out, nil
+}
+
+// wireMessages converts a conversation. OpenAI-compatible servers pair a
+// tool result with its call by id, so calls without one (recovered from a
+// model's text) get an id derived from their place, which is the same
+// every time the conversation is sent: the prompt prefix stays
+// byte-identical and the server's prompt cache keeps working.
+func wireMessages(msgs []models.Message) ([]wireMessage, error) {
+	out := make([]wireMessage, 0, len(msgs))
+	var pending []string // ids of the last assistant message's calls not yet answered
+	for i, m := range msgs {
+		wm := wireMessage{Role: string(m.Role), Content: m.Content}
+		switch m.Role {
+		case models.RoleAssistant:
+			pending = pending[:0]
+			for j, tc := range m.ToolCalls {
+				id := tc.ID
+				if id == "" {
+					id = fmt.Sprintf("call_%d_%d", i, j)
+				}
+				args, err := argumentsText(tc.Arguments)
+				if err != nil {
+					return nil, fmt.Errorf("message %d: tool call %s: %w", i, tc.Name, err)
+				}
+				wm.ToolCalls = append(wm.ToolCalls, wireToolCall{ID: id, Type: "function", Function: wireFunction{Name: tc.Name, Arguments: args}})
+				pending = append(pending, id)
+			}
+		case models.RoleTool:
+			wm.ToolCallID = m.ToolCallID
+			if k := slices.Index(pending, m.ToolCallID); k >= 0 {
+				pending = slices.Delete(pending, k, k+1)
+			} else if m.ToolCallID == "" && len(pending) > 0 {
+				wm.ToolCallID, pending = pending[0], pending[1:]
+			}
+		}
+		out = append(out, wm)
+	}
+	return out, nil
+}
+
+// argumentsText is the arguments as the JSON string OpenAI expects.
+func argumentsText(args json.RawMessage) (string, error) {
+	args = bytes.TrimSpace(args)
+	if len(args) == 0 || string(args) == "null" {
+		return "{}", nil
+	}
+	if args[0] == '"' {
+		var s string
+		if err := json.Unmarshal(args, &s); err != nil {
+			return "", err
+		}
+		return s, nil
+	}
+	return string(args), nil
+}
+
+// callSet assembles streamed tool-call pieces into whole calls.
+type callSet struct {
+	calls []*partialCall
+}
+
+type partialCall struct {
+	index int
+	id    string
+	name  string
+	args  strings.Builder
+	// whole is set when the server sent the arguments as an object.
+	whole json.RawMessage
+}
+
+func (s *callSet) add(d callDelta) {
+	var p *partialCall
+	switch {
+	case d.Index != nil:
+		for _, c := range s.calls {
+			if c.index == *d.Index {
+				p = c
+			}
+		}
+	case len(s.calls) > 0 && (d.ID == "" || d.ID == s.calls[len(s.calls)-1].id):
+		// No index: a piece without a new id continues the last call.
+		p = s.calls[len(s.calls)-1]
+	}
+	if p == nil {
+		idx := len(s.calls)
+		if d.Index != nil {
+			idx = *d.Index
+		}
+		p = &partialCall{index: idx}
+		s.calls = append(s.calls, p)
+	}
+	if d.ID != "" {
+		p.id = d.ID
+	}
+	if d.Function.Name != "" {
+		p.name += d.Function.Name
+	}
+	a := bytes.TrimSpace(d.Function.Arguments)
+	switch {
+	case len(a) == 0 || string(a) == "null":
+	case a[0] == '"':
+		var piece string
+		if json.Unmarshal(a, &piece) == nil {
+			p.args.WriteString(piece)
+		}
+	default:
+		p.whole = append(json.RawMessage(nil), a...)
+	}
+}
+
+// whole returns the calls in index order. Arguments that are not valid
+// JSON are kept as a JSON string holding the text, so that the repair
+// pipeline and the argument check can tell the model what is wrong.
+func (s *callSet) whole(newID func() string) []models.ToolCall {
+	if len(s.calls) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(s.calls, func(a, b *partialCall) int { return a.index - b.index })
+	out := make([]models.ToolCall, 0, len(s.calls))
+	for _, p := range s.calls {
+		args := p.whole
+		if args == nil {
+			text := strings.TrimSpace(p.args.String())
+			switch {
+			case text == "":
+				args = json.RawMessage(`{}`)
+			case json.Valid([]byte(text)):
+				args = json.RawMessage(text)
+			default:
+				quoted, _ := json.Marshal(text)
+				args = quoted
+			}
+		}
+		id := p.id
+		if id == "" {
+			id = newID()
+		}
+		out = append(out, models.ToolCall{ID: id, Name: p.name, Arguments: args})
+	}
+	return out
+}
+
+// stream reads server-sent events: the data of each "data:" line, nil
+// for "[DONE]". Comment lines (pings) and other fields are skipped; an
+// "error:" line, which some llama-server builds send, is returned as data.
+type stream struct {
+	r *bufio.Reader
+}
+
+func newStream(r io.Reader) *stream { return &stream{r: bufio.NewReaderSize(r, 64<<10)} }
+
+func (s *stream) next() ([]byte, error) {
+	for {
+		line, err := s.line()
+		if len(line) == 0 && err != nil {
+			return nil, err
+		}
+		line = bytes.TrimRight(line, "\r\n")
+		field, value, ok := bytes.Cut(line, []byte(":"))
+		if !ok || len(field) == 0 {
+			if err != nil {
+				return nil, err
+			}
+			continue // blank line or a comment (": ping")
+		}
+		value = bytes.TrimPrefix(value, []byte(" "))
+		switch string(field) {
+		case "data":
+			if string(bytes.TrimSpace(value)) == "[DONE]" {
+				return nil, nil
+			}
+			if len(bytes.TrimSpace(value)) == 0 {
+				continue
+			}
+			return value, nil
+		case "error":
+			return append([]byte(`{"error":`), append(value, '}')...), nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// line reads one line, refusing lines longer than MaxLineBytes.
+func (s *stream) line() ([]byte, error) {
+	var buf []byte
+	for {
+		frag, err := s.r.ReadSlice('\n')
+		buf = append(buf, frag...)
+		if len(buf) > MaxLineBytes {
+			return nil, fmt.Errorf("a stream line is longer than %d bytes", MaxLineBytes)
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return buf, err
+		}
+	}
+}
