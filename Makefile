@@ -3,8 +3,9 @@ GO       ?= go
 BIN      := bin/tern
 PKGS     := ./...
 ARGS     ?=
+FUZZTIME ?= 10s
 
-.PHONY: help build run test test-short bench lint fake clean
+.PHONY: help build run test test-short test-real bench lint fuzz fake clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -21,6 +22,9 @@ test: ## run every test with the race detector (the CI command)
 test-short: ## run the tests without the race detector, faster
 	$(GO) test -count=1 $(PKGS)
 
+test-real: ## integration tests against a real Ollama (built once, cached; needs gcc and g++)
+	bash models/ollamatest/real/run.sh $(ARGS)
+
 bench: ## run the benchmarks (speed and memory targets)
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime=3x $(PKGS)
 
@@ -31,6 +35,14 @@ lint: ## gofmt, go vet and the go.mod tidiness check
 	$(GO) mod tidy; \
 	if ! git diff --quiet -- go.mod go.sum; then echo "go.mod/go.sum not tidy (run go mod tidy):"; git diff -- go.mod go.sum | head -40; \
 	  cp /tmp/tern-go.mod.bak go.mod; cp /tmp/tern-go.sum.bak go.sum; exit 1; fi
+
+fuzz: ## run every Go fuzz target for FUZZTIME (default 10s) each
+	@set -e; grep -rl --include='*_test.go' '^func Fuzz' . | sort | while read -r file; do \
+	  for fn in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' "$$file"); do \
+	    echo "--- $$fn ($$(dirname $$file))"; \
+	    $(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) "./$$(dirname $$file)"; \
+	  done; \
+	done
 
 fake: ## run a fake Ollama on 127.0.0.1:11434 to try tern without a GPU
 	$(GO) run ./cmd/fakeollama $(ARGS)

@@ -30,6 +30,7 @@ var allowed = map[string][]string{
 	"rag":               {"index", "models", "context/budget"},
 	"tools":             {"models", "index/ignore", "context/budget", "tools/", "statedir"},
 	"tools/mcp":         {"models", "tools"},
+	"tools/shell":       {},
 	"disclosure":        {"models", "tools", "context/budget"},
 	"agent":             {"models", "tools", "session", "context/", "disclosure", "prompts"},
 	"tui":               {"agent", "session", "models", "context/budget", "disclosure"},

@@ -26,6 +26,7 @@ require (
 	golang.org/x/net v0.57.0
 	golang.org/x/sys v0.48.0
 	modernc.org/sqlite v1.60.1
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (

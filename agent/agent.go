@@ -167,6 +167,10 @@ type Agent struct {
 	// of the turn in progress.
 	rag bool
 	ret retrieval
+
+	// partialSaved is set while the store holds the text of a reply in
+	// flight (see partial).
+	partialSaved bool
 }
 
 // New returns an agent for one session.
@@ -197,7 +201,7 @@ func New(cfg Config, model chatModel, tb toolbox, rec recorder, ap Approver, cou
 		cal:       cfg.Calibration,
 		rag:       cfg.RAG,
 	}
-	for _, m := range cfg.History {
+	for _, m := range closeCalls(cfg.History) {
 		a.remember(m)
 	}
 	return a
@@ -263,10 +267,7 @@ func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event)) (err e
 		}
 		done.Turns = turn + a.guard.retries
 
-		reply, usage, err := a.fittedStep(ctx, send)
-		if errors.Is(err, models.ErrToolParse) {
-			reply, usage, err = a.retryAsText(ctx, send)
-		}
+		reply, usage, err := a.answer(ctx, send)
 		done.PromptTokens += reply.Metrics.PromptTokens
 		done.EvalTokens += reply.Metrics.EvalTokens
 		if err != nil {
@@ -280,7 +281,9 @@ func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event)) (err e
 		}
 
 		rec := a.recoverCalls(&reply.Message, reply.DoneReason)
-		if err := a.append(ctx, reply.Message); err != nil {
+		// The reply and the results of its calls are saved even if the turn
+		// is cancelled meanwhile: a call in the history always has its result.
+		if err := a.append(context.WithoutCancel(ctx), reply.Message); err != nil {
 			return err
 		}
 		shown := reply.Message
@@ -299,7 +302,7 @@ func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event)) (err e
 		results := a.runCalls(ctx, rec.calls, rec.repairs, send)
 		a.relayNotices(send)
 		for _, m := range results {
-			if err := a.append(ctx, m); err != nil {
+			if err := a.append(context.WithoutCancel(ctx), m); err != nil {
 				return err
 			}
 		}
@@ -321,10 +324,12 @@ func (a *Agent) step(ctx context.Context, send func(Event)) (models.Reply, *Usag
 		filter.hold("") // a JSON reply: shown once it is read
 	}
 	cctx, watch := a.watch(ctx, req)
+	part := a.newPartial()
 	reply, err := a.model.Chat(cctx, req, func(d models.Delta) {
 		if !watch.delta(d) {
 			return // cut at the thinking budget; what still arrives is dropped
 		}
+		part.add(ctx, d.Content)
 		if d.Thinking != "" {
 			send(Thinking{Text: d.Thinking})
 		}
@@ -440,6 +445,9 @@ func (a *Agent) append(ctx context.Context, m models.Message) error {
 	a.remember(m)
 	if err := a.rec.AppendMessage(ctx, a.cfg.SessionID, m); err != nil {
 		return fmt.Errorf("save message: %w", err)
+	}
+	if m.Role == models.RoleAssistant {
+		a.clearPartial(ctx)
 	}
 	return nil
 }

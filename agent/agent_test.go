@@ -381,7 +381,7 @@ func TestModelFailures(t *testing.T) {
 		wantErr error
 		partial string
 	}{
-		{"server error", ollamatest.Reply{Status: 500, Error: "llama runner process has terminated"}, nil, ""},
+		{"server error", ollamatest.Reply{Status: 500, Error: "something broke"}, nil, ""},
 		{"dropped stream keeps partial answer", ollamatest.Reply{Chunks: []string{"partial ", "answer ", "lost"}, DropAfter: 2}, models.ErrIncomplete, "partial answer "},
 		{"model gone", ollamatest.Reply{Status: 404, Error: "model 'qwen3:8b' not found"}, models.ErrModelNotFound, ""},
 	}

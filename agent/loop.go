@@ -26,6 +26,7 @@ const (
 	kindEmpty    loopKind = "empty"    // a reply with neither text nor calls
 	kindThinking loopKind = "thinking" // thinking cut at its budget with no answer
 	kindBroken   loopKind = "broken"   // call text that could not be read
+	kindWords    loopKind = "words"    // the same words until the server cut the reply
 )
 
 // Escalation steps.
@@ -56,6 +57,9 @@ type loopGuard struct {
 	// retries counts requests made again in the text protocol, so that
 	// the turn's request count stays true.
 	retries int
+	// unparsed says why the server could not parse the last reply's call,
+	// when even the text protocol did not get its text through.
+	unparsed string
 	// intentNudged is set once the turn's reply that announced an action
 	// (or showed a shell block) instead of calling a tool was nudged.
 	intentNudged bool
@@ -235,6 +239,8 @@ func stuckText(kind loopKind) string {
 		return "stopped: the model kept thinking past its budget without answering; try again with thinking off"
 	case kindBroken:
 		return "stopped: the model could not write a readable tool call after two corrections; try --tool-mode text or a model with better tool support"
+	case kindWords:
+		return "stopped: the model kept repeating the same words after two corrections; rephrase the request or try another model"
 	}
 	return "stopped: the model is stuck"
 }
@@ -248,6 +254,8 @@ func (k loopKind) notice() string {
 		return "the model sent an empty reply; asking it again"
 	case kindThinking:
 		return "the model's thinking ran past its budget; asking it to answer"
+	case kindWords:
+		return repetitionNotice
 	}
 	return "the model is repeating itself; correcting it"
 }

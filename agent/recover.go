@@ -137,6 +137,9 @@ func (a *Agent) exampleCall(tool string) string {
 func (a *Agent) noCalls(ctx context.Context, rec recovered, reply models.Reply, send func(Event), done *Done) (more bool, err error) {
 	var n prompts.Nudge
 	var kind loopKind
+	if a.guard.unparsed != "" {
+		rec.broken, a.guard.unparsed = a.guard.unparsed, ""
+	}
 	switch {
 	case rec.broken != "":
 		kind = kindBroken
@@ -156,6 +159,9 @@ func (a *Agent) noCalls(ctx context.Context, rec recovered, reply models.Reply, 
 				n.Example = a.exampleCall(rec.brokenTool)
 			}
 		}
+	case reply.DoneReason == models.DoneRepetition:
+		kind = kindWords
+		n = prompts.Nudge{Kind: prompts.NudgeRepetition}
 	case reply.DoneReason == doneThinkingCap:
 		kind = kindThinking
 		n = prompts.Nudge{Kind: prompts.NudgeThinking}
@@ -191,7 +197,11 @@ func (a *Agent) noCalls(ctx context.Context, rec recovered, reply models.Reply, 
 	if err != nil {
 		return false, err
 	}
-	send(Notice{Level: Info, Text: kind.notice()})
+	level := Info
+	if kind == kindWords {
+		level = Warn // the user saw the reply run on; say plainly why it stopped
+	}
+	send(Notice{Level: level, Text: kind.notice()})
 	if err := a.append(ctx, models.Message{Role: models.RoleUser, Content: msg}); err != nil {
 		return false, err
 	}

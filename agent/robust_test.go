@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -352,5 +353,36 @@ func TestRereadAfterTheWindowDropsIt(t *testing.T) {
 	}
 	if strings.Contains(ends[2].Output, "dropped to fit") {
 		t.Error("the first re-read was already corrected")
+	}
+}
+
+func TestCloseCalls(t *testing.T) {
+	call := func(id string) models.ToolCall {
+		return models.ToolCall{ID: id, Name: "run_command", Arguments: []byte(`{}`)}
+	}
+	result := func(id string) models.Message {
+		return models.Message{Role: models.RoleTool, ToolCallID: id, ToolName: "run_command", Content: "ok"}
+	}
+	history := []models.Message{
+		{Role: models.RoleUser, Content: "go"},
+		{Role: models.RoleAssistant, ToolCalls: []models.ToolCall{call("a"), call("b")}},
+		result("a"),
+		{Role: models.RoleUser, Content: "again"},
+		{Role: models.RoleAssistant, ToolCalls: []models.ToolCall{call("c")}},
+	}
+	got := closeCalls(history)
+	var roles []string
+	for _, m := range got {
+		roles = append(roles, string(m.Role)+":"+m.ToolCallID)
+	}
+	want := []string{"user:", "assistant:", "tool:a", "tool:b", "user:", "assistant:", "tool:c"}
+	if !slices.Equal(roles, want) {
+		t.Fatalf("closed history %v, want %v", roles, want)
+	}
+	if !strings.Contains(got[3].Content, "interrupted") || got[3].ToolName != "run_command" {
+		t.Errorf("synthetic result %+v", got[3])
+	}
+	if again := closeCalls(got); len(again) != len(got) {
+		t.Errorf("closing a closed history changed it: %d → %d", len(got), len(again))
 	}
 }

@@ -13,8 +13,9 @@ import (
 // the calls parsed from the reply, where the repair pipeline can read what
 // the server could not.
 
-// Thresholds for the switch: Ollama's HTTP 500 "error parsing tool call"
-// twice, or call text that could not be read three times, in one session.
+// Thresholds for the switch: a tool call Ollama could not parse (an HTTP
+// 500 of that shape, or call text its parser dropped) twice, or call text
+// that tern could not read three times, in one session.
 const (
 	switchAfterParseErrors = 2
 	switchAfterBroken      = 3
@@ -60,13 +61,14 @@ func (a *Agent) textSystemPrompt(specs []models.ToolSpec) string {
 	return a.mode.textSystem
 }
 
-// retryAsText answers models.ErrToolParse: the server choked on the
-// model's own tool-call text, so the request is made once more in the text
-// protocol, where tern parses the raw text itself.
-func (a *Agent) retryAsText(ctx context.Context, send func(Event)) (models.Reply, *Usage, error) {
+// retryAsText answers a tool call the server could not read
+// (models.ErrToolParse, or a call its parser dropped): the request is made
+// once more in the text protocol, where tern parses the raw text itself.
+// why says what happened, for the user.
+func (a *Agent) retryAsText(ctx context.Context, send func(Event), why string) (models.Reply, *Usage, error) {
 	a.mode.parseErrors++
 	a.guard.retries++
-	send(Notice{Level: Warn, Text: "Ollama could not parse the model's tool call; retrying in the text tool protocol"})
+	send(Notice{Level: Warn, Text: why + "; retrying in the text tool protocol"})
 	a.mode.once = true
 	reply, usage, err := a.step(ctx, send)
 	a.mode.once = false

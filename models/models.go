@@ -122,9 +122,15 @@ func (m Metrics) TokensPerSecond() float64 {
 type Reply struct {
 	Message Message
 	// DoneReason is the backend's reason for stopping: "stop", "length", …
+	// or DoneRepetition.
 	DoneReason string
 	Metrics    Metrics
 }
+
+// DoneRepetition is the done reason of a reply the server cut off because
+// the model kept producing the same token: Ollama ends such a stream with
+// no final message and no error. The text that arrived is the model's.
+const DoneRepetition = "repetition"
 
 // Capability is something a model can do, as listed by Ollama's /api/show.
 type Capability string
@@ -159,6 +165,21 @@ type ModelInfo struct {
 	KeyLength       int    `json:"key_length,omitempty"`
 	ValueLength     int    `json:"value_length,omitempty"`
 	EmbeddingLength int    `json:"embedding_length,omitempty"`
+	// Layers that do not all cache every token: the KV heads of each layer
+	// when the server lists them (0 for a recurrent layer), one layer in
+	// FullAttentionInterval with full attention (qwen3.5's hybrids), and
+	// SlidingWindow, the tokens a sliding-window layer keeps (gemma), with
+	// SlidingWindowPattern marking those layers when the server lists them.
+	HeadCountKVPerLayer   []int  `json:"head_count_kv_per_layer,omitempty"`
+	FullAttentionInterval int    `json:"full_attention_interval,omitempty"`
+	SlidingWindow         int    `json:"sliding_window,omitempty"`
+	SlidingWindowPattern  []bool `json:"sliding_window_pattern,omitempty"`
+	// The recurrent (state-space) layers' state size: ssm.conv_kernel,
+	// inner_size, state_size and group_count.
+	SSMConvKernel int `json:"ssm_conv_kernel,omitempty"`
+	SSMInnerSize  int `json:"ssm_inner_size,omitempty"`
+	SSMStateSize  int `json:"ssm_state_size,omitempty"`
+	SSMGroupCount int `json:"ssm_group_count,omitempty"`
 
 	// ModelfileNumCtx is num_ctx from the Modelfile's PARAMETER lines (0: unset).
 	ModelfileNumCtx int `json:"modelfile_num_ctx,omitempty"`

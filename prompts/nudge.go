@@ -34,6 +34,9 @@ const (
 	// NudgeOneTool: the result of a call not run because the model sent
 	// several in one reply.
 	NudgeOneTool = "one_tool"
+	// NudgeRepetition: a reply the server cut off because the model kept
+	// writing the same word.
+	NudgeRepetition = "repetition"
 	// NudgeIntent: a reply that announced an action but called no tool.
 	// Example is the call that does it.
 	NudgeIntent = "intent"

@@ -118,6 +118,7 @@ func TestNudgesGolden(t *testing.T) {
 		{"nudge-reread", Nudge{Kind: NudgeReread, Tool: "read_file", Count: 3}},
 		{"nudge-thinking", Nudge{Kind: NudgeThinking}},
 		{"nudge-onetool", Nudge{Kind: NudgeOneTool}},
+		{"nudge-repetition", Nudge{Kind: NudgeRepetition}},
 		{"nudge-intent", Nudge{Kind: NudgeIntent, Example: example}},
 		{"nudge-shell", Nudge{Kind: NudgeShell, Example: models.FormatCall(models.FormatTagged, "run_command", []byte(`{"command": "go test ./..."}`))}},
 	}

@@ -1,141 +1,67 @@
 package tools
 
 import (
-	_ "embed"
-	"fmt"
-	"regexp"
 	"strings"
-)
 
-//go:embed destructive.txt
-var destructiveList string
+	"github.com/ternhq/tern/tools/shell"
+)
 
 // CommandPolicy is the user's say over run_command, from the configuration:
 // commands allowed without asking, and commands never run.
 type CommandPolicy struct {
 	// Allow lists patterns of commands that run without approval, such as
-	// "go test *" or "make". A command is allowed only when every part of it
-	// (split at ;, &&, ||, |) matches, and it substitutes no command.
+	// "go test *" or "make". A command line is allowed only when every
+	// simple command in it matches, and it is neither destructive nor
+	// opaque (see package shell).
 	Allow []string
 	// Deny lists patterns of commands that never run, such as "git push*".
-	// A command is denied when any part of it matches.
+	// A command line is denied when any simple command in it matches.
 	Deny []string
+	// Reaper is the path of tern's binary, which can run each command as a
+	// child subreaper (see RunReaper) so that nothing it starts outlives
+	// it or tern. Empty means a process group only, which setsid escapes.
+	Reaper string
 }
 
-// A pattern is matched against a whole command part, with runs of spaces
-// made single; "*" stands for any text, and nothing else is special.
-
-// dangerRule is one destructive pattern and what it does.
-type dangerRule struct {
-	why string
-	re  *regexp.Regexp
-}
-
-// commandRules is a CommandPolicy made ready to check commands.
+// commandRules is a CommandPolicy made ready to check commands, for one
+// workspace.
 type commandRules struct {
-	allow, deny []*regexp.Regexp
-	allowSrc    []string
-	denySrc     []string
-	danger      []dangerRule
+	rules *shell.Rules
 }
 
-func newCommandRules(p CommandPolicy) (*commandRules, error) {
-	r := &commandRules{allowSrc: p.Allow, denySrc: p.Deny}
-	for _, pat := range p.Allow {
-		r.allow = append(r.allow, wildcard(pat))
+func newCommandRules(p CommandPolicy, root string) (*commandRules, error) {
+	r, err := shell.NewRules(shell.Policy{Allow: p.Allow, Deny: p.Deny, Root: root})
+	if err != nil {
+		return nil, err
 	}
-	for _, pat := range p.Deny {
-		r.deny = append(r.deny, wildcard(pat))
-	}
-	for i, line := range strings.Split(destructiveList, "\n") {
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		why, expr, ok := strings.Cut(line, "\t")
-		if !ok {
-			return nil, fmt.Errorf("destructive.txt line %d: want what it does, a tab, and a regexp", i+1)
-		}
-		re, err := regexp.Compile(expr)
-		if err != nil {
-			return nil, fmt.Errorf("destructive.txt line %d: %w", i+1, err)
-		}
-		r.danger = append(r.danger, dangerRule{why, re})
-	}
-	return r, nil
-}
-
-// wildcard compiles a policy pattern: "*" is any text, the rest literal.
-func wildcard(pattern string) *regexp.Regexp {
-	parts := strings.Split(squeeze(pattern), "*")
-	for i, p := range parts {
-		parts[i] = regexp.QuoteMeta(p)
-	}
-	return regexp.MustCompile("^" + strings.Join(parts, ".*") + "$")
-}
-
-// squeeze trims s and makes each run of whitespace one space.
-func squeeze(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// commandParts splits a command line at the shell's list and pipe
-// operators. It does not parse quotes: a part may be cut inside a quoted
-// string, which only makes allowing stricter.
-var partSplit = regexp.MustCompile(`&&|\|\||[;|&\n]`)
-
-func commandParts(command string) []string {
-	var parts []string
-	for _, p := range partSplit.Split(strings.ReplaceAll(command, "2>&1", ""), -1) {
-		if p = squeeze(p); p != "" {
-			parts = append(parts, p)
-		}
-	}
-	return parts
+	return &commandRules{rules: r}, nil
 }
 
 // denied returns the deny pattern command matches, if any.
 func (r *commandRules) denied(command string) (string, bool) {
-	for _, part := range append(commandParts(command), squeeze(command)) {
-		for i, re := range r.deny {
-			if re.MatchString(part) {
-				return r.denySrc[i], true
-			}
-		}
-	}
-	return "", false
+	v := r.rules.Judge(command)
+	return v.Denied, v.Denied != ""
 }
 
-// allowed reports whether every part of command matches an allow pattern
-// and it runs no command of its own making ($(…), backquotes, <(…)) and
-// redirects into no file.
+// allowed reports whether the configuration lets command run without
+// asking.
 func (r *commandRules) allowed(command string) bool {
-	if len(r.allow) == 0 || strings.ContainsAny(strings.ReplaceAll(command, "2>&1", ""), "`$<>") {
-		return false
-	}
-	parts := commandParts(command)
-	if len(parts) == 0 {
-		return false
-	}
-	for _, part := range parts {
-		ok := false
-		for _, re := range r.allow {
-			if re.MatchString(part) {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			return false
-		}
-	}
-	return true
+	v := r.rules.Judge(command)
+	return v.Allowed && v.Destructive == "" && v.Opaque == ""
 }
 
-// destructive says why command could destroy work, or "" when it is not
-// known to.
+// destructive says why command must be approved every time: it could
+// destroy work, or tern cannot tell what it runs. It is "" otherwise.
 func (r *commandRules) destructive(command string) string {
-	for _, d := range r.danger {
-		if d.re.MatchString(command) {
-			return d.why
-		}
+	v := r.rules.Judge(command)
+	switch {
+	case v.Destructive != "":
+		return v.Destructive
+	case v.Opaque != "":
+		return v.Opaque + ", so tern cannot tell what it does"
 	}
 	return ""
 }
+
+// squeeze trims s and makes each run of whitespace one space.
+func squeeze(s string) string { return strings.Join(strings.Fields(s), " ") }

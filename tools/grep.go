@@ -124,6 +124,9 @@ func (t *grep) Run(ctx context.Context, in Input) Result {
 	} else if err != nil {
 		return fail(summary+": error", "cannot search %s: %v", rel, err)
 	}
+	if !info.IsDir() && !info.Mode().IsRegular() {
+		return fail(summary+": not a file", "%s is %s; grep searches regular files and directories", rel, fileKind(info.Mode()))
+	}
 	rules, _ := t.ws.area(abs)
 	base, err := filepath.Rel(rules.Root(), abs)
 	if err != nil {
@@ -390,4 +393,17 @@ func hasMeta(pattern string) bool {
 		}
 	}
 	return false
+}
+
+// fileKind says what a file that is neither regular nor a directory is.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO), not a regular file"
+	case m&fs.ModeSocket != 0:
+		return "a socket, not a regular file"
+	case m&fs.ModeDevice != 0:
+		return "a device, not a regular file"
+	}
+	return "not a regular file"
 }

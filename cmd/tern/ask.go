@@ -102,7 +102,7 @@ func (h headlessApprover) Approve(ctx context.Context, ap agent.Approval) (agent
 	}
 	command := cmp.Or(h.command, "tern ask")
 	if ap.Destructive {
-		return agent.Decision{Reason: fmt.Sprintf("it %s; %s refuses destructive commands unless run with --yolo", ap.Why, command)}, nil
+		return agent.Decision{Reason: fmt.Sprintf("it %s; %s refuses destructive or unchecked commands unless run with --yolo", ap.Why, command)}, nil
 	}
 	what := map[tools.Effect]string{tools.Writes: "file changes", tools.Executes: "commands", tools.External: "external tools"}[ap.Effect]
 	return agent.Decision{Reason: fmt.Sprintf("%s runs without approval prompts; the user must rerun with --yes to allow %s", command, cmp.Or(what, "this"))}, nil

@@ -67,10 +67,14 @@ func (a *app) connect(ctx context.Context, cfg Config) (*backend, error) {
 	if err != nil {
 		return nil, err
 	}
+	limits, err := cfg.Stream.limits()
+	if err != nil {
+		return nil, err
+	}
 	if kind == backendOpenAI {
 		return a.connectOpenAI(ctx, cfg, addr)
 	}
-	client, err := ollama.New(addr)
+	client, err := ollama.New(addr, ollama.WithLimits(limits))
 	if err != nil {
 		return nil, fmt.Errorf("ollama host: %w", err)
 	}
@@ -123,6 +127,9 @@ func chooseModel(ctx context.Context, want string, installed []models.ModelInfo,
 	if want != "" {
 		for _, m := range installed {
 			if m.Name == want || m.Name == want+":latest" {
+				if info, err := show(ctx, m.Name); err == nil && !canChat(info) {
+					return "", "", notChatError{name: m.Name, caps: capStrings(info)}
+				}
 				return m.Name, "requested", nil
 			}
 		}
@@ -138,7 +145,7 @@ func chooseModel(ctx context.Context, want string, installed []models.ModelInfo,
 		if err != nil {
 			continue // a model that cannot be shown cannot be used either
 		}
-		if info.Has(models.CapEmbedding) || !info.Has(models.CapCompletion) && len(info.Capabilities) > 0 {
+		if !canChat(info) {
 			continue
 		}
 		info.ParameterSize = cmp.Or(info.ParameterSize, m.ParameterSize)
@@ -157,6 +164,33 @@ func chooseModel(ctx context.Context, want string, installed []models.ModelInfo,
 }
 
 var errNoChatModel = errors.New("no chat model installed")
+
+// canChat reports whether a model can answer /api/chat: it lists the
+// completion capability, and is not an embedding model. A model that
+// lists no capabilities at all (an old server) is given the benefit of
+// the doubt.
+func canChat(info models.ModelInfo) bool {
+	if len(info.Capabilities) == 0 {
+		return true
+	}
+	return info.Has(models.CapCompletion) && !info.Has(models.CapEmbedding)
+}
+
+// notChatError is a requested chat model that cannot chat, such as an
+// embedding model: Ollama would answer every chat request with a 400.
+type notChatError struct {
+	name string
+	caps []string
+}
+
+func (e notChatError) Error() string {
+	kind := "cannot chat"
+	if slices.Contains(e.caps, string(models.CapEmbedding)) {
+		kind = "is an embedding model and cannot chat"
+	}
+	return fmt.Sprintf("%s %s (capabilities: %s); choose a chat model with --model (`tern doctor` lists what each installed model can do)",
+		e.name, kind, strings.Join(e.caps, ", "))
+}
 
 // preferredFamilies rank families by how well their 4B–8B models use tools.
 var preferredFamilies = []string{"qwen3", "qwen2.5-coder", "qwen2.5", "llama3.1", "llama3.2", "granite3", "mistral"}

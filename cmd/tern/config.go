@@ -84,6 +84,9 @@ type Config struct {
 	// MCP holds the MCP servers of tier 3 ([mcp.servers.NAME]).
 	MCP mcpConfig `toml:"mcp"`
 
+	// Stream bounds each reply stream ([stream]).
+	Stream streamConfig `toml:"stream"`
+
 	// FetchAllow names the hosts ("host" or "host:port") fetch_url may
 	// reach although they resolve to loopback, private or other special
 	// addresses. Only the user's own config file can set it.

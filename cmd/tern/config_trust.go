@@ -38,6 +38,7 @@ var trustKeys = map[string]string{
 	"base_url":       "a repository cannot choose where your prompts and code are sent; use --host or your own config file",
 	"embed_base_url": "a repository cannot choose where your code is sent for embedding; use your own config file",
 	"fetch_allow":    "a repository cannot open private network addresses to fetch_url; list hosts in your own config file",
+	"stream":         "a repository cannot loosen the limits that keep a stalled server from hanging tern; set [stream] in your own config file",
 }
 
 // projectKeys are the keys a project file sets as it likes: they change how

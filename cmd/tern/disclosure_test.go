@@ -163,7 +163,7 @@ func TestAskDestructiveCommands(t *testing.T) {
 		ran  bool
 		want string
 	}{
-		{"--yes", false, "it deletes files recursively; tern ask refuses destructive commands unless run with --yolo"},
+		{"--yes", false, "it deletes files recursively; tern ask refuses destructive or unchecked commands unless run with --yolo"},
 		{"--yolo", true, "✓ $ rm -rf scratch → exit 0"},
 	} {
 		t.Run(tt.flag, func(t *testing.T) {

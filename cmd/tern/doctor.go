@@ -117,7 +117,7 @@ func (a *app) doctor(ctx context.Context) error {
 	}
 
 	a.doctorModel(ctx, r, client, cfg, installed, infos)
-	a.doctorEmbed(r, cfg, installed, infos)
+	a.doctorEmbed(ctx, r, root, cfg, installed, infos)
 	a.doctorWorkspace(ctx, r, root, cfg)
 	a.doctorMCP(ctx, r, cfg, root)
 	if r.problems > 0 {
@@ -158,6 +158,9 @@ func (a *app) doctorModel(ctx context.Context, r *report, client *ollama.Client,
 	}
 	a.doctorTools(ctx, r, cfg, info, prof)
 	plan := ollama.PlanContext(info, a.vramBytes(ctx, cfg), cfg.Ctx)
+	if clamp := plan.Clamp(); clamp != "" {
+		r.note("Context", "%s", clamp)
+	}
 	if plan.Source == "fallback" {
 		r.note("Context", "%d tokens (conservative fallback: the architecture numbers are unknown)", plan.NumCtx)
 	} else {
@@ -175,19 +178,39 @@ func (a *app) doctorModel(ctx context.Context, r *report, client *ollama.Client,
 	}
 }
 
-func (a *app) doctorEmbed(r *report, cfg Config, installed []models.ModelInfo, infos map[string]models.ModelInfo) {
+func (a *app) doctorEmbed(ctx context.Context, r *report, root string, cfg Config, installed []models.ModelInfo, infos map[string]models.ModelInfo) {
 	want := cfg.EmbedModel
-	for _, m := range installed {
-		if m.Name == want || m.Name == want+":latest" {
-			if info, ok := infos[m.Name]; ok && !info.Has(models.CapEmbedding) {
-				r.bad("Embeddings", "%s does not list the embedding capability; set embed_model to an embedding model", m.Name)
-				return
-			}
-			r.ok("Embeddings", "%s", m.Name)
+	if name, ok := installedName(want, installed); ok {
+		if info, ok := infos[name]; ok && !info.Has(models.CapEmbedding) {
+			r.bad("Embeddings", "%s does not list the embedding capability; set embed_model to an embedding model", name)
 			return
 		}
+		r.ok("Embeddings", "%s", name)
+		return
+	}
+	// Search embeds queries with the model the index's vectors were made
+	// with, which need not be embed_model.
+	if model, n := indexVectors(ctx, root, cfg); n > 0 {
+		if name, ok := installedName(model, installed); ok {
+			r.ok("Embeddings", "%s (the index's %d vectors were made with it; embed_model %s is not installed)", name, n, want)
+			return
+		}
+		r.note("Embeddings", "the index's %d vectors were made with %s, which is not installed, and embed_model %s is not installed either: search is lexical until `ollama pull %s`",
+			n, model, want, model)
+		return
 	}
 	r.note("Embeddings", "%s is not installed; search is lexical only. For semantic search: `ollama pull %s`", want, want)
+}
+
+// installedName finds a model among the installed ones ("qwen3" is
+// "qwen3:latest").
+func installedName(name string, installed []models.ModelInfo) (string, bool) {
+	for _, m := range installed {
+		if m.Name == name || m.Name == name+":latest" {
+			return m.Name, true
+		}
+	}
+	return "", false
 }
 
 func (a *app) doctorWorkspace(ctx context.Context, r *report, root string, cfg Config) {

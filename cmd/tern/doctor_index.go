@@ -43,6 +43,25 @@ func (a *app) doctorIndex(ctx context.Context, r *report, root string, cfg Confi
 	}
 }
 
+// indexVectors returns the embedding model of the workspace index's
+// vectors and how many it holds; 0 when there is no index or no vector.
+func indexVectors(ctx context.Context, root string, cfg Config) (model string, vectors int) {
+	c := newCodeIndex(root, cfg)
+	if !c.exists() {
+		return "", 0
+	}
+	ix, err := c.open(ctx, false)
+	if err != nil {
+		return "", 0
+	}
+	defer c.Close()
+	st, err := ix.Status(ctx)
+	if err != nil || st.Model == "" {
+		return "", 0
+	}
+	return parseEmbedKey(st.Model).name, st.Embedded
+}
+
 // ago says how long ago something was, roughly.
 func ago(d time.Duration) string {
 	switch {

@@ -6,8 +6,14 @@ package main
 import (
 	"context"
 	"os"
+
+	"github.com/ternhq/tern/tools"
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == tools.ReaperFlag {
+		// tern runs each command through itself, as a child subreaper.
+		os.Exit(tools.RunReaper(os.Args[2:]))
+	}
 	os.Exit(Main(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
 }

@@ -12,6 +12,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ternhq/tern/models/ollamatest"
+	"github.com/ternhq/tern/tools"
 )
 
 // mcpFixtureEnv makes the test binary serve MCP on stdio instead of
@@ -19,6 +20,9 @@ import (
 const mcpFixtureEnv = "TERN_TEST_MCP_FIXTURE"
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == tools.ReaperFlag {
+		os.Exit(tools.RunReaper(os.Args[2:]))
+	}
 	if os.Getenv(mcpFixtureEnv) == "stdio" {
 		if err := mcpFixture().Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 			fmt.Fprintln(os.Stderr, "fixture:", err)

@@ -231,13 +231,15 @@ func (a *app) config(root string) (Config, error) {
 	return cfg, nil
 }
 
-// interruptible returns a context cancelled by the first SIGINT or SIGTERM.
-// A second signal is left to its default action, so a stuck process can
-// still be killed with Ctrl+C.
+// interruptible returns a context cancelled by the first SIGINT, SIGTERM
+// or SIGHUP (a closed terminal): the turn stops and the running command
+// with everything it started is stopped before tern exits. A second
+// signal is left to its default action, so a stuck process can still be
+// killed with Ctrl+C.
 func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(ctx)
 	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go func() {
 		select {
 		case <-sig:

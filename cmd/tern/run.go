@@ -88,6 +88,9 @@ func (a *app) startRun(ctx context.Context, resume string, approver agent.Approv
 	r := &run{root: root, cfg: cfg, back: back, store: store, ws: ws, counter: cnt.c,
 		tierFlag: a.cmd.PersistentFlags().Changed("tier"),
 		code:     newCodeIndex(root, back.resolved(cfg)), rag: cfg.RAG || a.rag}
+	if clamp := back.plan.Clamp(); clamp != "" {
+		r.notices = append(r.notices, clamp)
+	}
 	if err := r.openSession(ctx, resume); err != nil {
 		store.Close()
 		return nil, err
@@ -165,6 +168,10 @@ func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
 	r.notices = append(r.notices, r.back.notes...)
 	var history []models.Message
 	if r.resumed {
+		// A reply cut off by a crash is kept, marked as interrupted.
+		if _, err := r.store.RecoverPartial(ctx, r.sess.ID); err != nil {
+			return fmt.Errorf("load session %s: %w", r.sess.ID, err)
+		}
 		if history, err = r.store.Messages(ctx, r.sess.ID); err != nil {
 			return fmt.Errorf("load session %s: %w", r.sess.ID, err)
 		}

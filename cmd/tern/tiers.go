@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"runtime"
 
 	"github.com/ternhq/tern/disclosure"
 	"github.com/ternhq/tern/models"
@@ -39,7 +41,11 @@ type toolOptions struct {
 // buildToolSet makes the tools of every tier and the disclosure set that
 // shows them to the model.
 func buildToolSet(o toolOptions) (*disclosure.Set, error) {
-	cmds, err := tools.CommandTools(o.ws, o.cp, tools.CommandPolicy{Allow: o.cfg.AllowCommands, Deny: o.cfg.DenyCommands})
+	policy := tools.CommandPolicy{Allow: o.cfg.AllowCommands, Deny: o.cfg.DenyCommands}
+	if exe, err := os.Executable(); err == nil && runtime.GOOS == "linux" {
+		policy.Reaper = exe // tern's own binary runs each command as a subreaper
+	}
+	cmds, err := tools.CommandTools(o.ws, o.cp, policy)
 	if err != nil {
 		return nil, err
 	}

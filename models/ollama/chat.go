@@ -3,6 +3,7 @@ package ollama
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -21,7 +22,10 @@ const DefaultKeepAlive = 30 * time.Minute
 // non-empty piece of content and thinking as it arrives. Tool calls, the
 // done reason and the server's metrics are in the returned Reply.
 //
-// When the stream ends without the server's final "done" line (a crash, a
+// When the stream ends without the server's final "done" line after a long
+// run of one repeated token, the server stopped a model in a repetition
+// loop (repeat.go): Chat returns what arrived, with done reason
+// models.DoneRepetition and no error. When it ends so otherwise (a crash, a
 // dropped connection) Chat returns what arrived with an error wrapping
 // models.ErrIncomplete. When ctx is cancelled it returns what arrived with
 // an error wrapping ctx.Err().
@@ -35,7 +39,14 @@ func (c *Client) Chat(ctx context.Context, req models.Request, onDelta func(mode
 	var content, thinking strings.Builder
 	done := false
 	var convErr error
-	err = c.api.Chat(ctx, areq, func(r api.ChatResponse) error {
+	var repeats repeatWatch
+	limit := c.replyCap(req.Options.NumPredict)
+	err = c.streamChat(ctx, areq, func(line chatLine) error {
+		r := line.ChatResponse
+		repeats.see(r)
+		if err := limit.add(len(r.Message.Content) + len(r.Message.Thinking)); err != nil {
+			return err
+		}
 		if s := r.Message.Thinking; s != "" {
 			thinking.WriteString(s)
 			if onDelta != nil {
@@ -48,8 +59,12 @@ func (c *Client) Chat(ctx context.Context, req models.Request, onDelta func(mode
 				onDelta(models.Delta{Content: s})
 			}
 		}
-		for _, tc := range r.Message.ToolCalls {
+		for i, tc := range r.Message.ToolCalls {
 			call, err := fromAPIToolCall(tc)
+			if raw, ok := line.Args[i]; ok {
+				// Not an object: the model hears about it from the tool.
+				call.Arguments, err = raw, nil
+			}
 			if err != nil && convErr == nil {
 				convErr = err
 			}
@@ -72,12 +87,17 @@ func (c *Client) Chat(ctx context.Context, req models.Request, onDelta func(mode
 	reply.Message.Content = content.String()
 	reply.Message.Thinking = thinking.String()
 	switch {
+	case errors.Is(err, models.ErrStalled) || errors.Is(err, models.ErrReplyTooLong):
+		return reply, fmt.Errorf("ollama chat %s: %w", req.Model, err)
 	case err != nil:
 		return reply, c.fail(ctx, "ollama chat", req.Model, err)
 	case ctx.Err() != nil:
 		// The api package ends a stream quietly when the body read fails,
 		// which is what cancellation looks like mid-stream.
 		return reply, fmt.Errorf("ollama chat %s: %w", req.Model, ctx.Err())
+	case !done && repeats.looped():
+		reply.DoneReason = models.DoneRepetition
+		return reply, nil
 	case !done:
 		return reply, fmt.Errorf("ollama chat %s: %w: no final message after %d bytes of content",
 			req.Model, models.ErrIncomplete, content.Len())
@@ -160,11 +180,9 @@ func toAPIMessage(m models.Message) (api.Message, error) {
 		ToolCallID: m.ToolCallID,
 	}
 	for i, tc := range m.ToolCalls {
-		args := api.NewToolCallFunctionArguments()
-		if len(tc.Arguments) > 0 && string(tc.Arguments) != "null" {
-			if err := json.Unmarshal(tc.Arguments, &args); err != nil {
-				return api.Message{}, fmt.Errorf("tool call %s arguments: %w", tc.Name, err)
-			}
+		args, err := historyArgs(tc.Arguments)
+		if err != nil {
+			return api.Message{}, fmt.Errorf("tool call %s arguments: %w", tc.Name, err)
 		}
 		am.ToolCalls = append(am.ToolCalls, api.ToolCall{
 			ID:       tc.ID,

@@ -194,10 +194,22 @@ func TestChatErrors(t *testing.T) {
 			want: models.ErrIncomplete},
 		{name: "malformed line", model: "qwen3:8b", reply: &ollamatest.Reply{Content: "one two three four", MalformedLine: true},
 			wantText: `{"model":"qwen3:8b"`, wantContent: "one two"},
-		{name: "other status", model: "qwen3:8b", reply: &ollamatest.Reply{Status: 503, Error: "server busy, please try again"},
-			wantText: "503 Service Unavailable: server busy"},
+		{name: "other status", model: "qwen3:8b", reply: &ollamatest.Reply{Status: 502, Error: "bad gateway"},
+			wantText: "502 Bad Gateway: bad gateway"},
+		{name: "busy", model: "qwen3:8b", reply: &ollamatest.Reply{Status: 503, Error: ollamatest.MsgBusy},
+			want: models.ErrBusy, wantText: "server busy, please try again"},
+		{name: "runner died loading", model: "qwen3:8b", reply: &ollamatest.Reply{Status: 500, Error: ollamatest.MsgRunnerTerminated},
+			want: models.ErrRunnerCrashed, wantText: "llama runner process has terminated: exit status 2"},
+		{name: "runner died generating", model: "qwen3:8b", reply: &ollamatest.Reply{Content: "one two", StreamError: ollamatest.MsgRunnerError},
+			want: models.ErrRunnerCrashed, wantText: "error was encountered while running the model", wantContent: "one two"},
+		{name: "qwen3 parser 500", model: "qwen3:8b", tools: true, reply: &ollamatest.Reply{Status: 500, Error: ollamatest.MsgQwen3ToolParse},
+			want: models.ErrToolParse, wantText: "failed to parse JSON: unexpected end of JSON input"},
+		{name: "qwen3.5 parser 500", model: "qwen3:8b", tools: true, reply: &ollamatest.Reply{Status: 500, Error: ollamatest.MsgQwen35ToolParse},
+			want: models.ErrToolParse, wantText: "invalid character ']' after object key:value pair"},
+		{name: "qwen3 parser mid-stream", model: "qwen3:8b", tools: true, reply: &ollamatest.Reply{Content: "Let me", StreamError: ollamatest.MsgQwen3ToolParse},
+			want: models.ErrToolParse, wantContent: "Let me"},
 	}
-	sentinels := []error{models.ErrUnreachable, models.ErrModelNotFound, models.ErrNoTools, models.ErrNoThinking, models.ErrToolParse, models.ErrIncomplete}
+	sentinels := []error{models.ErrUnreachable, models.ErrModelNotFound, models.ErrNoTools, models.ErrNoThinking, models.ErrToolParse, models.ErrIncomplete, models.ErrBusy, models.ErrRunnerCrashed}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := ollamatest.New(t, ollamatest.WithModels(ollamatest.Tiny(), ollamatest.Qwen3()))
@@ -277,5 +289,32 @@ func TestChatToolSpecWithoutParameters(t *testing.T) {
 	got, _ := json.Marshal(s.Requests()[0].Tools[0].Function.Parameters)
 	if diff := cmp.Diff(`{"type":"object","properties":{}}`, string(got)); diff != "" {
 		t.Errorf("parameters (-want +got):\n%s", diff)
+	}
+}
+
+// Ollama stops a model that repeats one token more than 30 times and ends
+// the stream with no done line: that is a finished reply cut for
+// repetition, not a broken stream.
+func TestChatRepetitionStop(t *testing.T) {
+	s := ollamatest.New(t, ollamatest.WithModels(ollamatest.Qwen3()), ollamatest.WithRepeatLimit(ollamatest.OllamaRepeatLimit))
+	chunks := []string{"Sure:"}
+	for range 50 {
+		chunks = append(chunks, " hello")
+	}
+	s.Script(ollamatest.Reply{Chunks: chunks}, ollamatest.Reply{Chunks: []string{"one ", "two ", "three"}, DropAfter: 2})
+	req := models.Request{Model: "qwen3:8b", Messages: userMsg("hi"), Options: models.Options{NumCtx: 4096}}
+	reply, err := newClient(t, s).Chat(t.Context(), req, nil)
+	if err != nil {
+		t.Fatalf("Chat = %v, want the repetition stop as a reply", err)
+	}
+	if reply.DoneReason != models.DoneRepetition {
+		t.Errorf("done reason %q, want %q", reply.DoneReason, models.DoneRepetition)
+	}
+	if want := "Sure:" + strings.Repeat(" hello", ollamatest.OllamaRepeatLimit+1); reply.Message.Content != want {
+		t.Errorf("content %q, want %q", reply.Message.Content, want)
+	}
+	// A stream that breaks off without such a run is still incomplete.
+	if _, err := newClient(t, s).Chat(t.Context(), req, nil); !errors.Is(err, models.ErrIncomplete) {
+		t.Errorf("dropped stream: Chat = %v, want ErrIncomplete", err)
 	}
 }

@@ -41,15 +41,40 @@ func (c *Client) fail(ctx context.Context, what, model string, err error) error 
 			msg = se.Status
 		}
 		if sentinel := statusSentinel(se.StatusCode, msg); sentinel != nil {
+			// A dead runner's message carries lines of its log: keep the
+			// error on one line.
+			msg = strings.Join(strings.Fields(msg), " ")
 			return fmt.Errorf("%s: %w: %s", what, sentinel, msg)
 		}
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	// An {"error":…} line inside a 200 stream arrives as a plain error.
-	if strings.Contains(err.Error(), "error parsing tool call") {
-		return fmt.Errorf("%s: %w: %s", what, models.ErrToolParse, err.Error())
+	if sentinel := streamSentinel(err.Error()); sentinel != nil {
+		return fmt.Errorf("%s: %w: %s", what, sentinel, err.Error())
 	}
 	return fmt.Errorf("%s: %w", what, err)
+}
+
+// streamSentinel maps the message of an error line inside a reply stream
+// (the server had begun answering with HTTP 200) to a sentinel, or nil.
+func streamSentinel(msg string) error {
+	switch {
+	case runnerCrashed(msg):
+		return models.ErrRunnerCrashed
+	case models.IsToolParseMessage(msg):
+		return models.ErrToolParse
+	}
+	return nil
+}
+
+// runnerCrashed reports whether msg says the runner process died: while
+// loading ("llama runner process has terminated: exit status 2", from the
+// scheduler) or while generating ("an error was encountered while running
+// the model: …", from llm/server.go in Ollama v0.17.4).
+func runnerCrashed(msg string) bool {
+	return strings.Contains(msg, "runner process has terminated") ||
+		strings.Contains(msg, "error was encountered while running the model") ||
+		strings.Contains(msg, "runner process no longer running")
 }
 
 // statusSentinel maps an HTTP error from Ollama v0.17.4 to a sentinel, or nil.
@@ -68,7 +93,14 @@ func statusSentinel(code int, msg string) error {
 		// off: "think value \"low\" is not supported for this model".
 		code == http.StatusBadRequest && strings.HasPrefix(msg, "think value"):
 		return models.ErrNoThinking
-	case code == http.StatusInternalServerError && strings.Contains(msg, "error parsing tool call"):
+	case code == http.StatusServiceUnavailable:
+		// "server busy, please try again.  maximum pending requests exceeded"
+		return models.ErrBusy
+	case code >= http.StatusInternalServerError && runnerCrashed(msg):
+		return models.ErrRunnerCrashed
+	case code == http.StatusInternalServerError && models.IsToolParseMessage(msg):
+		// The harmony parser's "error parsing tool call: …", qwen3's
+		// "failed to parse JSON: …", a bare "invalid character …".
 		return models.ErrToolParse
 	}
 	return nil

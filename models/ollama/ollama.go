@@ -30,15 +30,17 @@ const dialTimeout = 2 * time.Second
 
 // Client talks to one Ollama server.
 type Client struct {
-	base *url.URL
-	api  *api.Client
+	base   *url.URL
+	api    *api.Client
+	http   *http.Client
+	limits Limits
 }
 
 // New returns a client for host. An empty host means $OLLAMA_HOST, and
 // then 127.0.0.1:11434. The host is read the way Ollama itself reads
 // OLLAMA_HOST: "example.com" means port 11434, but "http://example.com"
 // means port 80 and "https://example.com" port 443.
-func New(host string) (*Client, error) {
+func New(host string, opts ...Option) (*Client, error) {
 	if strings.TrimSpace(host) == "" {
 		host = strings.Trim(strings.TrimSpace(os.Getenv("OLLAMA_HOST")), `"'`)
 	}
@@ -48,10 +50,12 @@ func New(host string) (*Client, error) {
 	}
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.DialContext = (&net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}).DialContext
-	return &Client{
-		base: base,
-		api:  api.NewClient(base, &http.Client{Transport: transport}),
-	}, nil
+	hc := &http.Client{Transport: transport}
+	c := &Client{base: base, api: api.NewClient(base, hc), http: hc, limits: Limits{}.orDefaults()}
+	for _, o := range opts {
+		o(c)
+	}
+	return c, nil
 }
 
 // Host returns the resolved base URL, such as "http://127.0.0.1:11434".

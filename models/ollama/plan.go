@@ -52,6 +52,10 @@ type Plan struct {
 	VRAMBytes int64
 	// TrainedMax is the model's trained context length (0: unknown).
 	TrainedMax int
+	// Requested is a --ctx above TrainedMax that was clamped to it (0: none).
+	// Ollama v0.17.4 serves at most the trained context whatever num_ctx
+	// says, and says so only in its own log.
+	Requested int
 	// Candidates are the windows considered, smallest first.
 	Candidates []Candidate
 	// Explanation shows the arithmetic, one line each, for `tern doctor`.
@@ -89,13 +93,18 @@ func PlanContext(info models.ModelInfo, vramBytes int64, override int) Plan {
 		say("%s: trained context unknown", name)
 	}
 
-	var kvHow, weightsHow string
-	p.KVBytesPerToken, kvHow = kvPerToken(info)
+	var weightsHow string
+	kv := kvModel(info)
+	p.KVBytesPerToken = kv.perToken
 	p.WeightsBytes, weightsHow = weightsFootprint(info)
-	if p.KVBytesPerToken > 0 {
-		say("KV cache per token: %s = %s", kvHow, human(p.KVBytesPerToken))
+	if kv.unknown == "" {
+		say("KV cache per token: %s = %s", kv.how[0], human(p.KVBytesPerToken))
+		for _, line := range kv.how[1:] {
+			say("  %s", line)
+		}
 	} else {
-		say("KV cache per token: unknown (%s)", kvHow)
+		p.KVBytesPerToken = 0
+		say("KV cache per token: unknown (%s)", kv.unknown)
 	}
 	if p.WeightsBytes > 0 {
 		say("weights: %s = %s", weightsHow, human(p.WeightsBytes))
@@ -114,30 +123,42 @@ func PlanContext(info models.ModelInfo, vramBytes int64, override int) Plan {
 	default:
 		free := p.VRAMBytes - p.WeightsBytes
 		say("VRAM %s − weights %s = %s left for the KV cache", human(p.VRAMBytes), human(p.WeightsBytes), human(max(free, 0)))
-		p.planWindows(free, say)
+		p.planWindows(kv, free, say)
 	}
 
+	label := fmt.Sprintf("--ctx %d", override)
+	if override > 0 && p.TrainedMax > 0 && override > p.TrainedMax {
+		p.Requested, override = override, p.TrainedMax
+		say("--ctx %d is above the trained context: using %d (Ollama would serve no more, silently)", p.Requested, override)
+		label = fmt.Sprintf("--ctx %d (lowered to %d)", p.Requested, override)
+	}
 	if override > 0 {
 		p.NumCtx, p.Source = override, "--ctx"
 		if p.KVBytesPerToken > 0 && p.WeightsBytes > 0 {
-			need := p.KVBytesPerToken * int64(override)
+			need := kv.bytes(override)
 			verdict := "fits"
 			if need > p.VRAMBytes-p.WeightsBytes {
 				verdict = "does NOT fit: part of the model will run on the CPU, much slower"
 			}
-			say("--ctx %d overrides the plan: its KV cache needs %s, which %s", override, human(need), verdict)
+			say("%s overrides the plan: its KV cache needs %s, which %s", label, human(need), verdict)
 		} else {
-			say("--ctx %d overrides the plan", override)
-		}
-		if p.TrainedMax > 0 && override > p.TrainedMax {
-			say("--ctx %d is above the trained context %d: Ollama serves %d", override, p.TrainedMax, p.TrainedMax)
+			say("%s overrides the plan", label)
 		}
 	}
 	return p
 }
 
+// Clamp says, for the user, that --ctx was lowered to the trained context;
+// "" when it was not.
+func (p Plan) Clamp() string {
+	if p.Requested == 0 {
+		return ""
+	}
+	return fmt.Sprintf("--ctx %d is above the model's trained context of %d tokens; using %d", p.Requested, p.TrainedMax, p.NumCtx)
+}
+
 // planWindows fills Candidates and chooses the largest that fits in free.
-func (p *Plan) planWindows(free int64, say func(string, ...any)) {
+func (p *Plan) planWindows(kv kvCache, free int64, say func(string, ...any)) {
 	steps := contextSteps[:]
 	if p.TrainedMax > 0 && p.TrainedMax < contextSteps[0] {
 		steps = []int{p.TrainedMax}
@@ -146,7 +167,7 @@ func (p *Plan) planWindows(free int64, say func(string, ...any)) {
 		if p.TrainedMax > 0 && n > p.TrainedMax {
 			break
 		}
-		c := Candidate{NumCtx: n, KVBytes: p.KVBytesPerToken * int64(n)}
+		c := Candidate{NumCtx: n, KVBytes: kv.bytes(n)}
 		c.Fits = c.KVBytes <= free
 		p.Candidates = append(p.Candidates, c)
 		mark := "fits"
@@ -165,35 +186,6 @@ func (p *Plan) planWindows(free int64, say func(string, ...any)) {
 		return
 	}
 	say("chosen: %d, the largest window that fits", p.NumCtx)
-}
-
-// kvPerToken is 2 (K and V) × layers × KV heads × head size × 2 bytes (f16).
-// With different K and V head sizes the two are added instead of doubled.
-func kvPerToken(info models.ModelInfo) (int64, string) {
-	headK, headV := info.KeyLength, info.ValueLength
-	headHow := "key_length"
-	if headK == 0 && info.HeadCount > 0 {
-		headK = info.EmbeddingLength / info.HeadCount
-		headHow = "embedding_length/head_count"
-	}
-	if headV == 0 {
-		headV = headK
-	}
-	switch {
-	case info.BlockCount == 0:
-		return 0, "no block_count"
-	case info.HeadCountKV == 0:
-		return 0, "no attention.head_count_kv"
-	case headK == 0:
-		return 0, "no attention.key_length, embedding_length or head_count"
-	}
-	per := int64(info.BlockCount) * int64(info.HeadCountKV) * int64(headK+headV) * kvElementBytes
-	if headK == headV {
-		return per, fmt.Sprintf("2 (K,V) × %d layers × %d KV heads × %d head dim (%s) × %d bytes (f16)",
-			info.BlockCount, info.HeadCountKV, headK, headHow, kvElementBytes)
-	}
-	return per, fmt.Sprintf("%d layers × %d KV heads × (%d key + %d value dims) × %d bytes (f16)",
-		info.BlockCount, info.HeadCountKV, headK, headV, kvElementBytes)
 }
 
 // weightsFootprint is the size on disk plus weightsOverheadPercent plus the

@@ -38,6 +38,22 @@ func TestPlanContext(t *testing.T) {
 	unknownNoMax := models.ModelInfo{Name: "mystery", SizeBytes: 4 * gib}
 	mla := models.ModelInfo{Name: "mla", SizeBytes: gib, ContextLength: 163840, BlockCount: 27, HeadCountKV: 16, KeyLength: 192, ValueLength: 128}
 
+	qwen35 := models.ModelInfo{Name: "qwen3.5:9b", Architecture: "qwen35", SizeBytes: 6_594_000_000, ContextLength: 262144,
+		BlockCount: 32, HeadCount: 16, HeadCountKV: 4, KeyLength: 256, ValueLength: 256, FullAttentionInterval: 4,
+		SSMConvKernel: 4, SSMInnerSize: 4096, SSMStateSize: 128, SSMGroupCount: 16}
+	qwen35Interval := qwen35
+	for i := range 32 {
+		h := 0
+		if (i+1)%4 == 0 {
+			h = 4
+		}
+		qwen35.HeadCountKVPerLayer = append(qwen35.HeadCountKVPerLayer, h)
+	}
+	gemma3 := models.ModelInfo{Name: "gemma3:4b", Architecture: "gemma3", SizeBytes: 3_338_801_804, ContextLength: 131072,
+		BlockCount: 34, HeadCount: 8, HeadCountKV: 4, KeyLength: 256, ValueLength: 256, SlidingWindow: 1024}
+	slidingUnknown := qwen3
+	slidingUnknown.SlidingWindow = 4096
+
 	tests := []struct {
 		name       string
 		info       models.ModelInfo
@@ -67,8 +83,23 @@ func TestPlanContext(t *testing.T) {
 		{"unknown architecture and trained max", unknownNoMax, 8 * gib, 0, 8192, "fallback", 0, []string{"trained context unknown", "conservative 8k window (8192 tokens)"}},
 		{"override that fits", qwen3, 8 * gib, 8192, 8192, "--ctx", 147456, []string{"--ctx 8192 overrides the plan", "which fits"}},
 		{"override that does not fit", qwen3, 8 * gib, 32768, 32768, "--ctx", 147456, []string{"does NOT fit"}},
-		{"override above the trained max", qwen3, 32 * gib, 65536, 65536, "--ctx", 147456, []string{"above the trained context 40960"}},
-		{"override with unknown architecture", unknown, 8 * gib, 6000, 6000, "--ctx", 0, []string{"--ctx 6000 overrides the plan"}},
+		{"override above the trained max is clamped", qwen3, 32 * gib, 65536, 40960, "--ctx", 147456, []string{"--ctx 65536 is above the trained context: using 40960"}},
+		{"override with unknown architecture", unknown, 8 * gib, 3000, 3000, "--ctx", 0, []string{"--ctx 3000 overrides the plan"}},
+		// One layer in four attends: 8 × 4 KV heads × (256+256) × 2 = 32 KiB
+		// a token, not the 128 KiB of 32 attending layers; the recurrent
+		// state is fixed.
+		// On 8 GiB next to 7.3 GiB of weights: 16k fits (562 MiB), where
+		// 32 attending layers would have allowed only 4k.
+		{"qwen3.5 hybrid", qwen35, 8 * gib, 0, 16384, "planned", 32768,
+			[]string{"2 (K,V) × 8 of 32 layers × 4 KV heads × 256 head dim", "per-layer attention.head_count_kv", "= 32 KiB", "24 recurrent layers keep a fixed state"}},
+		{"qwen3.5 hybrid, interval only", qwen35Interval, 8 * gib, 0, 16384, "planned", 32768,
+			[]string{"full_attention_interval 4: one layer in 4 has attention"}},
+		// gemma3: 5 of 34 layers global (20 KiB a token), 29 keep 1024 tokens.
+		{"gemma3 sliding window", gemma3, 8 * gib, 0, 32768, "planned", 5 * 4 * 512 * 2,
+			[]string{"5 of 34 layers", "assumed in 5 of every 6 layers", "29 sliding-window layers"}},
+		{"sliding window of unknown layers", slidingUnknown, 8 * gib, 0, 12288, "planned", 147456,
+			[]string{"which layers use it is unknown: all counted as full attention"}},
+		{"override with unknown architecture, clamped", unknown, 8 * gib, 6000, 4096, "--ctx", 0, []string{"--ctx 6000 (lowered to 4096) overrides the plan"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -87,7 +118,10 @@ func TestPlanContext(t *testing.T) {
 				if tt.info.ContextLength > 0 && c.NumCtx > tt.info.ContextLength {
 					t.Errorf("candidate %d above the trained maximum", c.NumCtx)
 				}
-				if c.KVBytes != p.KVBytesPerToken*int64(c.NumCtx) || c.Fits != (c.KVBytes <= p.VRAMBytes-p.WeightsBytes) {
+				// Sliding windows and recurrent state add to what the
+				// attending layers cost a token, never take from it.
+				exact := tt.info.SlidingWindow == 0 && tt.info.FullAttentionInterval == 0
+				if kv := p.KVBytesPerToken * int64(c.NumCtx); (exact && c.KVBytes != kv) || c.KVBytes < kv || c.Fits != (c.KVBytes <= p.VRAMBytes-p.WeightsBytes) {
 					t.Errorf("candidate %+v disagrees with the arithmetic", c)
 				}
 			}

@@ -45,8 +45,57 @@ func (c *Client) Show(ctx context.Context, name string) (models.ModelInfo, error
 		info.KeyLength = key("attention.key_length")
 		info.ValueLength = key("attention.value_length")
 		info.EmbeddingLength = key("embedding_length")
+		readLayers(&info, mi)
+		if elided(mi, arch+".attention.head_count_kv") || elided(mi, arch+".attention.sliding_window_pattern") {
+			// /api/show empties arrays of more than five elements unless
+			// asked to be verbose; the planner needs these per-layer ones.
+			// The verbose answer carries the whole vocabulary too, so it is
+			// asked for only when needed.
+			if vr, err := c.api.Show(ctx, &api.ShowRequest{Model: name, Verbose: true}); err == nil {
+				readLayers(&info, vr.ModelInfo)
+				info.HeadCountKV = max(info.HeadCountKV, int(number(vr.ModelInfo[arch+".attention.head_count_kv"])))
+			}
+		}
 	}
 	return info, nil
+}
+
+// readLayers reads the metadata of layers that do not all cache every
+// token: per-layer KV heads, the full-attention interval, sliding windows
+// and recurrent state sizes.
+func readLayers(info *models.ModelInfo, mi map[string]any) {
+	arch := info.Architecture
+	key := func(k string) int { return int(number(mi[arch+"."+k])) }
+	if a, ok := mi[arch+".attention.head_count_kv"].([]any); ok && len(a) > 0 {
+		info.HeadCountKVPerLayer = make([]int, len(a))
+		for i, v := range a {
+			info.HeadCountKVPerLayer[i] = int(number(v))
+		}
+	}
+	if a, ok := mi[arch+".attention.sliding_window_pattern"].([]any); ok && len(a) > 0 {
+		info.SlidingWindowPattern = make([]bool, len(a))
+		for i, v := range a {
+			info.SlidingWindowPattern[i], _ = v.(bool)
+		}
+	}
+	info.FullAttentionInterval = key("full_attention_interval")
+	info.SlidingWindow = key("attention.sliding_window")
+	info.SSMConvKernel = key("ssm.conv_kernel")
+	info.SSMInnerSize = key("ssm.inner_size")
+	info.SSMStateSize = key("ssm.state_size")
+	info.SSMGroupCount = key("ssm.group_count")
+}
+
+// elided reports whether model_info holds key as null (or an empty
+// array): what Ollama v0.17.4's /api/show makes of an array of more than
+// five elements when not asked to be verbose.
+func elided(mi map[string]any, key string) bool {
+	v, ok := mi[key]
+	if !ok {
+		return false
+	}
+	a, isArray := v.([]any)
+	return v == nil || isArray && len(a) == 0
 }
 
 // List returns the installed models (/api/tags), with their size on disk.

@@ -44,6 +44,21 @@ func TestShow(t *testing.T) {
 			Capabilities: []models.Capability{models.CapCompletion, models.CapTools, models.CapThinking},
 			Architecture: "qwen3", ParameterCount: 8190735360, ContextLength: 40960, BlockCount: 36,
 			HeadCount: 32, HeadCountKV: 8, KeyLength: 128, ValueLength: 128, EmbeddingLength: 4096,
+			HeadCountKVPerLayer: []int{8, 4, 8, 2},
+		}},
+		{"qwen3.5:9b", models.ModelInfo{ // head_count_kv elided unless verbose: Show asks again
+			Name: "qwen3.5:9b", Family: "qwen35", Families: []string{"qwen35"}, ParameterSize: "9.7B", Quantization: "Q4_K_M",
+			Capabilities: []models.Capability{models.CapCompletion, models.CapTools, models.CapThinking},
+			Architecture: "qwen35", ParameterCount: 9_650_000_000, ContextLength: 262144, BlockCount: 32,
+			HeadCount: 16, HeadCountKV: 4, KeyLength: 256, ValueLength: 256, EmbeddingLength: 4096,
+			HeadCountKVPerLayer:   []int{0, 0, 0, 4, 0, 0, 0, 4, 0, 0, 0, 4, 0, 0, 0, 4, 0, 0, 0, 4, 0, 0, 0, 4, 0, 0, 0, 4, 0, 0, 0, 4},
+			FullAttentionInterval: 4, SSMConvKernel: 4, SSMInnerSize: 4096, SSMStateSize: 128, SSMGroupCount: 16,
+		}},
+		{"gemma3:4b", models.ModelInfo{
+			Name: "gemma3:4b", Family: "gemma3", Families: []string{"gemma3"}, ParameterSize: "4.3B", Quantization: "Q4_K_M",
+			Capabilities: []models.Capability{models.CapCompletion, models.CapVision},
+			Architecture: "gemma3", ParameterCount: 4_300_079_472, ContextLength: 131072, BlockCount: 34,
+			HeadCount: 8, HeadCountKV: 4, KeyLength: 256, ValueLength: 256, EmbeddingLength: 2560, SlidingWindow: 1024,
 		}},
 		{"nulled", models.ModelInfo{ // arrays are null when /api/show is not verbose
 			Name: "nulled", Family: "qwen3", Families: []string{"qwen3"}, ParameterSize: "8.2B", Quantization: "Q4_K_M",
@@ -59,7 +74,7 @@ func TestShow(t *testing.T) {
 			ModelfileNumCtx: 16384,
 		}},
 	}
-	s := ollamatest.New(t, ollamatest.WithModels(ollamatest.Qwen3(), ollamatest.TinyTools(), perLayer, nulled, windowed))
+	s := ollamatest.New(t, ollamatest.WithModels(ollamatest.Qwen3(), ollamatest.TinyTools(), perLayer, nulled, windowed, ollamatest.Qwen35(), ollamatest.Gemma3()))
 	c := newClient(t, s)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

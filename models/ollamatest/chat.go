@@ -125,6 +125,11 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusInternalServerError, "ollamatest: "+out.err)
 		return
 	}
+	if s.toolParser && len(req.Tools) > 0 {
+		out.chunks = parseCalls(m, req, out.chunks)
+	}
+	var stopped bool
+	out.chunks, stopped = s.cutRepeats(out.chunks)
 	done := reply.DoneReason
 	if done == "" {
 		done = "stop"
@@ -141,6 +146,10 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	final := api.ChatResponse{
 		Model: req.Model, CreatedAt: time.Now().UTC(),
 		Message: api.Message{Role: "assistant"}, Done: true, DoneReason: done, Metrics: metrics,
+	}
+	if stopped {
+		// The repetition stop: no final line, no metrics.
+		final = api.ChatResponse{Model: req.Model, Message: api.Message{Role: "assistant"}}
 	}
 	update(func(rec *Record) { rec.Status = http.StatusOK })
 
@@ -203,6 +212,11 @@ func (s *Server) build(req api.ChatRequest, reply Reply, thinking bool) output {
 			parts = append(parts, pieces(text)...)
 			continue
 		}
+		if c.RawArgs != "" {
+			calls = append(calls, rawArgsCall(i, c))
+			out.generated += c.Name + c.RawArgs
+			continue
+		}
 		args := api.NewToolCallFunctionArguments()
 		if err := json.Unmarshal([]byte(c.Args), &args); err != nil {
 			out.err = fmt.Sprintf("tool call %s: args %q are not a JSON object: %v", c.Name, c.Args, err)
@@ -238,9 +252,17 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, reply Reply, out
 	}
 	emit := func(v any) {
 		data, _ := json.Marshal(v)
-		line(append(data, '\n'))
+		line(append(withRawArgs(data, reply.ToolCalls), '\n'))
+	}
+	if reply.NoHeaders {
+		s.hang(r)
+		return
 	}
 	for i, c := range out.chunks {
+		if reply.StallAfter > 0 && i == reply.StallAfter {
+			s.hang(r)
+			return
+		}
 		if reply.DropAfter < 0 || (reply.DropAfter > 0 && i == reply.DropAfter) {
 			panic(http.ErrAbortHandler) // the connection closes with no done line
 		}
@@ -256,6 +278,10 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, reply Reply, out
 	if reply.DropAfter != 0 {
 		panic(http.ErrAbortHandler)
 	}
+	if reply.Endless {
+		s.endless(r, reply, final.Model, emit)
+		return
+	}
 	if reply.MalformedLine && len(out.chunks) == 0 {
 		line([]byte("{\"model\":\n"))
 	}
@@ -269,6 +295,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, reply Reply, out
 	}
 	if !s.wait(r, reply.ChunkDelay) {
 		return
+	}
+	if !final.Done {
+		return // stopped for repetition: no final line
 	}
 	final.CreatedAt = time.Now().UTC()
 	emit(final)

@@ -209,6 +209,46 @@ func Llama32() Model {
 	}
 }
 
+// Qwen35 is shaped like the qwen3.5 family's hybrids: 32 layers of which
+// one in four (full_attention_interval 4) has attention, with 4 KV heads of
+// 256 dims, the others recurrent (ssm.*). Its per-layer head_count_kv has
+// more than five elements, so /api/show sends it only when verbose.
+func Qwen35() Model {
+	kv := make([]int, 32)
+	for i := range kv {
+		if (i+1)%4 == 0 {
+			kv[i] = 4
+		}
+	}
+	return Model{
+		Name: "qwen3.5:9b", Family: "qwen35", ParameterSize: "9.7B", Quantization: "Q4_K_M",
+		SizeBytes:    6_594_000_000,
+		Capabilities: []string{"completion", "tools", "thinking"},
+		Arch:         "qwen35", ParameterCount: 9_650_000_000, ContextLength: 262144, BlockCount: 32,
+		HeadCount: 16, KeyLength: 256, ValueLength: 256, EmbeddingLength: 4096,
+		ModelInfo: map[string]any{
+			"qwen35.attention.head_count_kv": kv, "qwen35.full_attention_interval": 4,
+			"qwen35.ssm.conv_kernel": 4, "qwen35.ssm.inner_size": 4096, "qwen35.ssm.state_size": 128,
+			"qwen35.ssm.group_count": 16, "qwen35.ssm.time_step_rank": 32,
+		},
+		Template: chatMLTemplate,
+	}
+}
+
+// Gemma3 is shaped like "gemma3:4b": 34 layers with 4 KV heads of 256
+// dims; five layers in six keep only a 1024-token sliding window.
+func Gemma3() Model {
+	return Model{
+		Name: "gemma3:4b", Family: "gemma3", ParameterSize: "4.3B", Quantization: "Q4_K_M",
+		SizeBytes:    3_338_801_804,
+		Capabilities: []string{"completion", "vision"},
+		Arch:         "gemma3", ParameterCount: 4_300_079_472, ContextLength: 131072, BlockCount: 34,
+		HeadCount: 8, HeadCountKV: 4, KeyLength: 256, ValueLength: 256, EmbeddingLength: 2560,
+		ModelInfo: map[string]any{"gemma3.attention.sliding_window": 1024},
+		Template:  "{{ range .Messages }}<start_of_turn>{{ .Role }}\n{{ .Content }}<end_of_turn>\n{{ end }}<start_of_turn>model\n",
+	}
+}
+
 // NomicEmbed is shaped like "nomic-embed-text:latest": an embedding model
 // with 768-dimensional vectors that cannot chat.
 func NomicEmbed() Model {
@@ -224,7 +264,7 @@ func NomicEmbed() Model {
 }
 
 // Preset returns a ready-made model by a short alias: "tiny", "tiny-tools",
-// "qwen3", "llama3.2" or "nomic-embed".
+// "qwen3", "llama3.2", "nomic-embed", "qwen3.5" or "gemma3".
 func Preset(alias string) (Model, error) {
 	switch strings.ToLower(alias) {
 	case "tiny":
@@ -237,6 +277,10 @@ func Preset(alias string) (Model, error) {
 		return Llama32(), nil
 	case "nomic-embed", "nomic-embed-text":
 		return NomicEmbed(), nil
+	case "qwen3.5", "qwen35", "qwen3.5:9b":
+		return Qwen35(), nil
+	case "gemma3", "gemma3:4b":
+		return Gemma3(), nil
 	}
-	return Model{}, fmt.Errorf("unknown model preset %q (have tiny, tiny-tools, qwen3, llama3.2, nomic-embed)", alias)
+	return Model{}, fmt.Errorf("unknown model preset %q (have tiny, tiny-tools, qwen3, llama3.2, nomic-embed, qwen3.5, gemma3)", alias)
 }

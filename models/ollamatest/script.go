@@ -42,6 +42,17 @@ type Reply struct {
 
 	DoneReason      string // default "stop"
 	PromptEvalCount int    // overrides the computed prompt_eval_count
+
+	// Hostile servers (see hostile.go).
+	//
+	// NoHeaders never answers: no status, no headers, until the client
+	// gives up.
+	NoHeaders bool
+	// Endless streams the chunks, then more content forever, never done.
+	Endless bool
+	// StallAfter > 0 stops writing after that many chunks but keeps the
+	// connection open, silent, until the client gives up.
+	StallAfter int
 }
 
 // Call is a scripted tool call.
@@ -49,6 +60,9 @@ type Call struct {
 	Name string
 	// Args is a raw JSON object; its key order is kept on the wire.
 	Args string
+	// RawArgs, when set, is sent verbatim as the call's arguments instead
+	// of Args: a JSON string, number or list, as broken models send.
+	RawArgs string
 }
 
 // LoadScript reads replies from a JSON array or from NDJSON (one reply
@@ -80,11 +94,15 @@ type scriptReply struct {
 	MalformedLine   bool         `json:"malformed_line"`
 	DoneReason      string       `json:"done_reason"`
 	PromptEvalCount int          `json:"prompt_eval_count"`
+	NoHeaders       bool         `json:"no_headers"`
+	Endless         bool         `json:"endless"`
+	StallAfter      int          `json:"stall_after"`
 }
 
 type scriptCall struct {
-	Name string          `json:"name"`
-	Args json.RawMessage `json:"args"`
+	Name    string          `json:"name"`
+	Args    json.RawMessage `json:"args"`
+	RawArgs json.RawMessage `json:"raw_args"`
 }
 
 func parseScript(data []byte) ([]Reply, error) {
@@ -116,6 +134,7 @@ func parseScript(data []byte) ([]Reply, error) {
 			Status: r.Status, Error: r.Error, StreamError: r.StreamError,
 			DropAfter: r.DropAfter, MalformedLine: r.MalformedLine,
 			DoneReason: r.DoneReason, PromptEvalCount: r.PromptEvalCount,
+			NoHeaders: r.NoHeaders, Endless: r.Endless, StallAfter: r.StallAfter,
 		}
 		if r.ChunkDelay != "" {
 			d, err := time.ParseDuration(r.ChunkDelay)
@@ -129,7 +148,7 @@ func parseScript(data []byte) ([]Reply, error) {
 			if err != nil {
 				return nil, fmt.Errorf("reply %d: tool call %s: %w", i+1, c.Name, err)
 			}
-			rep.ToolCalls = append(rep.ToolCalls, Call{Name: c.Name, Args: args})
+			rep.ToolCalls = append(rep.ToolCalls, Call{Name: c.Name, Args: args, RawArgs: string(c.RawArgs)})
 		}
 		replies[i] = rep
 	}

@@ -46,6 +46,9 @@ type Server struct {
 	records []Record
 	loaded  map[string]*loadedModel
 	reloads int
+	// repeatLimit and toolParser: see WithRepeatLimit and WithToolParser.
+	repeatLimit int
+	toolParser  bool
 }
 
 // Record is what the server saw and did for one /api/chat request.
@@ -80,6 +83,9 @@ type config struct {
 	models   []Model
 	respond  func(api.ChatRequest) Reply
 	listener net.Listener
+	// repeatLimit and toolParser: see WithRepeatLimit and WithToolParser.
+	repeatLimit int
+	toolParser  bool
 }
 
 // WithCounter replaces the prompt token counter (default: one token per
@@ -129,6 +135,9 @@ func start(tb testing.TB, opts []Option) *Server {
 		closing: make(chan struct{}),
 		respond: c.respond,
 		loaded:  map[string]*loadedModel{},
+
+		repeatLimit: c.repeatLimit,
+		toolParser:  c.toolParser,
 	}
 	if s.count == nil {
 		s.count = func(text string) int { return (len(text) + 3) / 4 }

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ternhq/tern/models/ollamatest"
+)
+
+// TestBinaryNothingOutlivesTern drives the real binary: the model runs a
+// command that escapes its process group with setsid -f, and tern is then
+// hung up on, terminated or killed. Nothing the command started may be
+// left running.
+func TestBinaryNothingOutlivesTern(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("child subreapers are Linux only")
+	}
+	bin := filepath.Join(t.TempDir(), "tern")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	const command = `echo $$ > $PIDS; setsid -f sh -c 'echo $$ >> $PIDS; exec sleep 300 >/dev/null 2>&1'; (setsid sleep 300 & echo $! >> $PIDS); sleep 300`
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM, syscall.SIGKILL} {
+		t.Run(sig.String(), func(t *testing.T) {
+			f := newFixture(t)
+			f.srv.Script(
+				ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "run_command", Args: `{"command":` + strconv.Quote(command) + `,"timeout":100}`}}},
+				ollamatest.Reply{Content: "done"},
+			)
+			pidFile := filepath.Join(t.TempDir(), "pids")
+			cmd := exec.Command(bin, "ask", "--yes", "--tier", "2", "--dir", f.dir, "run the server")
+			cmd.Env = append(os.Environ(), "OLLAMA_HOST="+f.srv.URL(), "XDG_CONFIG_HOME="+f.env["XDG_CONFIG_HOME"], "HOME="+f.env["HOME"], "PIDS="+pidFile)
+			var stderr syncBuffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(20 * time.Second)
+			var pids []int
+			for len(pids) < 3 {
+				if time.Now().After(deadline) {
+					cmd.Process.Kill()
+					t.Fatalf("the command did not start; stderr:\n%s", stderr.String())
+				}
+				time.Sleep(20 * time.Millisecond)
+				pids = readPids(pidFile)
+			}
+			cmd.Process.Signal(sig)
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(15 * time.Second):
+				cmd.Process.Kill()
+				t.Fatalf("tern did not exit after %s; stderr:\n%s", sig, stderr.String())
+			}
+			deadline = time.Now().Add(5 * time.Second)
+			for _, pid := range pids {
+				for running(pid) && time.Now().Before(deadline) {
+					time.Sleep(20 * time.Millisecond)
+				}
+				if running(pid) {
+					t.Errorf("process %d outlived tern after %s", pid, sig)
+					syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}
+		})
+	}
+}
+
+func readPids(path string) []int {
+	data, _ := os.ReadFile(path)
+	var out []int
+	for _, f := range strings.Fields(string(data)) {
+		if n, err := strconv.Atoi(f); err == nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// running reports whether process pid runs (a zombie does not count).
+func running(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	return len(fields) > 0 && fields[0] != "Z"
+}

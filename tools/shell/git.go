@@ -1,0 +1,161 @@
+package shell
+
+import (
+	"slices"
+	"strings"
+)
+
+// gitGlobals reads git's options before its subcommand (git -C . push -f)
+// so that the subcommand and its arguments are judged, whatever comes
+// first.
+func (j *judge) gitGlobals(c *cmd) {
+	args := c.words[1:]
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		t := a.text
+		if !a.static {
+			j.opaque("runs git with arguments only known when they run (" + t + ")")
+			c.args = []word{}
+			return
+		}
+		name, _, eq := strings.Cut(t, "=")
+		switch {
+		case t == "-C" || t == "--git-dir" || t == "--work-tree" || t == "--namespace" || t == "--super-prefix":
+			i++
+		case eq && (name == "--git-dir" || name == "--work-tree" || name == "--namespace" || name == "--super-prefix"):
+		case t == "-c" || strings.HasPrefix(t, "-c") && !strings.HasPrefix(t, "--"):
+			v := strings.TrimPrefix(t, "-c")
+			if v == "" && i+1 < len(args) {
+				i++
+				v = args[i].text
+				if !args[i].static {
+					j.opaque("sets git configuration only known when it runs")
+				}
+			}
+			key, _, _ := strings.Cut(v, "=")
+			if gitCodeKey.MatchString(key) {
+				j.opaque("sets git configuration " + key + " on the command line, which makes git run a program")
+			}
+		case name == "--config-env" || name == "--exec-path" && eq:
+			j.opaque("changes what git runs (" + name + ")")
+			if !eq {
+				i++
+			}
+		case slices.Contains([]string{"-p", "-P", "--paginate", "--no-pager", "--bare", "--no-replace-objects",
+			"--literal-pathspecs", "--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs",
+			"--no-optional-locks", "--no-advice", "--no-lazy-fetch", "--exec-path", "--html-path",
+			"--man-path", "--info-path", "--version", "-v", "--help", "-h"}, t):
+		case strings.HasPrefix(t, "-"):
+			j.opaque("runs git with an option tern does not know before its command (" + t + ")")
+			c.args = []word{}
+			return
+		default:
+			c.key = "git " + t
+			c.args = args[i+1:]
+			if !slices.Contains(gitCommands, t) {
+				j.opaque("runs git " + t + ", which is not a git command tern knows: it may be an alias that runs a program")
+			}
+			return
+		}
+	}
+	c.args = []word{}
+}
+
+// git judges the git subcommands that run other commands.
+func (j *judge) git(c *cmd, depth int) []word {
+	sub := strings.TrimPrefix(c.key, "git ")
+	args := c.argWords()
+	switch sub {
+	case "submodule":
+		for i, a := range args {
+			if a.text == "foreach" {
+				rest := args[i+1:]
+				for len(rest) > 0 && strings.HasPrefix(rest[0].text, "-") {
+					rest = rest[1:]
+				}
+				var parts []string
+				for _, r := range rest {
+					if !r.static {
+						j.opaque("runs shell code through git submodule foreach that is only known when it runs")
+						return nil
+					}
+					parts = append(parts, r.text)
+				}
+				c.knownWrapper = true
+				j.code(lit(strings.Join(parts, " ")), "git submodule foreach", depth)
+				return nil
+			}
+		}
+	case "rebase":
+		for i, a := range args {
+			switch {
+			case (a.text == "-x" || a.text == "--exec") && i+1 < len(args):
+				j.code(args[i+1], "git rebase --exec", depth)
+			case strings.HasPrefix(a.text, "--exec="):
+				j.code(lit(strings.TrimPrefix(a.text, "--exec=")), "git rebase --exec", depth)
+			}
+		}
+	case "bisect":
+		if len(args) > 1 && args[0].text == "run" {
+			c.knownWrapper = true
+			return args[1:]
+		}
+	case "config":
+		for _, a := range args {
+			if !strings.HasPrefix(a.text, "-") {
+				if gitCodeKey.MatchString(a.text) || !a.static {
+					j.opaque("changes git configuration " + a.text + ", which can make git run a program")
+				}
+				break
+			}
+		}
+	case "difftool", "mergetool":
+		j.flagged(c, "gives git a program to run", "-x", "--extcmd", "-t", "--tool")
+	case "fetch", "pull", "clone", "push", "ls-remote", "archive", "submodule-update":
+		j.flagged(c, "gives git a program to run", "--upload-pack", "-u", "--receive-pack", "--exec", "--remote-exec")
+	case "grep":
+		j.flagged(c, "gives git a program to run", "-O", "--open-files-in-pager")
+	case "filter-branch", "instaweb":
+		j.opaque("runs programs given to git " + sub)
+	}
+	for _, a := range args {
+		if strings.HasPrefix(a.text, "ext::") {
+			j.opaque("uses git's ext:: transport, which runs a program")
+		}
+	}
+	return nil
+}
+
+// goTool judges the go command's options that name a program to run.
+func (j *judge) goTool(c *cmd) {
+	args := c.argWords()
+	if len(args) > 0 && args[0].text == "generate" {
+		j.opaque("runs the commands of //go:generate lines (go generate)")
+		return
+	}
+	if len(args) > 1 && args[0].text == "env" && hasWord(args, "-w") {
+		j.opaque("changes the go command's settings (go env -w)")
+		return
+	}
+	for i, a := range args {
+		t := strings.TrimPrefix(a.text, "-")
+		name, value, _ := strings.Cut(t, "=")
+		switch name {
+		case "exec", "toolexec", "vettool", "-exec", "-toolexec", "-vettool":
+			j.opaque("gives go a program to run (-" + strings.TrimPrefix(name, "-") + ")")
+			return
+		case "ldflags", "gcflags", "asmflags", "gccgoflags", "-ldflags":
+			if value == "" && i+1 < len(args) {
+				value = args[i+1].text
+			}
+			if strings.Contains(value, "extld") {
+				j.opaque("gives the linker a program to run (-extld)")
+				return
+			}
+		}
+		if !a.static && a.unknown {
+			j.opaque("runs go with arguments only known when they run (" + a.text + ")")
+			return
+		}
+	}
+}
