@@ -17,7 +17,7 @@ import (
 )
 
 func (a *app) askCommand() *cobra.Command {
-	var jsonOut bool
+	var jsonOut, accept bool
 	var resume string
 	cmd := &cobra.Command{
 		Use:   `ask "PROMPT"`,
@@ -27,10 +27,29 @@ answer to stdout. Tool calls and notices go to stderr. With --json, stdout
 carries one JSON event per line instead (see README for the fields).
 
 Ctrl+C cancels the turn cleanly (exit 130); what was said is kept in the
-session, which 'tern ask --resume ID' continues.`,
-		Args: cobra.MinimumNArgs(1),
+session, which 'tern ask --resume ID' continues.
+
+With --plan the model may only read, and ends with a plan. Accept it with
+'tern ask --resume ID --accept-plan' (tier 1 unlocks, or the --tier given,
+and the plan stays pinned in the prompt as the goal), or send it back with
+'tern ask --resume ID --plan "COMMENT"'.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if accept {
+				return nil // the words are optional: what the user adds
+			}
+			return cobra.MinimumNArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			prompt := strings.Join(args, " ")
+			if accept {
+				if a.plan {
+					return exitCodeError{exitUsage, errors.New("--accept-plan and --plan exclude each other: accept the plan, or send it back with --plan")}
+				}
+				if resume == "" {
+					return exitCodeError{exitUsage, errors.New("--accept-plan needs --resume ID: the session whose plan you accept")}
+				}
+				return a.ask(cmd.Context(), prompt, resume, jsonOut, true)
+			}
 			if prompt == "-" {
 				data, err := io.ReadAll(a.stdin)
 				if err != nil {
@@ -41,16 +60,18 @@ session, which 'tern ask --resume ID' continues.`,
 			if strings.TrimSpace(prompt) == "" {
 				return exitCodeError{exitUsage, errors.New("the prompt is empty")}
 			}
-			return a.ask(cmd.Context(), prompt, resume, jsonOut)
+			return a.ask(cmd.Context(), prompt, resume, jsonOut, false)
 		},
 	}
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print NDJSON events instead of text")
 	cmd.Flags().StringVar(&resume, "resume", "", "continue the session with this ID (or unique prefix)")
 	cmd.Flags().BoolVar(&a.rag, "rag", false, ragUsage)
+	cmd.Flags().BoolVar(&a.plan, "plan", false, "plan mode: the model only reads and ends with a plan; with --resume, send the session's plan back with PROMPT as the comment")
+	cmd.Flags().BoolVar(&accept, "accept-plan", false, "accept the plan of the --resume session: unlock tier 1 (or --tier), pin the plan as the goal and carry it out; PROMPT, if any, adds to it")
 	return cmd
 }
 
-func (a *app) ask(ctx context.Context, prompt, resume string, jsonOut bool) error {
+func (a *app) ask(ctx context.Context, prompt, resume string, jsonOut, accept bool) error {
 	ctx, stop := interruptible(ctx)
 	defer stop()
 	r, err := a.startRun(ctx, resume, headlessApprover{yes: a.yes || a.yolo, yolo: a.yolo})
@@ -69,9 +90,25 @@ func (a *app) ask(ctx context.Context, prompt, resume string, jsonOut bool) erro
 	for _, n := range r.notices {
 		out.Write(agent.Notice{Level: agent.Info, Text: n})
 	}
-	err = r.agent.Run(ctx, prompt, out.Write)
+	planned := false
+	switch {
+	case accept:
+		err = r.acceptPlan(ctx, prompt, out.Write)
+	case a.plan && r.agent.ProposedPlan() != "":
+		planned = true
+		err = r.agent.RevisePlan(ctx, prompt, out.Write)
+	default:
+		planned = a.plan
+		err = r.agent.Run(ctx, prompt, out.Write)
+	}
 	if ferr := out.Flush(); ferr != nil && err == nil {
 		err = ferr
+	}
+	if errors.Is(err, agent.ErrNoPlan) {
+		return fmt.Errorf("session %s has no plan to accept: ask for one with tern ask --plan", r.sess.ID)
+	}
+	if planned && err == nil && r.agent.ProposedPlan() != "" && !jsonOut {
+		fmt.Fprintf(a.stderr, "tern: plan ready. Accept it with `tern ask --resume %s --accept-plan` (add --tier 2 to allow commands), or send it back with `tern ask --resume %s --plan \"COMMENT\"`\n", r.sess.ID, r.sess.ID)
 	}
 	if errors.Is(err, context.Canceled) {
 		return exitCodeError{code: exitCanceled, err: fmt.Errorf("cancelled; the conversation so far is saved in session %s", r.sess.ID)}

@@ -45,8 +45,9 @@ type app struct {
 	toolMode  string
 	backend   string
 	verbose   bool
-	// rag is --rag of tern and tern ask.
-	rag bool
+	// rag is --rag of tern and tern ask; plan is their --plan.
+	rag  bool
+	plan bool
 
 	cmd *cobra.Command // the root, for Changed checks
 	// screen, when set, is where the TUI draws instead of the terminal.
@@ -123,6 +124,7 @@ Run 'tern doctor' first to check Ollama, the model and the context plan.`,
 	}
 	root.Flags().StringVar(&resume, "resume", "", "continue the session with this ID (or unique prefix) in the TUI")
 	root.Flags().BoolVar(&a.rag, "rag", false, ragUsage)
+	root.Flags().BoolVar(&a.plan, "plan", false, "start in plan mode: the model only reads, then proposes a plan you accept or send back (Shift+Tab toggles it)")
 	a.cmd = root
 	f := root.PersistentFlags()
 	f.StringVar(&a.dir, "dir", "", "workspace root (default: the git root above the current directory, else the current directory)")
