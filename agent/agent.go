@@ -12,6 +12,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/ternhq/tern/context/budget"
 	"github.com/ternhq/tern/models"
+	"github.com/ternhq/tern/prompts"
 	"github.com/ternhq/tern/session"
 	"github.com/ternhq/tern/tools"
 )
@@ -114,6 +116,12 @@ type Config struct {
 	Retriever Retriever
 	RAG       bool
 	RAGShare  float64
+
+	// Goal is a plan the user accepted earlier in a resumed session,
+	// pinned in the prompt; ProposedPlan one still awaiting an answer;
+	// PlanMode starts the session in plan mode (plan.go).
+	Goal, ProposedPlan string
+	PlanMode           bool
 }
 
 // Agent runs the turns of one session. Its methods must not be called
@@ -171,6 +179,12 @@ type Agent struct {
 	// partialSaved is set while the store holds the text of a reply in
 	// flight (see partial).
 	partialSaved bool
+
+	// planMode is set while turns may only read and end with a plan;
+	// proposed is the plan awaiting the user's answer, goal the one
+	// accepted and goalText its rendering pinned in the prompt (plan.go).
+	planMode                 bool
+	proposed, goal, goalText string
 }
 
 // New returns an agent for one session.
@@ -200,7 +214,10 @@ func New(cfg Config, model chatModel, tb toolbox, rec recorder, ap Approver, cou
 		prefixKey: "\xff", // no tool list
 		cal:       cfg.Calibration,
 		rag:       cfg.RAG,
+		planMode:  cfg.PlanMode,
+		proposed:  cfg.ProposedPlan,
 	}
+	a.setGoal(cfg.Goal)
 	for _, m := range closeCalls(cfg.History) {
 		a.remember(m)
 	}
@@ -225,7 +242,24 @@ func (a *Agent) History() []models.Message {
 // could not go on: the context was cancelled (the error wraps
 // context.Canceled), the model could not be reached, or the store failed.
 // Everything said before such an error is kept in the session.
-func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event)) (err error) {
+//
+// In plan mode the prompt is sent wrapped in the plan prompt, and the turn
+// may only read (see plan.go).
+func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event)) error {
+	if a.planMode {
+		text, err := prompts.RenderPlan(prompts.PlanAsk, prompts.Plan{Prompt: prompt})
+		if err != nil {
+			return err
+		}
+		return a.planTurn(ctx, text, prompt, emit)
+	}
+	return a.turn(ctx, prompt, prompt, true, emit)
+}
+
+// turn runs one turn on text, the user message the model gets; words are
+// the user's own in it, for retrieval. With unlock the toolbox reads them
+// for the tools the request needs; turns of plan mode unlock nothing.
+func (a *Agent) turn(ctx context.Context, text, words string, unlock bool, emit func(Event)) (err error) {
 	var mu sync.Mutex
 	send := func(e Event) {
 		mu.Lock()
@@ -246,13 +280,17 @@ func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event)) (err e
 		send(done)
 	}()
 
-	a.readPrompt(ctx, prompt, send)
+	if unlock {
+		a.readPrompt(ctx, words, send)
+	} else {
+		a.relayNotices(send)
+	}
 	a.guard = newGuard()
-	if err := a.append(ctx, models.Message{Role: models.RoleUser, Content: prompt}); err != nil {
+	if err := a.append(ctx, models.Message{Role: models.RoleUser, Content: text}); err != nil {
 		return err
 	}
 	defer func() { a.ret = retrieval{} }()
-	if err := a.retrieve(ctx, prompt, send); err != nil {
+	if err := a.retrieve(ctx, cmp.Or(words, text), send); err != nil {
 		return err
 	}
 	warnAt := (a.cfg.MaxTurns*4 + 4) / 5
@@ -388,14 +426,14 @@ func (a *Agent) Prefix() (system string, specs []models.ToolSpec) {
 	if a.textTools() {
 		return a.textSystemPrompt(specs), nil
 	}
-	return a.cfg.System, specs
+	return a.system(), specs
 }
 
 // PrefixTokens estimates what the prefix costs. The prefix only changes
 // when the tools do, so the count is kept until then.
 func (a *Agent) PrefixTokens() int {
 	system, specs := a.Prefix()
-	key := toolKey(specs)
+	key := toolKey(specs) + a.goalText
 	if a.textTools() {
 		key = system
 	}

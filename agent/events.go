@@ -8,7 +8,8 @@ import (
 )
 
 // Event is one thing that happened during a turn. The set is closed: Token,
-// Thinking, ToolStart, ToolProgress, ToolEnd, Message, Notice and Done. A
+// Thinking, ToolStart, ToolProgress, ToolEnd, Message, Notice, PlanReady
+// (plan.go) and Done. A
 // consumer may merge Token, Thinking and ToolProgress events, but must
 // never drop the others.
 type Event interface {

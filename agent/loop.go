@@ -106,6 +106,9 @@ func (a *Agent) screen(calls []models.ToolCall, restricted bool) {
 		if _, ok := a.preset[c.ID]; ok {
 			continue
 		}
+		if a.planRefuses(c) {
+			continue
+		}
 		t, known := a.lookup(c.Name)
 		switch {
 		case a.cfg.OneToolPerReply && i > 0:
@@ -189,6 +192,9 @@ func (a *Agent) restrictNext() []string {
 // offered filters the tools of the next request: all of them, or only the
 // read-only ones while the guard restricts.
 func (a *Agent) offered(all []tools.Tool) []tools.Tool {
+	if a.planMode {
+		return planTools(all)
+	}
 	if a.guard == nil || !a.guard.restrict {
 		return all
 	}

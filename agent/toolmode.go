@@ -49,7 +49,7 @@ func (a *Agent) TextTools() bool { return a.cfg.TextTools || a.mode.switched || 
 // textSystemPrompt is the system prompt followed by the text protocol's
 // description of specs, rendered once per tool list.
 func (a *Agent) textSystemPrompt(specs []models.ToolSpec) string {
-	key := fmt.Sprint(a.callFormat(), models.ToolNames(specs))
+	key := fmt.Sprint(a.callFormat(), models.ToolNames(specs), a.goalText)
 	if a.mode.textFor == key && a.mode.textSystem != "" {
 		return a.mode.textSystem
 	}
@@ -57,7 +57,7 @@ func (a *Agent) textSystemPrompt(specs []models.ToolSpec) string {
 	if err != nil {
 		a.log.Error("render text tools", "err", err)
 	}
-	a.mode.textSystem, a.mode.textFor = a.cfg.System+block, key
+	a.mode.textSystem, a.mode.textFor = a.system()+block, key
 	return a.mode.textSystem
 }
 

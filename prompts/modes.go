@@ -46,12 +46,15 @@ const (
 	PlanRevise = "plan_revise" // a plan sent back with a comment
 	PlanGoal   = "plan_goal"   // the accepted plan, pinned in the window
 	PlanGo     = "plan_go"     // the request to carry the accepted plan out
+	// PlanRefused answers a call plan mode does not allow; Prompt is
+	// the tool's name.
+	PlanRefused = "plan_refused"
 )
 
 // RenderPlan returns the plan mode message of the given kind.
 func RenderPlan(kind string, p Plan) (string, error) {
 	switch kind {
-	case PlanAsk, PlanRevise, PlanGoal, PlanGo:
+	case PlanAsk, PlanRevise, PlanGoal, PlanGo, PlanRefused:
 		return renderMode(kind, p)
 	}
 	return "", fmt.Errorf("render plan prompt: no kind %q", kind)

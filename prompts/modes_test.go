@@ -19,7 +19,7 @@ func TestRenderModesGolden(t *testing.T) {
 		t.Errorf("no files still says where to start: %q %v", s, err)
 	}
 	p := Plan{Prompt: "add a --json flag", Plan: "1. Edit cmd/ask.go"}
-	for _, kind := range []string{PlanAsk, PlanRevise, PlanGoal, PlanGo} {
+	for _, kind := range []string{PlanAsk, PlanRevise, PlanGoal, PlanGo, PlanRefused} {
 		s, err := RenderPlan(kind, p)
 		if err != nil {
 			t.Fatal(err)

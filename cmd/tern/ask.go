@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -17,7 +18,7 @@ import (
 )
 
 func (a *app) askCommand() *cobra.Command {
-	var jsonOut bool
+	var jsonOut, accept bool
 	var resume string
 	cmd := &cobra.Command{
 		Use:   `ask "PROMPT"`,
@@ -27,10 +28,33 @@ answer to stdout. Tool calls and notices go to stderr. With --json, stdout
 carries one JSON event per line instead (see README for the fields).
 
 Ctrl+C cancels the turn cleanly (exit 130); what was said is kept in the
-session, which 'tern ask --resume ID' continues.`,
-		Args: cobra.MinimumNArgs(1),
+session, which 'tern ask --resume ID' continues.
+
+With --plan the model may only read, and ends with a plan. Accept it with
+'tern ask --resume ID --accept-plan' (tier 1 unlocks, or the --tier given,
+and the plan stays pinned in the prompt as the goal), or send it back with
+'tern ask --resume ID --plan "COMMENT"'.
+
+Exit codes: 0 the model answered; 1 error; 2 usage error; 3 changes the
+model tried were refused (rerun with --yes); 4 the turn stopped at
+--max-turns; 5 the model got stuck; 130 cancelled.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if accept {
+				return nil // the words are optional: what the user adds
+			}
+			return cobra.MinimumNArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			prompt := strings.Join(args, " ")
+			if accept {
+				if a.plan {
+					return exitCodeError{exitUsage, errors.New("--accept-plan and --plan exclude each other: accept the plan, or send it back with --plan")}
+				}
+				if resume == "" {
+					return exitCodeError{exitUsage, errors.New("--accept-plan needs --resume ID: the session whose plan you accept")}
+				}
+				return a.ask(cmd.Context(), prompt, resume, jsonOut, true)
+			}
 			if prompt == "-" {
 				data, err := io.ReadAll(a.stdin)
 				if err != nil {
@@ -41,19 +65,22 @@ session, which 'tern ask --resume ID' continues.`,
 			if strings.TrimSpace(prompt) == "" {
 				return exitCodeError{exitUsage, errors.New("the prompt is empty")}
 			}
-			return a.ask(cmd.Context(), prompt, resume, jsonOut)
+			return a.ask(cmd.Context(), prompt, resume, jsonOut, false)
 		},
 	}
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print NDJSON events instead of text")
 	cmd.Flags().StringVar(&resume, "resume", "", "continue the session with this ID (or unique prefix)")
 	cmd.Flags().BoolVar(&a.rag, "rag", false, ragUsage)
+	cmd.Flags().BoolVar(&a.plan, "plan", false, "plan mode: the model only reads and ends with a plan; with --resume, send the session's plan back with PROMPT as the comment")
+	cmd.Flags().BoolVar(&accept, "accept-plan", false, "accept the plan of the --resume session: unlock tier 1 (or --tier), pin the plan as the goal and carry it out; PROMPT, if any, adds to it")
 	return cmd
 }
 
-func (a *app) ask(ctx context.Context, prompt, resume string, jsonOut bool) error {
+func (a *app) ask(ctx context.Context, prompt, resume string, jsonOut, accept bool) error {
 	ctx, stop := interruptible(ctx)
 	defer stop()
-	r, err := a.startRun(ctx, resume, headlessApprover{yes: a.yes || a.yolo, yolo: a.yolo})
+	refused := &refusals{}
+	r, err := a.startRun(ctx, resume, headlessApprover{yes: a.yes || a.yolo, yolo: a.yolo, refused: refused})
 	if err != nil {
 		return err
 	}
@@ -63,15 +90,33 @@ func (a *app) ask(ctx context.Context, prompt, resume string, jsonOut bool) erro
 	if jsonOut {
 		out = newJSONWriter(a.stdout)
 	}
+	var done agent.Done
+	out = doneTap{out, &done}
 	if r.back.why != "requested" {
 		out.Write(agent.Notice{Level: agent.Info, Text: fmt.Sprintf("using %s (%s; choose with --model)", r.back.info.Name, r.back.why)})
 	}
 	for _, n := range r.notices {
 		out.Write(agent.Notice{Level: agent.Info, Text: n})
 	}
-	err = r.agent.Run(ctx, prompt, out.Write)
+	planned := false
+	switch {
+	case accept:
+		err = r.acceptPlan(ctx, prompt, out.Write)
+	case a.plan && r.agent.ProposedPlan() != "":
+		planned = true
+		err = r.agent.RevisePlan(ctx, prompt, out.Write)
+	default:
+		planned = a.plan
+		err = r.agent.Run(ctx, prompt, out.Write)
+	}
 	if ferr := out.Flush(); ferr != nil && err == nil {
 		err = ferr
+	}
+	if errors.Is(err, agent.ErrNoPlan) {
+		return fmt.Errorf("session %s has no plan to accept: ask for one with tern ask --plan", r.sess.ID)
+	}
+	if planned && err == nil && r.agent.ProposedPlan() != "" && !jsonOut {
+		fmt.Fprintf(a.stderr, "tern: plan ready. Accept it with `tern ask --resume %s --accept-plan` (add --tier 2 to allow commands), or send it back with `tern ask --resume %s --plan \"COMMENT\"`\n", r.sess.ID, r.sess.ID)
 	}
 	if errors.Is(err, context.Canceled) {
 		return exitCodeError{code: exitCanceled, err: fmt.Errorf("cancelled; the conversation so far is saved in session %s", r.sess.ID)}
@@ -79,8 +124,100 @@ func (a *app) ask(ctx context.Context, prompt, resume string, jsonOut bool) erro
 	if err != nil {
 		return r.back.explain(err)
 	}
+	return turnOutcome(done, refused, r.sess.ID)
+}
+
+// turnOutcome is the exit of a turn that ran to its end: nil when the
+// model answered and nothing it tried was refused, else an exit code
+// (exitMaxTurns, exitStuck, exitDenied, in that order) with a line that
+// says what did not happen, so that a script can tell.
+func turnOutcome(done agent.Done, refused *refusals, session string) error {
+	switch done.Reason {
+	case agent.DoneMaxTurns:
+		return exitCodeError{exitMaxTurns, fmt.Errorf("the turn ended at the request limit, not with an answer; continue with tern ask --resume %s", session)}
+	case agent.DoneStuck:
+		return exitCodeError{exitStuck, fmt.Errorf("the turn ended stuck, not with an answer; continue with tern ask --resume %s", session)}
+	}
+	if n, what := refused.summary(); n > 0 {
+		return exitCodeError{exitDenied, fmt.Errorf("%s refused and not made, whatever the answer says: %s", what, refused.howToAllow())}
+	}
 	return nil
 }
+
+// doneTap passes events on and keeps the turn's Done.
+type doneTap struct {
+	eventWriter
+	done *agent.Done
+}
+
+func (d doneTap) Write(e agent.Event) {
+	if v, ok := e.(agent.Done); ok {
+		*d.done = v
+	}
+	d.eventWriter.Write(e)
+}
+
+// refusals counts the calls a headless approver refused.
+type refusals struct {
+	mu      sync.Mutex
+	byKind  map[string]int
+	ordered []string
+}
+
+func (r *refusals) add(kind string) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.byKind == nil {
+		r.byKind = map[string]int{}
+	}
+	if r.byKind[kind] == 0 {
+		r.ordered = append(r.ordered, kind)
+	}
+	r.byKind[kind]++
+}
+
+// summary is the number of refused calls and a phrase for them: "2 file
+// changes and 1 command were".
+func (r *refusals) summary() (int, string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var parts []string
+	n := 0
+	for _, k := range r.ordered {
+		c := r.byKind[k]
+		n += c
+		parts = append(parts, plural(c, k, k+"s"))
+	}
+	if n == 0 {
+		return 0, ""
+	}
+	return n, orList(parts) + map[bool]string{true: " was", false: " were"}[n == 1]
+}
+
+// howToAllow says which flag allows what was refused.
+func (r *refusals) howToAllow() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var plain []string
+	for _, k := range r.ordered {
+		if k != destructiveKind {
+			plain = append(plain, k+"s")
+		}
+	}
+	switch {
+	case len(plain) == 0:
+		return "run with --yolo to allow destructive commands"
+	case r.byKind[destructiveKind] > 0:
+		return "run with --yes to allow " + orList(plain) + ", --yolo for destructive commands too"
+	}
+	return "run with --yes to allow " + orList(plain)
+}
+
+// destructiveKind is what refusals calls a destructive command.
+const destructiveKind = "destructive command"
 
 // ragUsage describes --rag.
 const ragUsage = "add the repository code that matches each prompt to it (RAG; needs tern index; default: the config's rag)"
@@ -93,6 +230,8 @@ type headlessApprover struct {
 	yes, yolo bool
 	// command names the tern command for messages; "tern ask" when empty.
 	command string
+	// refused, when set, counts what was refused.
+	refused *refusals
 }
 
 func (h headlessApprover) Approve(ctx context.Context, ap agent.Approval) (agent.Decision, error) {
@@ -101,11 +240,17 @@ func (h headlessApprover) Approve(ctx context.Context, ap agent.Approval) (agent
 		return agent.Decision{Allow: true}, nil
 	}
 	command := cmp.Or(h.command, "tern ask")
+	kind := map[tools.Effect]string{tools.Writes: "file change", tools.Executes: "command", tools.External: "external tool call"}[ap.Effect]
 	if ap.Destructive {
+		h.refused.add(destructiveKind)
 		return agent.Decision{Reason: fmt.Sprintf("it %s; %s refuses destructive or unchecked commands unless run with --yolo", ap.Why, command)}, nil
 	}
-	what := map[tools.Effect]string{tools.Writes: "file changes", tools.Executes: "commands", tools.External: "external tools"}[ap.Effect]
-	return agent.Decision{Reason: fmt.Sprintf("%s runs without approval prompts; the user must rerun with --yes to allow %s", command, cmp.Or(what, "this"))}, nil
+	if !strings.HasPrefix(ap.Tool, mcpServerApproval) { // a server start is no change of the model's
+		h.refused.add(cmp.Or(kind, "change"))
+	}
+	// Worded for the model and the user alike: the model passes it on,
+	// and tern doctor shows it as it is.
+	return agent.Decision{Reason: fmt.Sprintf("%s asks no questions, so it refuses %s unless run with --yes", command, cmp.Or(kind, "change")+"s")}, nil
 }
 
 // eventWriter renders agent events.

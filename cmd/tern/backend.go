@@ -79,6 +79,10 @@ func (a *app) connect(ctx context.Context, cfg Config) (*backend, error) {
 		return nil, fmt.Errorf("ollama host: %w", err)
 	}
 	installed, err := client.List(ctx)
+	if errors.Is(err, models.ErrModelNotFound) {
+		// Every Ollama answers /api/tags; a 404 there is another server.
+		return nil, fmt.Errorf("the server at %s is not Ollama (it does not answer /api/tags): for llama-server, LM Studio or vLLM pass --backend openai", client.Host())
+	}
 	if err != nil {
 		return nil, explain(err, client.Host(), "", nil)
 	}

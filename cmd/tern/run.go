@@ -40,6 +40,8 @@ type run struct {
 	// rag turns RAG on at the start.
 	code *codeIndex
 	rag  bool
+	// plan starts the agent in plan mode.
+	plan bool
 	// explorer runs explore's subagents; asker puts ask_user's questions
 	// (nil headless: no one to ask).
 	explorer *agent.Explorer
@@ -80,7 +82,7 @@ func (a *app) startRun(ctx context.Context, resume string, approver agent.Approv
 	}
 	r := &run{root: root, cfg: cfg, back: back, store: store, ws: ws, counter: counter,
 		tierFlag: a.cmd.PersistentFlags().Changed("tier"),
-		code:     newCodeIndex(root, back.resolved(cfg)), rag: cfg.RAG || a.rag}
+		code:     newCodeIndex(root, back.resolved(cfg)), rag: cfg.RAG || a.rag, plan: a.plan}
 	if clamp := back.plan.Clamp(); clamp != "" {
 		r.notices = append(r.notices, clamp)
 	}
@@ -160,7 +162,11 @@ func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
 	}
 	r.notices = append(r.notices, r.back.notes...)
 	var history []models.Message
+	var goal, proposed string
 	if r.resumed {
+		if goal, proposed, err = r.plans(ctx); err != nil {
+			return err
+		}
 		// A reply cut off by a crash is kept, marked as interrupted.
 		if _, err := r.store.RecoverPartial(ctx, r.sess.ID); err != nil {
 			return fmt.Errorf("load session %s: %w", r.sess.ID, err)
@@ -193,8 +199,24 @@ func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
 		Retriever: r.retriever(),
 		RAG:       r.rag,
 		RAGShare:  r.cfg.RAGShare,
+
+		Goal:         goal,
+		ProposedPlan: proposed,
+		PlanMode:     r.plan,
 	}, r.back.client, set, r.store, approver, r.counter)
 	return nil
+}
+
+// plans reads a resumed session's plan mode state: the accepted plan
+// pinned as its goal, and a plan awaiting an answer.
+func (r *run) plans(ctx context.Context) (goal, proposed string, err error) {
+	if goal, _, err = r.store.Meta(ctx, r.sess.ID, agent.MetaGoal); err != nil {
+		return "", "", fmt.Errorf("load session %s: %w", r.sess.ID, err)
+	}
+	if proposed, _, err = r.store.Meta(ctx, r.sess.ID, agent.MetaProposed); err != nil {
+		return "", "", fmt.Errorf("load session %s: %w", r.sess.ID, err)
+	}
+	return goal, proposed, nil
 }
 
 // retriever is the agent's RAG over the code index, if the run has one.
@@ -220,4 +242,23 @@ func (r *run) closeTools() {
 		r.mcp.Close()
 		r.mcp = nil
 	}
+}
+
+// acceptPlan accepts the session's proposed plan: it unlocks tier 1, or
+// the --tier given (at least 1), and has the agent carry the plan out
+// with it pinned as the goal.
+func (r *run) acceptPlan(ctx context.Context, note string, emit func(agent.Event)) error {
+	if r.agent.ProposedPlan() == "" {
+		return agent.ErrNoPlan
+	}
+	want := disclosure.Edit
+	if r.tierFlag {
+		want = max(disclosure.Tier(r.cfg.Tier), disclosure.Edit)
+	}
+	if want > r.tools.Tier() {
+		if err := r.tools.SetTier(ctx, want, "the plan was accepted"); err != nil {
+			return fmt.Errorf("accept the plan: %w", err)
+		}
+	}
+	return r.agent.AcceptPlan(ctx, note, emit)
 }

@@ -59,6 +59,9 @@ type Rules struct {
 	allowSrc, denySrc []string
 	danger            []dangerRule
 	root              string
+	// longs are the long options the destructive rules name
+	// (--recursive, --force), which programs also take abbreviated.
+	longs []string
 }
 
 // NewRules compiles a policy.
@@ -75,6 +78,7 @@ func NewRules(p Policy) (*Rules, error) {
 		return nil, err
 	}
 	r.danger = d
+	r.longs = longsOf(d)
 	return r, nil
 }
 
@@ -129,6 +133,17 @@ func (r *Rules) denies(text string) (string, bool) {
 	return "", false
 }
 
+// denyNames reports whether a deny pattern starts with the program prog
+// ("git" for "git push*").
+func (r *Rules) denyNames(prog string) bool {
+	for _, pat := range r.denySrc {
+		if f := strings.Fields(pat); len(f) > 0 && f[0] == prog {
+			return true
+		}
+	}
+	return false
+}
+
 // allows reports whether a rendering of a command matches an allow pattern.
 func (r *Rules) allows(text string) bool {
 	for _, re := range r.allow {
@@ -149,6 +164,9 @@ type judge struct {
 	seen    []string
 	// funcs are the functions the line defines, by name.
 	funcs map[string]bool
+	// tail is set while the next command judged is the tail of another's
+	// arguments (see suffixes).
+	tail bool
 }
 
 func (j *judge) deny(pat string) {

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ternhq/tern/models/ollamatest"
+	"github.com/ternhq/tern/models/openaitest"
+)
+
+// TestOpenAIQuirksThroughAsk plays the servers' quirks through tern ask:
+// two calls without ids (llama-server before b4970, some LM Studio
+// builds), arguments sent as a JSON object instead of a string (older
+// vLLM parsers), thinking as reasoning_content, and a reply cut at
+// max_tokens (finish_reason "length") whose call must not run.
+func TestOpenAIQuirksThroughAsk(t *testing.T) {
+	for _, flavor := range []openaitest.Flavor{openaitest.LlamaServer, openaitest.VLLM, openaitest.LMStudio} {
+		t.Run(string(flavor), func(t *testing.T) {
+			f, srv := newOpenAIFixture(t, openaitest.WithFlavor(flavor))
+			srv.Script(
+				openaitest.Reply{Thinking: "Both files matter.", NoIDs: true, ArgsAsObject: true, ToolCalls: []openaitest.Call{
+					{Name: "read_file", Args: `{"path":"README.md"}`},
+					{Name: "read_file", Args: `{"path":"main.go"}`},
+				}},
+				openaitest.Reply{FinishReason: "length", ToolCalls: []openaitest.Call{{Name: "write_file", Args: `{"path":"notes.md","content":"# Notes\n\nThe repo`}}},
+				openaitest.Reply{Content: "A demo that prints hi."},
+			)
+			f.config("think = \"true\"\n")
+			code, out, errOut := f.tern(t.Context(), "ask", "--yes", "--verbose", "--host", srv.URL(), "write notes on this repo")
+			if code != 0 || out != "A demo that prints hi.\n" {
+				t.Fatalf("exit %d, out %q:\n%s", code, out, errOut)
+			}
+			for _, want := range []string{"thinking: Both files matter.", "✓ README.md", "✓ main.go", "cut off at the output limit"} {
+				if !strings.Contains(errOut, want) {
+					t.Errorf("stderr lacks %q:\n%s", want, errOut)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(f.dir, "notes.md")); err == nil {
+				t.Error("the call of a reply cut at max_tokens ran: notes.md was written")
+			}
+			chats := srv.Chats()
+			if len(chats) != 3 {
+				t.Fatalf("%d chat requests", len(chats))
+			}
+			// The calls that came without ids go back with ids of tern's
+			// own, distinct, each result paired with its call.
+			msgs := chats[1].Messages
+			var call *openaitest.Message
+			for i := range msgs {
+				if len(msgs[i].ToolCalls) > 0 {
+					call = &msgs[i]
+				}
+			}
+			if call == nil || len(call.ToolCalls) != 2 {
+				t.Fatalf("the second request lacks the two calls: %+v", msgs)
+			}
+			ids := map[string]bool{}
+			for _, tc := range call.ToolCalls {
+				if tc.ID == "" || ids[tc.ID] {
+					t.Errorf("call ids %+v: want distinct, non-empty", call.ToolCalls)
+				}
+				ids[tc.ID] = true
+				if !strings.HasPrefix(tc.Function.Arguments, `{"path":`) {
+					t.Errorf("arguments went back as %q, want a JSON string", tc.Function.Arguments)
+				}
+			}
+			results := 0
+			for _, m := range msgs {
+				if m.Role == "tool" && ids[m.ToolCallID] {
+					results++
+				}
+			}
+			if results != 2 {
+				t.Errorf("%d results paired with the calls, want 2: %+v", results, msgs)
+			}
+		})
+	}
+}
+
+func TestOpenAIAPIKeyFromEnvironment(t *testing.T) {
+	f, srv := newOpenAIFixture(t, openaitest.WithFlavor(openaitest.VLLM), openaitest.WithAPIKey("team-key"))
+	f.config("backend = \"openai\"\nbase_url = \"" + srv.URL() + "/v1\"\n")
+	code, _, errOut := f.tern(t.Context(), "ask", "hi")
+	if code != 1 || !strings.Contains(errOut, "refused the API key: set TERN_API_KEY") {
+		t.Errorf("without a key: exit %d: %s", code, errOut)
+	}
+
+	f.env["TERN_API_KEY"] = "team-key"
+	srv.Script(openaitest.Reply{Content: "Hello."})
+	out, _ := f.mustTern("ask", "hi")
+	if out != "Hello.\n" {
+		t.Errorf("with TERN_API_KEY: out %q", out)
+	}
+
+	// Auto-detection asks with the key too: a server that refuses
+	// /v1/models without it is still an OpenAI-compatible server, not
+	// an Ollama that is down.
+	delete(f.env, "TERN_API_KEY")
+	f.env["OPENAI_API_KEY"] = "team-key"
+	f.config("")
+	srv.Script(openaitest.Reply{Content: "Hi again."})
+	out, _ = f.mustTern("ask", "--host", srv.URL(), "hi")
+	if out != "Hi again.\n" {
+		t.Errorf("with OPENAI_API_KEY and --host: out %q", out)
+	}
+}
+
+// TestOpenAIAutoDetection: with no --backend, the address decides. An
+// Ollama (it answers /api/version) in base_url is used through the
+// native API; an OpenAI-compatible server in OLLAMA_HOST is used through
+// /v1. --backend ollama overrides detection.
+func TestOpenAIAutoDetection(t *testing.T) {
+	f := newFixture(t)
+	f.config("base_url = \"" + f.srv.URL() + "\"\n")
+	delete(f.env, "OLLAMA_HOST")
+	f.srv.Script(ollamatest.Reply{Content: "From Ollama."})
+	out, errOut := f.mustTern("ask", "hi")
+	if out != "From Ollama.\n" || !strings.Contains(errOut, "using qwen3:8b") {
+		t.Errorf("an Ollama at base_url: out %q\n%s", out, errOut)
+	}
+
+	f2, srv := newOpenAIFixture(t, openaitest.WithFlavor(openaitest.LMStudio))
+	f2.env["OLLAMA_HOST"] = srv.URL()
+	srv.Script(openaitest.Reply{Content: "From LM Studio."})
+	out, _ = f2.mustTern("ask", "hi")
+	if out != "From LM Studio.\n" {
+		t.Errorf("an LM Studio at OLLAMA_HOST: out %q", out)
+	}
+
+	code, _, errOut := f2.tern(t.Context(), "ask", "--backend", "ollama", "hi")
+	if code != 1 || !strings.Contains(errOut, "is not Ollama") || !strings.Contains(errOut, "--backend openai") {
+		t.Errorf("--backend ollama at an LM Studio: exit %d: %s", code, errOut)
+	}
+}
+
+// TestOpenAIEmbedBaseURL: llama-server serves one model, so chat and
+// embeddings often come from two servers; embed_base_url names the
+// second, and tern index embeds there while chat stays on base_url.
+func TestOpenAIEmbedBaseURL(t *testing.T) {
+	f, chat := newOpenAIFixture(t)
+	embed := openaitest.New(t, openaitest.WithModel("nomic-embed-text-v1.5"), openaitest.WithEmbeddings("nomic-embed-text-v1.5", 48))
+	f.config("backend = \"openai\"\nbase_url = \"" + chat.URL() + "\"\nembed_base_url = \"" + embed.URL() + "/v1\"\n")
+	out, errOut := f.mustTern("index")
+	if embed.Embeds() == 0 || chat.Embeds() != 0 || !strings.Contains(out, "embedded with nomic-embed-text") {
+		t.Errorf("embeds: %d at embed_base_url, %d at base_url:\n%s\n%s", embed.Embeds(), chat.Embeds(), out, errOut)
+	}
+	out, _ = f.mustTern("search", "--json", "demo repository")
+	if list := hits(t, out); len(list) == 0 || list[0].Path != "README.md" {
+		t.Errorf("hits = %+v", list)
+	}
+	if chat.Embeds() != 0 {
+		t.Errorf("the query was embedded at base_url")
+	}
+}

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/ternhq/tern/models/ollamatest"
+)
+
+const (
+	firstPlan   = "Goal: main prints bonjour.\n1. Edit main.go: println(\"bonjour\")."
+	revisedPlan = "Goal: main prints bonjour.\n1. Edit main.go: println(\"bonjour\").\n2. Check: go run . prints bonjour."
+)
+
+func lastContent(req api.ChatRequest) string { return req.Messages[len(req.Messages)-1].Content }
+
+// TestPlanHeadless: tern ask --plan lets the model only read (explore
+// included, even at tier 2, and the prompt's words unlock nothing), prints
+// the plan and says how to answer it; --plan on the resumed session sends
+// it back with a comment; --accept-plan unlocks tier 1, pins the plan in
+// the system prompt, where later runs of the session still find it, and
+// has the model carry it out.
+func TestPlanHeadless(t *testing.T) {
+	f := newFixture(t)
+	f.srv.Script(
+		ollamatest.Reply{ToolCalls: []ollamatest.Call{
+			{Name: "write_file", Args: `{"path":"main.go","content":"package main\n"}`},
+			{Name: "read_file", Args: `{"path":"main.go"}`},
+		}},
+		ollamatest.Reply{Content: firstPlan},
+	)
+	code, out, errOut := f.tern(t.Context(), "ask", "--tier", "2", "--plan", "make main print bonjour and run the tests")
+	if code != 0 || out != firstPlan+"\n" {
+		t.Fatalf("exit %d, stdout %q, stderr:\n%s", code, out, errOut)
+	}
+	m := regexp.MustCompile("Accept it with `tern ask --resume (\\S+) --accept-plan`").FindStringSubmatch(errOut)
+	if m == nil || !strings.Contains(errOut, "send it back with `tern ask --resume "+m[1]+" --plan \"COMMENT\"`") {
+		t.Fatalf("stderr does not say how to answer the plan:\n%s", errOut)
+	}
+	id := m[1]
+	if strings.Contains(errOut, "unlocked") {
+		t.Errorf("plan mode unlocked tools:\n%s", errOut)
+	}
+	reqs := f.srv.Requests()
+	for i, r := range reqs {
+		names := toolNames(r)
+		for _, banned := range []string{"write_file", "edit_file", "run_command", "request_tools"} {
+			if slices.Contains(names, banned) {
+				t.Errorf("plan request %d offers %s: %v", i, banned, names)
+			}
+		}
+		if !slices.Contains(names, "explore") || !slices.Contains(names, "read_file") {
+			t.Errorf("plan request %d offers %v", i, names)
+		}
+	}
+	if res := lastContent(reqs[1]); !strings.Contains(reqs[1].Messages[len(reqs[1].Messages)-2].Content, "plan mode allows only the read-only tools") || !strings.Contains(res, "println") {
+		t.Errorf("the write was not refused: %q", reqs[1].Messages[len(reqs[1].Messages)-2].Content)
+	}
+	if b, _ := os.ReadFile(filepath.Join(f.dir, "main.go")); !strings.Contains(string(b), "println") {
+		t.Fatalf("plan mode changed main.go: %q", b)
+	}
+
+	// Sent back with a comment.
+	f.srv.Script(ollamatest.Reply{Content: revisedPlan})
+	code, out, errOut = f.tern(t.Context(), "ask", "--resume", id, "--plan", "say how to check it")
+	if code != 0 || out != revisedPlan+"\n" {
+		t.Fatalf("send back: exit %d, stdout %q, stderr:\n%s", code, out, errOut)
+	}
+	reqs = f.srv.Requests()
+	back := reqs[len(reqs)-1]
+	if !strings.HasPrefix(lastContent(back), "The user sent your plan back with this comment: say how to check it") {
+		t.Errorf("send back asks %q", lastContent(back))
+	}
+	if !strings.Contains(back.Messages[len(back.Messages)-2].Content, firstPlan) {
+		t.Error("the plan sent back is not in the conversation")
+	}
+
+	// Accepted: tier 1, the plan pinned, carried out.
+	f.srv.Script(
+		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "edit_file", Args: `{"path":"main.go","old_string":"println(\"hi\")","new_string":"println(\"bonjour\")"}`}}},
+		ollamatest.Reply{Content: "main.go now prints bonjour."},
+	)
+	code, out, errOut = f.tern(t.Context(), "ask", "--resume", id, "--accept-plan", "--yes")
+	if code != 0 || out != "main.go now prints bonjour.\n" {
+		t.Fatalf("accept: exit %d, stdout %q, stderr:\n%s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "tier 1 (edit) unlocked") || !strings.Contains(errOut, "the plan was accepted") {
+		t.Errorf("accept stderr:\n%s", errOut)
+	}
+	if b, _ := os.ReadFile(filepath.Join(f.dir, "main.go")); !strings.Contains(string(b), "bonjour") {
+		t.Errorf("main.go after accepting: %q\n%s", b, errOut)
+	}
+	reqs = f.srv.Requests()
+	accepted := reqs[len(reqs)-2:]
+	for i, r := range accepted {
+		if system := r.Messages[0].Content; !strings.Contains(system, "Goal: the plan the user accepted") || !strings.Contains(system, revisedPlan) {
+			t.Errorf("accepted request %d: the goal is not pinned in the system prompt:\n%s", i, system)
+		}
+		if names := toolNames(r); !slices.Contains(names, "write_file") || slices.Contains(names, "run_command") {
+			t.Errorf("accepted request %d offers %v, want tier 1", i, names)
+		}
+	}
+	if !strings.HasPrefix(lastContent(accepted[0]), "The user accepted the plan. Carry it out now") {
+		t.Errorf("accept asks %q", lastContent(accepted[0]))
+	}
+	if code, _, errOut := f.tern(t.Context(), "ask", "--resume", id, "--accept-plan"); code == 0 || !strings.Contains(errOut, "has no plan to accept") {
+		t.Errorf("accepting twice: exit %d, stderr:\n%s", code, errOut)
+	}
+
+	// The next run of the session still has the goal pinned.
+	f.srv.Script(ollamatest.Reply{Content: "Yes."})
+	if code, _, errOut := f.tern(t.Context(), "ask", "--resume", id, "is it done?"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	reqs = f.srv.Requests()
+	if system := reqs[len(reqs)-1].Messages[0].Content; !strings.Contains(system, revisedPlan) {
+		t.Errorf("a later run lost the goal:\n%s", system)
+	}
+}
