@@ -186,3 +186,25 @@ func TestOpenAIConstrainedToolMode(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenAIWindowHintPerServer: a server that does not say its window
+// (LM Studio with the model not loaded yet, a proxy in front of vLLM that
+// drops max_model_len) stops tern with the fix for that server.
+func TestOpenAIWindowHintPerServer(t *testing.T) {
+	for flavor, want := range map[openaitest.Flavor]string{
+		openaitest.LlamaServer: "the -c/--ctx-size the server was started with",
+		openaitest.LMStudio:    "load the model in LM Studio first (`lms load MODEL --context-length N`)",
+		openaitest.VLLM:        "vLLM's --max-model-len",
+	} {
+		t.Run(string(flavor), func(t *testing.T) {
+			f, srv := newOpenAIFixture(t, openaitest.WithFlavor(flavor), openaitest.WithHiddenWindow())
+			code, _, errOut := f.tern(t.Context(), "ask", "--backend", "openai", "--host", srv.URL(), "hi")
+			if code != 1 || !strings.Contains(errOut, "tern never guesses one: pass --ctx N") || !strings.Contains(errOut, want) {
+				t.Errorf("exit %d: %s", code, errOut)
+			}
+			if len(srv.Chats()) != 0 {
+				t.Errorf("a chat request went out with no known window")
+			}
+		})
+	}
+}
