@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ollama/ollama/api"
 
@@ -221,5 +223,37 @@ func TestExploreSubagentModel(t *testing.T) {
 	f.srv.Script(ollamatest.Reply{Content: "Hi."})
 	if code, _, errOut := f.tern(t.Context(), "ask", "hi"); code != 0 || !strings.Contains(errOut, "subagent_model nope:1b cannot be used (not installed: run `ollama pull nope:1b`); explore uses qwen3:8b") {
 		t.Errorf("exit %d, stderr:\n%s", code, errOut)
+	}
+}
+
+// TestExploreStatusInTmux: while explore's subagent works, the status bar
+// says so with the tokens it has used, and the call's line shows its
+// latest step; both go when it is done.
+func TestExploreStatusInTmux(t *testing.T) {
+	f := newFixture(t)
+	files := exploreFiles(t, f.dir)
+	slow := make([]string, 20)
+	for i := range slow {
+		slow[i] = "store1.go:5 — load1_1 reads record 1 "
+	}
+	f.srv.Script(
+		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "explore", Args: `{"task":"find where records are loaded"}`}}},
+		ollamatest.Reply{ToolCalls: []ollamatest.Call{readCall(files[0]), readCall(files[1])}},
+		ollamatest.Reply{Chunks: slow, ChunkDelay: 150 * time.Millisecond},
+		ollamatest.Reply{Content: "Records are loaded by loadN_M."},
+	)
+	tt := startTmux(t, f, 120, 30)
+	tt.waitPane("qwen3:8b │ tier 0", "new session")
+	tt.keys("where are records loaded?", "Enter")
+	pane := tt.waitPane("explore running · ", "read_file")
+	status, _, _ := strings.Cut(pane, "\n")
+	m := regexp.MustCompile(`explore running · ([0-9.]+k?) tok`).FindStringSubmatch(status)
+	if m == nil || m[1] == "0" {
+		t.Errorf("the status bar does not show the subagent's tokens:\n%s", status)
+	}
+	tt.waitPane("Records are loaded by loadN_M.")
+	tt.waitIdle()
+	if status, _, _ := strings.Cut(tt.pane(), "\n"); strings.Contains(status, "explore running") {
+		t.Errorf("the status bar still shows the subagent:\n%s", status)
 	}
 }
