@@ -68,7 +68,8 @@ func TestExploreKeepsTheMainWindowSmall(t *testing.T) {
 		ollamatest.Reply{ToolCalls: reads[3:]},
 		ollamatest.Reply{Content: "Records are loaded by the loadN_M functions."},
 	)
-	if code, _, errOut := direct.tern(t.Context(), "ask", question); code != 0 {
+	code, dout, errOut := direct.tern(t.Context(), "ask", "--json", question)
+	if code != 0 {
 		t.Fatalf("direct: exit %d: %s", code, errOut)
 	}
 	drecs := direct.srv.Records()
@@ -136,8 +137,10 @@ func TestExploreKeepsTheMainWindowSmall(t *testing.T) {
 		}
 	}
 	withTokens, withoutTokens := main[1].PromptTokens, directLast.PromptTokens
-	t.Logf("main window before the answer: %d tokens with explore, %d without (subagent requests %v tokens)",
+	t.Logf("main window before the answer, as the fake counts (a token per 4 bytes): %d tokens with explore, %d without (subagent requests %v tokens)",
 		withTokens, withoutTokens, promptSizes(sub))
+	t.Logf("main window before the answer, by tern's count (cl100k_base): %d tokens with explore, %d without; the prefix alone %d",
+		lastEstimate(t, out), lastEstimate(t, dout), firstEstimate(t, out))
 	if withTokens*3 > withoutTokens {
 		t.Errorf("with explore the main request is %d tokens, without %d: want under a third", withTokens, withoutTokens)
 	}
@@ -185,6 +188,35 @@ func TestExploreKeepsTheMainWindowSmall(t *testing.T) {
 			t.Error("a file read by the subagent is in the session's main history")
 		}
 	}
+}
+
+// lastEstimate and firstEstimate are tern's count of the last and the
+// first request of a tern ask --json run.
+func lastEstimate(t *testing.T, out string) int {
+	e := estimates(t, out)
+	return e[len(e)-1]
+}
+
+func firstEstimate(t *testing.T, out string) int { return estimates(t, out)[0] }
+
+func estimates(t *testing.T, out string) []int {
+	t.Helper()
+	var n []int
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var ev struct {
+			Type  string
+			Usage *struct{ Estimate int }
+		}
+		if json.Unmarshal(sc.Bytes(), &ev) == nil && ev.Type == "message" && ev.Usage != nil {
+			n = append(n, ev.Usage.Estimate)
+		}
+	}
+	if len(n) == 0 {
+		t.Fatal("no message events with usage")
+	}
+	return n
 }
 
 func promptSizes(recs []ollamatest.Record) []int {
