@@ -288,4 +288,9 @@ func TestExploreStatusInTmux(t *testing.T) {
 	if status, _, _ := strings.Cut(tt.pane(), "\n"); strings.Contains(status, "explore running") {
 		t.Errorf("the status bar still shows the subagent:\n%s", status)
 	}
+	// Opening the call's line shows the report and the subagent's steps.
+	tt.keys("Tab")
+	tt.waitPane("Enter opens it")
+	tt.keys("Enter")
+	tt.waitPane("steps of the subagent (its messages stay out of the model's window):", `▸ read_file {"path":"store1.go"}`, "store1.go:5 — load1_1 reads record 1")
 }
