@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -32,7 +33,11 @@ session, which 'tern ask --resume ID' continues.
 With --plan the model may only read, and ends with a plan. Accept it with
 'tern ask --resume ID --accept-plan' (tier 1 unlocks, or the --tier given,
 and the plan stays pinned in the prompt as the goal), or send it back with
-'tern ask --resume ID --plan "COMMENT"'.`,
+'tern ask --resume ID --plan "COMMENT"'.
+
+Exit codes: 0 the model answered; 1 error; 2 usage error; 3 changes the
+model tried were refused (rerun with --yes); 4 the turn stopped at
+--max-turns; 5 the model got stuck; 130 cancelled.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if accept {
 				return nil // the words are optional: what the user adds
@@ -74,7 +79,8 @@ and the plan stays pinned in the prompt as the goal), or send it back with
 func (a *app) ask(ctx context.Context, prompt, resume string, jsonOut, accept bool) error {
 	ctx, stop := interruptible(ctx)
 	defer stop()
-	r, err := a.startRun(ctx, resume, headlessApprover{yes: a.yes || a.yolo, yolo: a.yolo})
+	refused := &refusals{}
+	r, err := a.startRun(ctx, resume, headlessApprover{yes: a.yes || a.yolo, yolo: a.yolo, refused: refused})
 	if err != nil {
 		return err
 	}
@@ -84,6 +90,8 @@ func (a *app) ask(ctx context.Context, prompt, resume string, jsonOut, accept bo
 	if jsonOut {
 		out = newJSONWriter(a.stdout)
 	}
+	var done agent.Done
+	out = doneTap{out, &done}
 	if r.back.why != "requested" {
 		out.Write(agent.Notice{Level: agent.Info, Text: fmt.Sprintf("using %s (%s; choose with --model)", r.back.info.Name, r.back.why)})
 	}
@@ -116,8 +124,100 @@ func (a *app) ask(ctx context.Context, prompt, resume string, jsonOut, accept bo
 	if err != nil {
 		return r.back.explain(err)
 	}
+	return turnOutcome(done, refused, r.sess.ID)
+}
+
+// turnOutcome is the exit of a turn that ran to its end: nil when the
+// model answered and nothing it tried was refused, else an exit code
+// (exitMaxTurns, exitStuck, exitDenied, in that order) with a line that
+// says what did not happen, so that a script can tell.
+func turnOutcome(done agent.Done, refused *refusals, session string) error {
+	switch done.Reason {
+	case agent.DoneMaxTurns:
+		return exitCodeError{exitMaxTurns, fmt.Errorf("the turn ended at the request limit, not with an answer; continue with tern ask --resume %s", session)}
+	case agent.DoneStuck:
+		return exitCodeError{exitStuck, fmt.Errorf("the turn ended stuck, not with an answer; continue with tern ask --resume %s", session)}
+	}
+	if n, what := refused.summary(); n > 0 {
+		return exitCodeError{exitDenied, fmt.Errorf("%s refused and not made, whatever the answer says: %s", what, refused.howToAllow())}
+	}
 	return nil
 }
+
+// doneTap passes events on and keeps the turn's Done.
+type doneTap struct {
+	eventWriter
+	done *agent.Done
+}
+
+func (d doneTap) Write(e agent.Event) {
+	if v, ok := e.(agent.Done); ok {
+		*d.done = v
+	}
+	d.eventWriter.Write(e)
+}
+
+// refusals counts the calls a headless approver refused.
+type refusals struct {
+	mu      sync.Mutex
+	byKind  map[string]int
+	ordered []string
+}
+
+func (r *refusals) add(kind string) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.byKind == nil {
+		r.byKind = map[string]int{}
+	}
+	if r.byKind[kind] == 0 {
+		r.ordered = append(r.ordered, kind)
+	}
+	r.byKind[kind]++
+}
+
+// summary is the number of refused calls and a phrase for them: "2 file
+// changes and 1 command were".
+func (r *refusals) summary() (int, string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var parts []string
+	n := 0
+	for _, k := range r.ordered {
+		c := r.byKind[k]
+		n += c
+		parts = append(parts, plural(c, k, k+"s"))
+	}
+	if n == 0 {
+		return 0, ""
+	}
+	return n, orList(parts) + map[bool]string{true: " was", false: " were"}[n == 1]
+}
+
+// howToAllow says which flag allows what was refused.
+func (r *refusals) howToAllow() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var plain []string
+	for _, k := range r.ordered {
+		if k != destructiveKind {
+			plain = append(plain, k+"s")
+		}
+	}
+	switch {
+	case len(plain) == 0:
+		return "run with --yolo to allow destructive commands"
+	case r.byKind[destructiveKind] > 0:
+		return "run with --yes to allow " + orList(plain) + ", --yolo for destructive commands too"
+	}
+	return "run with --yes to allow " + orList(plain)
+}
+
+// destructiveKind is what refusals calls a destructive command.
+const destructiveKind = "destructive command"
 
 // ragUsage describes --rag.
 const ragUsage = "add the repository code that matches each prompt to it (RAG; needs tern index; default: the config's rag)"
@@ -130,6 +230,8 @@ type headlessApprover struct {
 	yes, yolo bool
 	// command names the tern command for messages; "tern ask" when empty.
 	command string
+	// refused, when set, counts what was refused.
+	refused *refusals
 }
 
 func (h headlessApprover) Approve(ctx context.Context, ap agent.Approval) (agent.Decision, error) {
@@ -138,11 +240,17 @@ func (h headlessApprover) Approve(ctx context.Context, ap agent.Approval) (agent
 		return agent.Decision{Allow: true}, nil
 	}
 	command := cmp.Or(h.command, "tern ask")
+	kind := map[tools.Effect]string{tools.Writes: "file change", tools.Executes: "command", tools.External: "external tool call"}[ap.Effect]
 	if ap.Destructive {
+		h.refused.add(destructiveKind)
 		return agent.Decision{Reason: fmt.Sprintf("it %s; %s refuses destructive or unchecked commands unless run with --yolo", ap.Why, command)}, nil
 	}
-	what := map[tools.Effect]string{tools.Writes: "file changes", tools.Executes: "commands", tools.External: "external tools"}[ap.Effect]
-	return agent.Decision{Reason: fmt.Sprintf("%s runs without approval prompts; the user must rerun with --yes to allow %s", command, cmp.Or(what, "this"))}, nil
+	if !strings.HasPrefix(ap.Tool, mcpServerApproval) { // a server start is no change of the model's
+		h.refused.add(cmp.Or(kind, "change"))
+	}
+	// Worded for the model and the user alike: the model passes it on,
+	// and tern doctor shows it as it is.
+	return agent.Decision{Reason: fmt.Sprintf("%s asks no questions, so it refuses %s unless run with --yes", command, cmp.Or(kind, "change")+"s")}, nil
 }
 
 // eventWriter renders agent events.

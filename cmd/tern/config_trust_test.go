@@ -119,7 +119,7 @@ func TestProjectConfigWrittenByModelGrantsNothing(t *testing.T) {
 		ollamatest.Reply{Content: "done"},
 	)
 	code, _, errOut := f.tern(t.Context(), "ask", "--tier", "2", "go on")
-	if code != 0 {
+	if code != exitDenied { // the command tern ask asked no one about
 		t.Fatalf("second session: exit %d\n%s", code, errOut)
 	}
 	for _, name := range []string{"pwned", "also-pwned"} {
@@ -193,6 +193,37 @@ func TestEveryConfigKeyIsJudged(t *testing.T) {
 		}
 		if n != 1 {
 			t.Errorf("config key %q is in %d of projectKeys, mergedKeys and trustKeys; put it in exactly one (config_trust.go)", key, n)
+		}
+	}
+}
+
+// TestProjectMCPServerEverySpelling: a project file defines an MCP server
+// with a table, dotted keys, an inline table, or by changing a server of
+// the user's; each is the project's, so it waits for the user's consent.
+func TestProjectMCPServerEverySpelling(t *testing.T) {
+	user := "[mcp.servers.docs]\ncommand = \"docs-server\"\n"
+	for _, project := range []string{
+		"[mcp.servers.evil]\ncommand = \"sh\"",
+		`mcp.servers.evil.command = "sh"`,
+		"[mcp]\nservers.evil.command = \"sh\"",
+		`mcp = {servers = {evil = {command = "sh"}}}`,
+		"[mcp.servers.docs]\ncommand = \"sh\"",
+		`mcp.servers.docs.command = "sh"`,
+		"[mcp.servers]\ndocs.command = \"sh\"",
+	} {
+		root, getenv := writeConfigs(t, user, project)
+		cfg, _, err := loadConfig(root, getenv)
+		if err != nil {
+			t.Fatalf("%s: %v", project, err)
+		}
+		servers, err := cfg.MCP.servers()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range servers {
+			if s.Command == "sh" && s.Source != filepath.Join(root, ".tern.toml") {
+				t.Errorf("%s: server %s is not the project's (source %q)", project, s.Name, s.Source)
+			}
 		}
 	}
 }

@@ -55,12 +55,13 @@ func TestAskEditsNeedYes(t *testing.T) {
 	f.gitInit()
 	f.srv.Script(ollamatest.Reply{ToolCalls: []ollamatest.Call{editMain}}, ollamatest.Reply{Content: "I could not."})
 	code, _, errOut := f.tern(t.Context(), "ask", "change the greeting in main.go")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
+	if code != exitDenied {
+		t.Fatalf("exit %d, want %d: %s", code, exitDenied, errOut)
 	}
 	for _, want := range []string{
 		`tern: tier 1 (edit) unlocked: edit_file, write_file — the request says "change"`,
-		"✗ The user denied this edit_file call. Reason: tern ask runs without approval prompts; the user must rerun with --yes",
+		"✗ The user denied this edit_file call. Reason: tern ask asks no questions, so it refuses file changes unless run with --yes",
+		"tern: 1 file change was refused and not made, whatever the answer says: run with --yes to allow file changes\n",
 	} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errOut)
@@ -161,18 +162,19 @@ func TestAskDestructiveCommands(t *testing.T) {
 	for _, tt := range []struct {
 		flag string
 		ran  bool
+		code int
 		want string
 	}{
-		{"--yes", false, "it deletes files recursively; tern ask refuses destructive or unchecked commands unless run with --yolo"},
-		{"--yolo", true, "✓ $ rm -rf scratch → exit 0"},
+		{"--yes", false, exitDenied, "it deletes files recursively; tern ask refuses destructive or unchecked commands unless run with --yolo"},
+		{"--yolo", true, 0, "✓ $ rm -rf scratch → exit 0"},
 	} {
 		t.Run(tt.flag, func(t *testing.T) {
 			f := newFixture(t)
 			os.MkdirAll(filepath.Join(f.dir, "scratch"), 0o755)
 			f.srv.Script(ollamatest.Reply{ToolCalls: []ollamatest.Call{rm}}, ollamatest.Reply{Content: "ok"})
 			code, _, errOut := f.tern(t.Context(), "ask", tt.flag, "--tier", "2", "clean up")
-			if code != 0 || !strings.Contains(errOut, tt.want) {
-				t.Errorf("exit %d, stderr lacks %q:\n%s", code, tt.want, errOut)
+			if code != tt.code || !strings.Contains(errOut, tt.want) {
+				t.Errorf("exit %d, want %d, stderr lacks %q:\n%s", code, tt.code, tt.want, errOut)
 			}
 			_, err := os.Stat(filepath.Join(f.dir, "scratch"))
 			if ran := err != nil; ran != tt.ran {
@@ -232,8 +234,8 @@ func TestTierFlagsAndConfig(t *testing.T) {
 		{name: "config max tier", config: "max_tier = 1\n", args: []string{"fix it and run the tests"}, tools: []string{"edit_file"}, absent: []string{"run_command"},
 			stderr: "capped at tier 1"},
 		{name: "config words", config: "[intent]\nedit = [\"frobnicate\"]\n", args: []string{"frobnicate main.go"}, tools: []string{"edit_file"}},
-		{name: "tier above max", args: []string{"--tier", "2", "--max-tier", "1", "x"}, code: 1, stderr: "--tier 2 is above --max-tier 1"},
-		{name: "bad tier", args: []string{"--tier", "7", "x"}, code: 1, stderr: "--tier must be 0 (read), 1 (edit), 2 (commands) or 3 (external), not 7"},
+		{name: "tier above max", args: []string{"--tier", "2", "--max-tier", "1", "x"}, code: 2, stderr: "--tier 2 is above --max-tier 1"},
+		{name: "bad tier", args: []string{"--tier", "7", "x"}, code: 2, stderr: "--tier must be 0 (read), 1 (edit), 2 (commands) or 3 (external), not 7"},
 		{name: "bad config", config: "max_tier = 9\n", args: []string{"x"}, code: 1, stderr: "max_tier must be"},
 		{name: "unknown intent key", config: "[intent]\nverbs = [\"x\"]\n", args: []string{"x"}, code: 1, stderr: `unknown key "intent.verbs"`},
 	}

@@ -165,7 +165,7 @@ func TestAskFailures(t *testing.T) {
 			[]string{"no chat model is installed", "ollama pull qwen3:8b"}},
 		{"empty prompt", nil, nil, []string{"ask", " "}, 2, []string{"the prompt is empty"}},
 		{"bad flag", nil, nil, []string{"ask", "--nope", "x"}, 2, []string{"unknown flag: --nope", "tern --help"}},
-		{"bad tool mode", nil, nil, []string{"ask", "--tool-mode", "magic", "x"}, 1, []string{"--tool-mode must be auto, native, text or constrained"}},
+		{"bad tool mode", nil, nil, []string{"ask", "--tool-mode", "magic", "x"}, 2, []string{"--tool-mode must be auto, native, text or constrained"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -36,10 +36,12 @@ type mcpServerConfig struct {
 	Timeout duration          `toml:"timeout"`
 }
 
-// noteSources records path as the source of the servers its file defines.
+// noteSources records path as the source of the servers its file defines
+// or changes, whether as a table ([mcp.servers.x]), by dotted keys
+// (mcp.servers.x.command = …) or inline.
 func (c *mcpConfig) noteSources(md toml.MetaData, path string) {
 	for _, key := range md.Keys() {
-		if len(key) == 3 && key[0] == "mcp" && key[1] == "servers" {
+		if len(key) >= 3 && key[0] == "mcp" && key[1] == "servers" {
 			if c.sources == nil {
 				c.sources = map[string]string{}
 			}
@@ -90,6 +92,10 @@ func newMCPManager(cfg Config, ws *tools.Workspace, reserved []string, gate func
 // .tern.toml names: opening a repository must not be enough to run the
 // programs it chooses. Servers of the user's own config start freely. The
 // approver asks in the TUI; headless, --yes allows it.
+// mcpServerApproval prefixes the server's name in the approval asked
+// before a project's MCP server starts.
+const mcpServerApproval = "mcp_server_"
+
 func trustGate(root string, ap agent.Approver) func(context.Context, mcp.ServerConfig) error {
 	project := filepath.Join(root, ".tern.toml")
 	return func(ctx context.Context, sc mcp.ServerConfig) error {
@@ -101,7 +107,7 @@ func trustGate(root string, ap agent.Approver) func(context.Context, mcp.ServerC
 		}
 		args, _ := json.Marshal(map[string]string{"server": sc.Name, "start": sc.Transport()})
 		d, err := ap.Approve(ctx, agent.Approval{
-			Tool: "mcp_server_" + sc.Name, Effect: tools.Executes, Args: args, Once: true,
+			Tool: mcpServerApproval + sc.Name, Effect: tools.Executes, Args: args, Once: true,
 			Preview: fmt.Sprintf("Start the MCP server %q that this repository's .tern.toml configures:\n  %s", sc.Name, sc.Transport()),
 		})
 		switch {

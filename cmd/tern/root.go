@@ -18,9 +18,13 @@ import (
 
 // Exit codes.
 const (
-	exitOK       = 0
-	exitError    = 1
-	exitUsage    = 2
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 2
+	// A turn of tern ask that ran but did not get its work done:
+	exitDenied   = 3   // the model's changes were refused (no --yes)
+	exitMaxTurns = 4   // the turn stopped at --max-turns
+	exitStuck    = 5   // the turn stopped because the model kept looping
 	exitCanceled = 130 // as a shell reports a command stopped by SIGINT
 )
 
@@ -80,6 +84,9 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	switch {
 	case errors.As(err, &ec) && ec.err == nil:
 		return ec.code
+	case errors.As(err, &ec) && ec.code == exitUsage:
+		fmt.Fprintf(stderr, "tern: %v\nRun 'tern --help' for usage.\n", ec.err)
+		return ec.code
 	case errors.As(err, &ec):
 		fmt.Fprintf(stderr, "tern: %v\n", ec.err)
 		return ec.code
@@ -117,7 +124,11 @@ few thousand tokens such a model can really use.
 Run 'tern doctor' first to check Ollama, the model and the context plan.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Args:          cobra.NoArgs,
+		// No Args check: cobra's own check of the root's arguments names
+		// the nearest command ("did you mean this?").
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			return a.checkFlags(cmd)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.openTUI(cmd.Context(), resume)
 		},
@@ -142,8 +153,15 @@ Run 'tern doctor' first to check Ollama, the model and the context plan.`,
 	f.StringVar(&a.toolMode, "tool-mode", "", "how tools reach the model: auto, native, text or constrained (text with replies held to a JSON schema)")
 	f.BoolVarP(&a.verbose, "verbose", "v", false, "log details to stderr")
 
+	root.SetFlagErrorFunc(flagSuggestion)
+	root.Version = version()
+	// Defined here, not left to cobra, so that arguments after it parse
+	// (cobra adds its own too late for `tern --version --dir X`).
+	root.Flags().Bool("version", false, "print tern's version and exit")
+	root.SetVersionTemplate("tern {{.Version}}\n")
 	root.AddCommand(a.askCommand(), a.doctorCommand(), a.sessionsCommand(), a.promptCommand(), a.undoCommand(), a.evalCommand(),
-		a.indexCommand(), a.searchCommand())
+		a.indexCommand(), a.searchCommand(), a.versionCommand())
+	a.registerCompletions(root)
 	return root
 }
 

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/ollama/ollama/api"
+	"github.com/ternhq/tern/models/ollamatest"
+)
+
+// Usage errors exit 2 with a pointer to --help, and a near miss gets a
+// suggestion; a wrong value in a config file is an error (exit 1) that
+// names the key.
+func TestUsageErrorsExit2(t *testing.T) {
+	f := newFixture(t)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"ask", "--tier", "9", "hi"}, "--tier must be 0 (read), 1 (edit), 2 (commands) or 3 (external), not 9"},
+		{[]string{"ask", "--max-tier", "-1", "hi"}, "--max-tier must be 0 (read)"},
+		{[]string{"ask", "--tier", "2", "--max-tier", "1", "hi"}, "--tier 2 is above --max-tier 1"},
+		{[]string{"ask", "--ctx", "-5", "hi"}, "--ctx must be between 1024 and 2097152"},
+		{[]string{"ask", "--vram", "-3", "hi"}, "--vram must be between 0.25 and 4096 (GiB of GPU memory), not -3"},
+		{[]string{"ask", "--max-turns", "0", "hi"}, "--max-turns must be between 1 and 10000"},
+		{[]string{"ask", "--tool-mode", "weird", "hi"}, `--tool-mode must be auto, native, text or constrained, not "weird"`},
+		{[]string{"ask", "--tool-mode", "natve", "hi"}, `did you mean "native"?`},
+		{[]string{"doctor", "--backend", "olama"}, `did you mean "ollama"?`},
+		{[]string{"ask", "--modle", "qwen3:8b", "hi"}, "unknown flag: --modle; did you mean --model?"},
+		{[]string{"askk", "hi"}, "unknown command \"askk\" for \"tern\"\n\nDid you mean this?\n\task"},
+		{[]string{"sesions"}, "Did you mean this?\n\tsessions"},
+		{[]string{"ask"}, "requires at least 1 arg"},
+		{[]string{"ask", ""}, "the prompt is empty"},
+	} {
+		code, _, errOut := f.tern(t.Context(), tt.args...)
+		if code != exitUsage || !strings.Contains(errOut, tt.want) || !strings.Contains(errOut, "Run 'tern --help' for usage.") {
+			t.Errorf("tern %q: exit %d, stderr:\n%s\nwant exit 2 and %q", tt.args, code, errOut, tt.want)
+		}
+	}
+	if n := len(f.srv.Requests()); n != 0 {
+		t.Errorf("a usage error still sent %d requests", n)
+	}
+
+	// The same value in the user's config file is the config's error.
+	f.config("max_turns = 0\n")
+	code, _, errOut := f.tern(t.Context(), "ask", "hi")
+	if code != exitError || !strings.Contains(errOut, "max_turns must be between 1 and 10000") {
+		t.Errorf("max_turns = 0 in the config: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// A turn that ran but did not do its work exits non-zero, so that a
+// script can tell: 3 when changes were refused, 4 at the request limit, 5
+// when the model got stuck. Each says so on stderr, in --json mode too.
+func TestAskExitCodes(t *testing.T) {
+	t.Run("denied", func(t *testing.T) {
+		f := newFixture(t)
+		f.srv.Script(
+			ollamatest.Reply{ToolCalls: []ollamatest.Call{editMain}},
+			ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "write_file", Args: `{"path":"NOTES.md","content":"x\n"}`}}},
+			ollamatest.Reply{Content: "Fixed: the greeting now says hello."})
+		code, out, errOut := f.tern(t.Context(), "ask", "--json", "change the greeting in main.go")
+		if code != exitDenied {
+			t.Fatalf("exit %d, want %d; stderr:\n%s", code, exitDenied, errOut)
+		}
+		if !strings.Contains(out, `"reason":"stop"`) {
+			t.Errorf("the turn did not end with an answer:\n%s", out)
+		}
+		want := "tern: 2 file changes were refused and not made, whatever the answer says: run with --yes to allow file changes\n"
+		if !strings.HasSuffix(errOut, want) {
+			t.Errorf("stderr does not end with %q:\n%s", want, errOut)
+		}
+		if f.read("main.go") != "package main\n\nfunc main() { println(\"hi\") }\n" {
+			t.Error("main.go changed")
+		}
+		// With --yes the same turn exits 0.
+		f.srv.Script(ollamatest.Reply{ToolCalls: []ollamatest.Call{editMain}}, ollamatest.Reply{Content: "Fixed."})
+		if code, _, errOut := f.tern(t.Context(), "ask", "--yes", "change the greeting in main.go"); code != 0 {
+			t.Errorf("with --yes: exit %d: %s", code, errOut)
+		}
+	})
+	t.Run("destructive", func(t *testing.T) {
+		f := newFixture(t)
+		f.srv.Script(
+			ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "run_command", Args: `{"command":"rm -rf ."}`}}},
+			ollamatest.Reply{Content: "Cleaned."})
+		code, _, errOut := f.tern(t.Context(), "ask", "--yes", "--tier", "2", "clean the repository")
+		if code != exitDenied || !strings.Contains(errOut, "tern: 1 destructive command was refused and not made, whatever the answer says: run with --yolo to allow destructive commands\n") {
+			t.Errorf("exit %d, stderr:\n%s", code, errOut)
+		}
+	})
+	t.Run("max turns", func(t *testing.T) {
+		f := newFixture(t)
+		var n atomic.Int32
+		f.srv.Respond(func(api.ChatRequest) ollamatest.Reply {
+			return ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "grep", Args: fmt.Sprintf(`{"pattern":"x%d"}`, n.Add(1))}}}
+		})
+		code, _, errOut := f.tern(t.Context(), "ask", "--max-turns", "3", "look around")
+		if code != exitMaxTurns || !strings.Contains(errOut, "tern: the turn ended at the request limit, not with an answer; continue with tern ask --resume ") {
+			t.Errorf("exit %d, want %d; stderr:\n%s", code, exitMaxTurns, errOut)
+		}
+	})
+	t.Run("stuck", func(t *testing.T) {
+		f := newFixture(t)
+		f.srv.Respond(func(api.ChatRequest) ollamatest.Reply {
+			return ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "read_file", Args: `{"path":"README.md"}`}}}
+		})
+		code, _, errOut := f.tern(t.Context(), "ask", "read the readme")
+		if code != exitStuck || !strings.Contains(errOut, "kept repeating the same tool call") ||
+			!strings.Contains(errOut, "tern: the turn ended stuck, not with an answer") {
+			t.Errorf("exit %d, want %d; stderr:\n%s", code, exitStuck, errOut)
+		}
+	})
+}
+
+// tern --version and tern version print the version from the build info.
+func TestVersion(t *testing.T) {
+	f := newFixture(t)
+	for _, args := range [][]string{{"--version"}, {"version"}} {
+		code, out, errOut := f.tern(t.Context(), args...)
+		if code != 0 || out != "tern "+version()+"\n" || !strings.Contains(out, "go1.") {
+			t.Errorf("tern %s: exit %d, stdout %q, stderr %q", args[0], code, out, errOut)
+		}
+	}
+	bi := &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "v0.4.0"}, Settings: []debug.BuildSetting{
+		{Key: "vcs.revision", Value: "34a3565553b1c597200bb87088aedfb2c61bafaf"},
+		{Key: "vcs.time", Value: "2026-11-25T10:00:00Z"},
+		{Key: "vcs.modified", Value: "true"},
+	}}
+	if got, want := formatVersion(bi, "linux/amd64"), "v0.4.0, commit 34a3565553b1 of 2026-11-25T10:00:00Z with local changes, go1.26.0 linux/amd64"; got != want {
+		t.Errorf("formatVersion = %q, want %q", got, want)
+	}
+	if got := formatVersion(&debug.BuildInfo{GoVersion: "go1.26.0"}, "linux/amd64"); got != "(devel), go1.26.0 linux/amd64" {
+		t.Errorf("formatVersion without a version = %q", got)
+	}
+}
+
+// Shell completion offers the installed models, this workspace's
+// sessions, the tool modes and the eval tasks.
+func TestCompletionValues(t *testing.T) {
+	f := newFixture(t)
+	f.srv.Script(ollamatest.Reply{Content: "Hello."})
+	if code, _, errOut := f.tern(t.Context(), "ask", "first question"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	_, list, _ := f.tern(t.Context(), "sessions")
+	id := strings.Fields(strings.Split(list, "\n")[1])[0]
+	for _, tt := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"__complete", "ask", "--model", ""}, []string{"qwen3:8b\tqwen3", "nomic-embed-text"}},
+		{[]string{"__complete", "ask", "--model", "qw"}, []string{"qwen3:8b"}},
+		{[]string{"__complete", "--resume", ""}, []string{id + "\t", "first question"}},
+		{[]string{"__complete", "ask", "--resume", ""}, []string{id}},
+		{[]string{"__complete", "undo", "--session", id[:3]}, []string{id}},
+		{[]string{"__complete", "ask", "--tool-mode", ""}, []string{"auto\t", "native\t", "text\t", "constrained\t"}},
+		{[]string{"__complete", "ask", "--tier", ""}, []string{"0\tread", "3\texternal"}},
+		{[]string{"__complete", "eval", "--run", "add"}, []string{"add-flag\t"}},
+		{[]string{"completion", "bash"}, []string{"__tern_handle_completion_types", "complete -o default"}},
+	} {
+		// f.tern puts --dir after the first argument: the sub-command's
+		// place, here __complete's.
+		code, out, errOut := f.tern(t.Context(), tt.args...)
+		for _, w := range tt.want {
+			if code != 0 || !strings.Contains(out, w) {
+				t.Errorf("tern %q: exit %d, stdout lacks %q:\n%s%s", tt.args, code, w, out, errOut)
+			}
+		}
+	}
+	code, out, _ := f.tern(t.Context(), "__complete", "ask", "--model", "qw")
+	if code != 0 || strings.Contains(out, "nomic") {
+		t.Errorf("--model qw completes models that do not start with qw:\n%s", out)
+	}
+}
