@@ -306,7 +306,12 @@ var (
 	leftoverTokens  = regexp.MustCompile(`<\|[\w\-]{1,40}\|>|<｜[^｜<>\n]{1,40}｜>|</?s>|<(?:tool_use|tool|tools|think|function_calls?)>\s*</(?:tool_use|tool|tools|think|function_calls?)>`)
 )
 
-// dropLeftovers takes leftover headers and tokens out of text.
+// dropLeftovers takes leftover headers and tokens out of text, and the
+// separators left between calls ("; " in Llama's {…}; {…}).
 func dropLeftovers(text string) string {
-	return leftoverTokens.ReplaceAllString(leftoverHeaders.ReplaceAllString(text, ""), "\n")
+	text = leftoverTokens.ReplaceAllString(leftoverHeaders.ReplaceAllString(text, ""), "\n")
+	if strings.Trim(text, " \t\r\n;,") == "" {
+		return ""
+	}
+	return text
 }

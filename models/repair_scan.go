@@ -239,10 +239,12 @@ func paramTags(s string) [][3]string {
 	return out
 }
 
-// paramValue is a <parameter> tag's text as JSON: a number, true, false or
-// a JSON value stays what it is; anything else is a string.
+// paramValue is a <parameter> tag's text as JSON: a number, true or false
+// stays what it is; anything else is a string, JSON text too (the content
+// of a .json file a model writes), which the schema check turns into an
+// object or a list where the tool takes one.
 func paramValue(s string) string {
-	if (strings.HasPrefix(s, "{") || strings.HasPrefix(s, "[") || isNumber(s) || s == "true" || s == "false") && jsonValid(s) {
+	if (isNumber(s) || s == "true" || s == "false") && jsonValid(s) {
 		return s
 	}
 	return quoteJSON(s)

@@ -113,6 +113,8 @@ func (p *presenter) event(ev agent.Event, n int) []func() {
 	case agent.Notice:
 		lines := noticeLines(p.th, e)
 		return []func(){func() { ui.conv.add(&block{kind: kindNotice, short: lines}) }}
+	case agent.PlanReady:
+		return []func(){func() { ui.planReady(e.Plan) }}
 	case agent.Done:
 		ops := append(p.closeThinking(), p.endAnswer("", false)...)
 		p.deltas, p.streamStart = 0, time.Time{}
