@@ -152,6 +152,7 @@ type Backend struct {
 	Compactor Compactor
 	Undoer    Undoer
 	RAG       RAGSwitch
+	Planner   Planner
 
 	// Close releases what the backend holds; it may be nil.
 	Close func() error

@@ -124,6 +124,7 @@ func (a *app) runTUI(ctx context.Context, resume string) (string, error) {
 			Compactor:    r.agent,
 			Undoer:       &undoer{ws: ws, session: r.sess.ID},
 			RAG:          ragSwitch{agent: r.agent, on: &ragOn, code: code},
+			Planner:      r.agent,
 		}, nil
 	}
 
@@ -134,6 +135,7 @@ func (a *app) runTUI(ctx context.Context, resume string) (string, error) {
 		NoColor: a.getenv("NO_COLOR") != "",
 		Yes:     a.yes || a.yolo,
 		Tier:    a.tier,
+		Plan:    a.plan,
 	}, tui.Deps{
 		Connect:  connect,
 		Sessions: store,
