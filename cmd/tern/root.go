@@ -205,6 +205,12 @@ func (a *app) config(root string) (Config, error) {
 	if err != nil {
 		return cfg, err
 	}
+	return a.overrideConfig(cfg)
+}
+
+// overrideConfig applies the environment and the flags to cfg, made from
+// the config files, and says what of the project's file was ignored.
+func (a *app) overrideConfig(cfg Config) (Config, error) {
 	for _, n := range cfg.notices {
 		fmt.Fprintln(a.stderr, "tern: "+n)
 	}
