@@ -153,6 +153,10 @@ type Backend struct {
 	Undoer    Undoer
 	RAG       RAGSwitch
 
+	// Hint, when set, says what to do about a turn's failure ("" when it
+	// knows nothing to add); the TUI shows it under the error.
+	Hint func(error) string
+
 	// Close releases what the backend holds; it may be nil.
 	Close func() error
 }

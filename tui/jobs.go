@@ -61,6 +61,11 @@ func (a *App) turnDone(e agent.Done) {
 func (a *App) jobDone(err error) {
 	a.endJob()
 	a.refreshTier()
+	if err != nil && a.back != nil && a.back.Hint != nil && !errors.Is(err, models.ErrUnreachable) && !errors.Is(err, context.Canceled) {
+		if hint := a.back.Hint(err); hint != "" {
+			a.warn(hint)
+		}
+	}
 	if err == nil || a.back == nil || !errors.Is(err, models.ErrUnreachable) {
 		return
 	}
@@ -235,8 +240,7 @@ func (a *App) cmdCompact() {
 				a.fail("compact: " + err.Error())
 				return
 			}
-			a.calibrated = false
-			a.note("compaction done; the old messages stay in the session store")
+			a.calibrated = false // the agent's notice said what was done
 		})
 	})
 }

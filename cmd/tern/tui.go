@@ -124,6 +124,7 @@ func (a *app) runTUI(ctx context.Context, resume string) (string, error) {
 			Compactor:    r.agent,
 			Undoer:       &undoer{ws: ws, session: r.sess.ID},
 			RAG:          ragSwitch{agent: r.agent, on: &ragOn, code: code},
+			Hint:         back.hint,
 		}, nil
 	}
 
