@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"strconv"
+	"time"
 
 	"github.com/ternhq/tern/agent"
 	"github.com/ternhq/tern/models"
@@ -141,8 +142,10 @@ type Backend struct {
 	NumCtx int
 	// PrefixTokens is the estimated size of the prompt before any history.
 	PrefixTokens int
-	// History is the conversation so far, for a resumed session.
+	// History is the conversation so far, for a resumed session; Calls
+	// what its tools said of each call, by call id.
 	History []models.Message
+	Calls   map[string]CallSummary
 	// Notices are shown once, when the session opens.
 	Notices []string
 	// Installed lists the models /model can switch to.
@@ -159,6 +162,14 @@ type Backend struct {
 
 	// Close releases what the backend holds; it may be nil.
 	Close func() error
+}
+
+// CallSummary is what a tool said of a finished call, as the store keeps
+// it: the one line shown, and whether it failed.
+type CallSummary struct {
+	Summary  string
+	IsError  bool
+	Duration time.Duration
 }
 
 func (b *Backend) close() {

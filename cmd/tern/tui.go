@@ -108,6 +108,13 @@ func (a *app) runTUI(ctx context.Context, resume string) (string, error) {
 		if err := r.newAgent(ctx, req.Approver); err != nil {
 			return nil, err
 		}
+		history := r.agent.History()
+		var calls map[string]tui.CallSummary
+		if len(history) > 0 {
+			if calls, err = callSummaries(ctx, store, r.sess.ID); err != nil {
+				return nil, err
+			}
+		}
 		return &tui.Backend{
 			Agent:        r.agent,
 			SessionID:    r.sess.ID,
@@ -116,7 +123,8 @@ func (a *app) runTUI(ctx context.Context, resume string) (string, error) {
 			Host:         back.client.Host(),
 			NumCtx:       back.plan.NumCtx,
 			PrefixTokens: r.agent.PrefixTokens(),
-			History:      r.agent.History(),
+			History:      history,
+			Calls:        calls,
 			Notices:      r.notices,
 			Installed:    back.installed,
 			Close:        func() error { r.closeTools(); return nil },
@@ -268,4 +276,27 @@ func (t tuiAsker) Ask(ctx context.Context, qs []tools.Question) ([]string, error
 		return nil, tools.ErrNotAnswered
 	}
 	return answers, err
+}
+
+// callSummaries is what the tools said of a session's calls, by call id,
+// for the TUI to show a resumed conversation as it was shown live. An id
+// recorded twice (by a tern that kept a server's repeated ids) is left
+// out: its line then shows the call's arguments.
+func callSummaries(ctx context.Context, store *session.Store, sessionID string) (map[string]tui.CallSummary, error) {
+	recs, err := store.ToolCalls(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]tui.CallSummary, len(recs))
+	twice := map[string]bool{}
+	for _, r := range recs {
+		if _, ok := out[r.CallID]; ok {
+			twice[r.CallID] = true
+		}
+		out[r.CallID] = tui.CallSummary{Summary: r.Summary, IsError: r.IsError, Duration: r.Duration}
+	}
+	for id := range twice {
+		delete(out, id)
+	}
+	return out, nil
 }
