@@ -300,6 +300,9 @@ func (a *Agent) turn(ctx context.Context, text, words string, unlock bool, emit 
 	if err := a.retrieve(ctx, cmp.Or(words, text), send); err != nil {
 		return err
 	}
+	if err := a.attachMentions(ctx, cmp.Or(words, text), send); err != nil {
+		return err
+	}
 	warnAt := (a.cfg.MaxTurns*4 + 4) / 5
 	for turn := 1; ; turn++ {
 		if turn > a.cfg.MaxTurns {

@@ -50,6 +50,13 @@ type Undoer interface {
 	Undo(ctx context.Context, plan UndoPlan) (string, error)
 }
 
+// Differ shows what the session changed (/diff): the unified diff from
+// the checkpoint taken before its first change to the files now, "" when
+// they match.
+type Differ interface {
+	Diff(ctx context.Context) (string, error)
+}
+
 // UndoPlan is what /undo would do.
 type UndoPlan struct {
 	// Restore lists the files that get their checkpoint content back;
@@ -154,6 +161,7 @@ type Backend struct {
 	Tiers     TierControl
 	Compactor Compactor
 	Undoer    Undoer
+	Differ    Differ
 	RAG       RAGSwitch
 
 	// Hint, when set, says what to do about a turn's failure ("" when it

@@ -92,7 +92,11 @@ func (p *presenter) event(ev agent.Event, n int) []func() {
 	case agent.ToolStart:
 		ops := append(p.closeThinking(), p.endAnswer("", false)...)
 		header := toolHeader(e.Name, e.Args)
-		if e.Repair != "" {
+		switch e.Repair {
+		case "":
+		case agent.RepairMention:
+			header += " (attached: @ in the prompt)"
+		default:
 			header += " (recovered from " + e.Repair + " text)"
 		}
 		p.tools[e.ID] = header

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/ternhq/tern/context/budget"
 	"github.com/ternhq/tern/disclosure"
+	"github.com/ternhq/tern/index/ignore"
 	"github.com/ternhq/tern/session"
 	"github.com/ternhq/tern/statedir"
 	"github.com/ternhq/tern/tools"
@@ -131,6 +133,7 @@ func (a *app) runTUI(ctx context.Context, resume string) (string, error) {
 			Tiers:        tierControl{set: r.tools, counter: cnt},
 			Compactor:    r.agent,
 			Undoer:       &undoer{ws: ws, session: r.sess.ID},
+			Differ:       &undoer{ws: ws, session: r.sess.ID},
 			RAG:          ragSwitch{agent: r.agent, on: &ragOn, code: code},
 			Hint:         back.hint,
 		}, nil
@@ -150,6 +153,7 @@ func (a *app) runTUI(ctx context.Context, resume string) (string, error) {
 		Index:    tuiIndexer{code: code},
 		Notes:    notesFile{root: root},
 		Doctor:   a.doctorReport,
+		Files:    func(ctx context.Context) ([]string, error) { return repoFiles(ctx, root) },
 	})
 	err = t.Run(ctx)
 	return t.SessionID(), err
@@ -207,6 +211,18 @@ type undoer struct {
 	ws      *tools.Workspace
 	session string
 	plan    *tools.UndoPlan
+}
+
+// Diff is what the session changed since its checkpoint (/diff).
+func (u *undoer) Diff(ctx context.Context) (string, error) {
+	diff, err := tools.SessionDiff(ctx, u.ws, u.session)
+	if errors.Is(err, tools.ErrNoCheckpoint) {
+		return "", nil // no checkpoint: the session changed nothing yet
+	}
+	if err != nil {
+		return "", fmt.Errorf("unavailable: %s", unavailable(err))
+	}
+	return diff, nil
 }
 
 func (u *undoer) PlanUndo(ctx context.Context) (tui.UndoPlan, error) {
@@ -299,4 +315,24 @@ func callSummaries(ctx context.Context, store *session.Store, sessionID string) 
 		delete(out, id)
 	}
 	return out, nil
+}
+
+// maxMentionFiles bounds the file list @path completes from.
+const maxMentionFiles = 50000
+
+// repoFiles lists the workspace's files as @path completes them: relative,
+// slash-separated, in lexical order, without what .gitignore leaves out
+// (nor .git and .tern).
+func repoFiles(ctx context.Context, root string) ([]string, error) {
+	var out []string
+	err := ignore.New(root).Walk(ctx, root, func(rel string, d fs.DirEntry) error {
+		if d.Type().IsRegular() {
+			out = append(out, rel)
+		}
+		if len(out) >= maxMentionFiles {
+			return fs.SkipAll
+		}
+		return nil
+	})
+	return out, err
 }
