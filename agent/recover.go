@@ -138,7 +138,10 @@ func (a *Agent) exampleCall(tool string) string {
 func (a *Agent) noCalls(ctx context.Context, rec recovered, reply models.Reply, send func(Event), done *Done) (more bool, err error) {
 	var n prompts.Nudge
 	var kind loopKind
-	if a.guard.unparsed != "" {
+	// byServer: the server's own parser rejected the call. Its parser reads
+	// a constrained reply too, so such failures do not argue for that mode.
+	byServer := a.guard.unparsed != ""
+	if byServer {
 		rec.broken, a.guard.unparsed = a.guard.unparsed, ""
 	}
 	switch {
@@ -153,7 +156,7 @@ func (a *Agent) noCalls(ctx context.Context, rec recovered, reply models.Reply, 
 				a.guard.strikes[kindBroken] = 0
 				n.Example = a.exampleCall(rec.brokenTool)
 			}
-		} else if !a.constrained() {
+		} else if !a.constrained() && !byServer {
 			a.mode.brokenText++
 			if a.maybeConstrain(ctx, send) {
 				a.guard.strikes[kindBroken] = 0

@@ -60,6 +60,9 @@ type Index struct {
 	rules *ignore.Rules
 
 	update sync.Mutex
+
+	statsMu sync.Mutex // guards stats
+	stats   corpus
 }
 
 // Open opens the index of the repository at root, creating .tern/index.db

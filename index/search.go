@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"path"
-	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -22,6 +21,9 @@ type Chunk struct {
 	// for the later parts of a split symbol and for plain code.
 	Sig  string
 	Text string
+	// Score ranks a search's hits, higher first; it is comparable only
+	// within one search.
+	Score float64
 }
 
 // Filter narrows a search. Zero fields do not filter.
@@ -84,118 +86,6 @@ func scanChunk(rows *sql.Rows) (Chunk, error) {
 // costs a few microseconds per matching chunk, so queries avoid ranking
 // every chunk that holds a common word.
 const commonRows = 3000
-
-// Lexical returns up to n chunks matching query, best first by BM25 over
-// symbol names, paths, text and the words of split identifiers. Chunks
-// with every query word come first; then, when there are fewer than n of
-// them, chunks missing one word, then chunks with any rare word. Any text
-// is a valid query.
-func (ix *Index) Lexical(ctx context.Context, query string, f Filter, n int) ([]Chunk, error) {
-	words := queryWords(query)
-	if len(words) == 0 || n <= 0 {
-		return nil, nil
-	}
-	f = f.Clean()
-	var rare, all []string
-	for _, w := range words {
-		t := ftsTerm(w)
-		all = append(all, t)
-		common, err := ix.common(ctx, t)
-		if err != nil {
-			return nil, err
-		}
-		if !common {
-			rare = append(rare, t)
-		}
-	}
-	// Words every chunk has are looked up among names and paths only.
-	namesOnly := func(expr string) string { return "{name path} : (" + expr + ")" }
-	var plan []string
-	if len(rare) == 0 {
-		plan = append(plan, namesOnly(strings.Join(all, " AND ")))
-		if len(all) > 1 {
-			plan = append(plan, namesOnly(strings.Join(all, " OR ")))
-		}
-	} else {
-		plan = append(plan, strings.Join(all, " AND "))
-		if len(all) >= 3 {
-			var clauses []string
-			for i := range all {
-				rest := append(append([]string{}, all[:i]...), all[i+1:]...)
-				if hasAny(rest, rare) {
-					clauses = append(clauses, "("+strings.Join(rest, " AND ")+")")
-				}
-			}
-			plan = append(plan, strings.Join(clauses, " OR "))
-		}
-		if len(all) > 1 {
-			plan = append(plan, strings.Join(rare, " OR "))
-		}
-	}
-	var out []Chunk
-	have := map[int64]bool{}
-	for _, expr := range plan {
-		more, err := ix.match(ctx, expr, f, n, have)
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range more {
-			if len(out) < n {
-				out = append(out, c)
-				have[c.ID] = true
-			}
-		}
-		if len(out) >= n {
-			break
-		}
-	}
-	return out, nil
-}
-
-func hasAny(terms, want []string) bool {
-	for _, t := range terms {
-		if slices.Contains(want, t) {
-			return true
-		}
-	}
-	return false
-}
-
-// common reports whether at least commonRows chunks match an FTS term. It
-// counts without ranking, and stops counting at the limit.
-func (ix *Index) common(ctx context.Context, term string) (bool, error) {
-	var n int
-	err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM
-		(SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)`, term, commonRows).Scan(&n)
-	return n >= commonRows, ix.fail("search index", err)
-}
-
-// match runs one FTS5 expression, leaving out chunks in skip.
-func (ix *Index) match(ctx context.Context, expr string, f Filter, n int, skip map[int64]bool) ([]Chunk, error) {
-	cond, args := f.where()
-	q := `SELECT ` + chunkColumns + ` FROM chunks_fts
-		JOIN chunks c ON c.id = chunks_fts.rowid
-		JOIN files f ON f.id = c.file_id
-		WHERE chunks_fts MATCH ?` + cond + ` ORDER BY chunks_fts.rank LIMIT ?`
-	args = append([]any{expr}, args...)
-	args = append(args, n+len(skip))
-	rows, err := ix.db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, ix.fail("search index", err)
-	}
-	defer rows.Close()
-	var out []Chunk
-	for rows.Next() {
-		c, err := scanChunk(rows)
-		if err != nil {
-			return nil, ix.fail("search index", err)
-		}
-		if !skip[c.ID] {
-			out = append(out, c)
-		}
-	}
-	return out, ix.fail("search index", rows.Err())
-}
 
 // Chunks returns the chunks with the given ids, in the order given;
 // chunks that no longer exist are left out.

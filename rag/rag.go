@@ -87,11 +87,11 @@ func New(ix *index.Index, emb Embedder, model string) *Retriever {
 }
 
 const (
-	// rrfK dampens the weight of top ranks in reciprocal-rank fusion; 60
-	// is the value of the original paper and of most engines.
-	rrfK = 60
 	// pool is how many candidates each list contributes per wanted hit.
 	pool = 4
+	// vectorShare is the weight of vector similarity against the lexical
+	// score when both take part.
+	vectorShare = 0.4
 )
 
 // Search returns the chunks that best match query.
@@ -106,7 +106,8 @@ func (r *Retriever) Search(ctx context.Context, query string, opts Options) (Res
 		vecErr error
 		wg     sync.WaitGroup
 	)
-	wg.Go(func() { vec, why, vecErr = r.vectorSearch(ctx, query, f, n) })
+	var sims []float32
+	wg.Go(func() { vec, sims, why, vecErr = r.vectorSearch(ctx, query, f, n) })
 	lex, err := r.ix.Lexical(ctx, query, f, n)
 	wg.Wait()
 	if err = cmp.Or(err, vecErr); err != nil {
@@ -116,7 +117,7 @@ func (r *Retriever) Search(ctx context.Context, query string, opts Options) (Res
 	if why != "" {
 		res.Lexical, res.Why = true, why
 	}
-	res.Hits = fuse(query, lex, vec, k)
+	res.Hits = fuse(query, lex, vec, sims, k)
 	return res, nil
 }
 
@@ -127,50 +128,79 @@ type candidate struct {
 	score    float64
 }
 
-// fuse merges the two ranked lists by reciprocal rank, boosts symbols the
-// query names, drops duplicates and returns the best k.
-func fuse(query string, lex, vec []index.Chunk, k int) []Hit {
+// fuse merges the lexical list, ranked and scored by the index, with the
+// vector list and its similarities: a convex combination of the lexical
+// score and the similarity, each scaled by the best of its list, the
+// similarity weighed by the file's class as the index weighs lexical
+// scores. It drops duplicates, keeps at most a share of k from any one
+// file (unless nothing else is left), and returns the best k.
+func fuse(query string, lex, vec []index.Chunk, sims []float32, k int) []Hit {
 	byID := map[int64]*candidate{}
 	var all []*candidate
-	add := func(list []index.Chunk, lexical bool) {
-		for i, c := range list {
-			cand := byID[c.ID]
-			if cand == nil {
-				cand = &candidate{Chunk: c}
-				byID[c.ID] = cand
-				all = append(all, cand)
-			}
-			if lexical {
-				cand.lex = i + 1
-			} else {
-				cand.vec = i + 1
-			}
-			cand.score += 1 / float64(rrfK+i+1)
+	get := func(c index.Chunk) *candidate {
+		cand := byID[c.ID]
+		if cand == nil {
+			cand = &candidate{Chunk: c}
+			byID[c.ID] = cand
+			all = append(all, cand)
+		}
+		return cand
+	}
+	lexShare := 1.0
+	if len(vec) > 0 {
+		lexShare = 1 - vectorShare
+	}
+	var top float64
+	for _, c := range lex {
+		top = max(top, c.Score)
+	}
+	for i, c := range lex {
+		cand := get(c)
+		cand.lex = i + 1
+		if top > 0 {
+			cand.score += lexShare * c.Score / top
 		}
 	}
-	add(lex, true)
-	add(vec, false)
-	words := queryWordSet(query)
-	for _, c := range all {
-		c.score += symbolBoost(c.Symbol, words)
+	if len(vec) > 0 {
+		var hi float32
+		for _, s := range sims {
+			hi = max(hi, s)
+		}
+		for i, c := range vec {
+			cand := get(c)
+			cand.vec = i + 1
+			norm := 1.0
+			if i < len(sims) && hi > 0 {
+				norm = float64(max(sims[i], 0) / hi)
+			}
+			cand.score += vectorShare * norm * index.ClassWeight(query, c.Path, c.Lang)
+		}
 	}
 	slices.SortStableFunc(all, func(a, b *candidate) int { return cmp.Compare(b.score, a.score) })
-	var hits []Hit
+	perFile := max(2, (k+3)/4)
+	count := map[string]int{}
+	var hits, over []Hit
 	for _, c := range all {
 		if len(hits) == k {
 			break
 		}
-		if duplicate(hits, c) {
+		if duplicate(hits, c) || duplicate(over, c) {
 			continue
 		}
-		hits = append(hits, Hit{
+		h := Hit{
 			Path: c.Path, StartLine: c.StartLine, EndLine: c.EndLine,
 			Kind: c.Kind, Symbol: c.Symbol, Lang: c.Lang,
 			Score: c.score, Preview: preview(c.Chunk), Text: c.Text,
 			LexicalRank: c.lex, VectorRank: c.vec,
-		})
+		}
+		if count[c.Path] >= perFile {
+			over = append(over, h)
+			continue
+		}
+		count[c.Path]++
+		hits = append(hits, h)
 	}
-	return hits
+	return append(hits, over[:min(len(over), k-len(hits))]...)
 }
 
 // duplicate reports whether c overlaps a kept hit of the same file, or is
@@ -188,39 +218,6 @@ func duplicate(hits []Hit, c *candidate) bool {
 		}
 	}
 	return false
-}
-
-// queryWordSet holds the query's words, lower-case, whole and split.
-func queryWordSet(query string) map[string]bool {
-	set := map[string]bool{}
-	for _, w := range index.QueryTerms(query) {
-		set[w] = true
-	}
-	return set
-}
-
-// symbolBoost rewards a chunk whose symbol the query names: as much as
-// first places in two more lists when the name is a query word, in one
-// when all the words of the name are in the query.
-func symbolBoost(symbol string, words map[string]bool) float64 {
-	name := lastName(symbol)
-	if name == "" {
-		return 0
-	}
-	first := 1 / float64(rrfK+1)
-	if words[strings.ToLower(name)] {
-		return 2 * first
-	}
-	parts := index.QueryTerms(name)
-	if len(parts) < 2 {
-		return 0
-	}
-	for _, p := range parts {
-		if !words[p] {
-			return 0
-		}
-	}
-	return first
 }
 
 // lastName is the innermost name of a qualified symbol: Server.ServeHTTP
@@ -256,18 +253,18 @@ func isWordRune(r rune) bool {
 
 // vectorSearch returns the n chunks nearest to the query's embedding, or
 // a reason (for the user) why vectors cannot take part.
-func (r *Retriever) vectorSearch(ctx context.Context, query string, f index.Filter, n int) ([]index.Chunk, string, error) {
+func (r *Retriever) vectorSearch(ctx context.Context, query string, f index.Filter, n int) ([]index.Chunk, []float32, string, error) {
 	if r.emb == nil {
-		return nil, "no embedding model is configured, so search is lexical only", nil
+		return nil, nil, "no embedding model is configured, so search is lexical only", nil
 	}
 	// The model is checked first: loading vectors that cannot be used
 	// would cost seconds on a large index.
 	model, _, err := r.ix.Embedding(ctx)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
 	if model != "" && model != r.model {
-		return nil, fmt.Sprintf("the index was embedded with %s, not %s (run tern index to re-embed), so search is lexical only", model, r.model), nil
+		return nil, nil, fmt.Sprintf("the index was embedded with %s, not %s (run tern index to re-embed), so search is lexical only", model, r.model), nil
 	}
 	r.mu.Lock()
 	err = r.vecs.refresh(ctx, r.ix)
@@ -275,10 +272,10 @@ func (r *Retriever) vectorSearch(ctx context.Context, query string, f index.Filt
 	loaded := r.vecs.model // an update may have re-embedded meanwhile
 	r.mu.Unlock()
 	if err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
 	if col == nil || col.Count() == 0 || loaded != r.model {
-		return nil, "the index has no embeddings yet (run tern index with an embedding model), so search is lexical only", nil
+		return nil, nil, "the index has no embeddings yet (run tern index with an embedding model), so search is lexical only", nil
 	}
 	qv, err := r.emb.Embed(ctx, r.model, []string{query})
 	if err == nil && len(qv) != 1 {
@@ -286,17 +283,27 @@ func (r *Retriever) vectorSearch(ctx context.Context, query string, f index.Filt
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, "", ctx.Err()
+			return nil, nil, "", ctx.Err()
 		}
-		return nil, fmt.Sprintf("embedding the query failed (%v), so search is lexical only", err), nil
+		return nil, nil, fmt.Sprintf("embedding the query failed (%v), so search is lexical only", err), nil
 	}
 	if len(qv[0]) != dim {
-		return nil, fmt.Sprintf("%s returned %d numbers per vector, the index holds %d (run tern index to re-embed), so search is lexical only", r.model, len(qv[0]), dim), nil
+		return nil, nil, fmt.Sprintf("%s returned %d numbers per vector, the index holds %d (run tern index to re-embed), so search is lexical only", r.model, len(qv[0]), dim), nil
 	}
-	ids, err := nearest(ctx, col, qv[0], f, n)
+	ids, sims, err := nearest(ctx, col, qv[0], f, n)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
 	chunks, err := r.ix.Chunks(ctx, ids)
-	return chunks, "", err
+	if len(chunks) != len(ids) { // some vanished: keep the similarities in step
+		bySim := make(map[int64]float32, len(ids))
+		for i, id := range ids {
+			bySim[id] = sims[i]
+		}
+		sims = sims[:0]
+		for _, c := range chunks {
+			sims = append(sims, bySim[c.ID])
+		}
+	}
+	return chunks, sims, "", err
 }

@@ -2,6 +2,7 @@ package rag
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -132,7 +133,9 @@ func TestSearchSaysWhyItIsLexical(t *testing.T) {
 			if res.Lexical != (tt.why != "") || !strings.Contains(res.Why, tt.why) {
 				t.Errorf("lexical %v, why %q; want %q", res.Lexical, res.Why, tt.why)
 			}
-			if len(res.Hits) == 0 || res.Hits[0].Symbol != "Cart.Total" {
+			// The hash embedder prefers handleCart, whose short text has
+			// both words; the lexical side keeps Cart.Total near the top.
+			if len(res.Hits) < 2 || res.Hits[0].Symbol != "Cart.Total" && res.Hits[1].Symbol != "Cart.Total" {
 				t.Errorf("hits %v", res.Hits)
 			}
 		})
@@ -196,12 +199,12 @@ func TestSearchFilters(t *testing.T) {
 }
 
 func TestFuseRanksAgreementFirstAndDeduplicates(t *testing.T) {
-	c := func(id int64, path string, start, end int, sym string) index.Chunk {
-		return index.Chunk{ID: id, Path: path, StartLine: start, EndLine: end, Kind: "function", Symbol: sym, Text: "x"}
+	c := func(id int64, path string, start, end int, sym string, score float64) index.Chunk {
+		return index.Chunk{ID: id, Path: path, StartLine: start, EndLine: end, Kind: "function", Symbol: sym, Text: "x", Score: score}
 	}
-	lex := []index.Chunk{c(1, "a.go", 1, 10, "Alpha"), c(2, "b.go", 1, 5, "Beta"), c(3, "a.go", 11, 20, "Alpha")}
-	vec := []index.Chunk{c(2, "b.go", 1, 5, "Beta"), c(4, "c.go", 1, 5, "Gamma"), c(1, "a.go", 1, 10, "Alpha")}
-	hits := fuse("something", lex, vec, 10)
+	lex := []index.Chunk{c(1, "a.go", 1, 10, "Alpha", 1), c(2, "b.go", 1, 5, "Beta", 0.9), c(3, "a.go", 11, 20, "Alpha", 0.5)}
+	vec := []index.Chunk{c(2, "b.go", 1, 5, "Beta", 0), c(4, "c.go", 1, 5, "Gamma", 0), c(1, "a.go", 1, 10, "Alpha", 0)}
+	hits := fuse("something", lex, vec, []float32{0.9, 0.8, 0.5}, 10)
 	var got []string
 	for _, h := range hits {
 		got = append(got, h.Symbol)
@@ -214,8 +217,26 @@ func TestFuseRanksAgreementFirstAndDeduplicates(t *testing.T) {
 	if hits[0].LexicalRank != 2 || hits[0].VectorRank != 1 {
 		t.Errorf("ranks %+v", hits[0])
 	}
-	boosted := fuse("gamma", lex, vec, 10)
-	if boosted[0].Symbol != "Gamma" {
-		t.Errorf("naming a symbol does not boost it: %+v", boosted)
+	// Without vectors the lexical order stands.
+	lexOnly := fuse("something", lex, nil, nil, 10)
+	if len(lexOnly) != 2 || lexOnly[0].Symbol != "Alpha" || lexOnly[1].Symbol != "Beta" {
+		t.Errorf("lexical only: %+v", lexOnly)
+	}
+}
+
+func TestFuseCapsHitsPerFile(t *testing.T) {
+	var lex []index.Chunk
+	for i := range 8 {
+		lex = append(lex, index.Chunk{ID: int64(i + 1), Path: "big.go", StartLine: 10*i + 1, EndLine: 10*i + 5, Kind: "function",
+			Symbol: fmt.Sprintf("F%d", i), Score: float64(100 - i)})
+	}
+	lex = append(lex, index.Chunk{ID: 99, Path: "small.go", StartLine: 1, EndLine: 5, Kind: "function", Symbol: "S", Score: 1})
+	hits := fuse("f", lex, nil, nil, 4)
+	if len(hits) != 4 || hits[2].Path != "small.go" {
+		t.Errorf("a third of the hits from one file, then the other file: %+v", hits)
+	}
+	// With nothing else left the cap gives way.
+	if hits := fuse("f", lex[:8], nil, nil, 4); len(hits) != 4 {
+		t.Errorf("got %d hits, want 4", len(hits))
 	}
 }

@@ -125,8 +125,8 @@ func (v *vectorSet) alloc() []float32 {
 }
 
 // nearest returns the ids of the n chunks nearest to q that pass the
-// filter.
-func nearest(ctx context.Context, col *chromem.Collection, q []float32, f index.Filter, n int) ([]int64, error) {
+// filter, and their similarities to q.
+func nearest(ctx context.Context, col *chromem.Collection, q []float32, f index.Filter, n int) ([]int64, []float32, error) {
 	var where map[string]string
 	switch {
 	case f.Lang != "":
@@ -137,21 +137,23 @@ func nearest(ctx context.Context, col *chromem.Collection, q []float32, f index.
 	// chromem refuses n larger than the whole collection.
 	n = min(n, col.Count())
 	if n == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	res, err := col.QueryEmbedding(ctx, q, n, nil, where)
 	if err != nil {
-		return nil, fmt.Errorf("vector search: %w", err)
+		return nil, nil, fmt.Errorf("vector search: %w", err)
 	}
 	ids := make([]int64, 0, len(res))
+	sims := make([]float32, 0, len(res))
 	for _, r := range res {
 		id, err := strconv.ParseInt(r.ID, 10, 64)
 		if err != nil {
-			return nil, fmt.Errorf("vector search: bad document id %q", r.ID)
+			return nil, nil, fmt.Errorf("vector search: bad document id %q", r.ID)
 		}
 		ids = append(ids, id)
+		sims = append(sims, r.Similarity)
 	}
-	return ids, nil
+	return ids, sims, nil
 }
 
 func zero(v []float32) bool {

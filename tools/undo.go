@@ -82,6 +82,15 @@ func (p *UndoPlan) Apply(ctx context.Context) (savedRef string, err error) {
 	if _, err := g.run(ctx, "update-ref", "-m", "tern undo", savedRef, before); err != nil {
 		return "", err
 	}
+	// Files created since go first: one may be a link standing where a
+	// restored directory goes (d -> elsewhere, for d/f.txt). A path that
+	// cannot be removed safely is reported, and the rest still undone.
+	var errs []error
+	for _, path := range p.Delete {
+		if err := p.remove(path); err != nil {
+			errs = append(errs, fmt.Errorf("undo: %w", err))
+		}
+	}
 	if len(p.Restore) > 0 {
 		tmp, err := os.MkdirTemp("", "tern-index-")
 		if err != nil {
@@ -109,12 +118,7 @@ func (p *UndoPlan) Apply(ctx context.Context) (savedRef string, err error) {
 			return savedRef, fmt.Errorf("undo: %w", err)
 		}
 	}
-	for _, path := range p.Delete {
-		if err := p.remove(path); err != nil {
-			return savedRef, fmt.Errorf("undo: %w", err)
-		}
-	}
-	return savedRef, nil
+	return savedRef, errors.Join(errs...)
 }
 
 // remove deletes the file at path (relative to the root) and the

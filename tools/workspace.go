@@ -130,7 +130,9 @@ func (w *Workspace) Resolve(path string, access Access) (abs, rel string, err er
 	rel = w.relOf(abs)
 	if access == Write && within(w.root, abs) {
 		for part := range strings.SplitSeq(rel, "/") {
-			if part == ".git" || part == ".tern" {
+			// Case-insensitive file systems (macOS, Windows) take ".GIT"
+			// for ".git".
+			if strings.EqualFold(part, ".git") || strings.EqualFold(part, ".tern") {
 				return "", "", fmt.Errorf("path %q is inside %s, which tern never writes to; write elsewhere in the workspace", path, part)
 			}
 		}

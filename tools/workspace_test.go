@@ -69,6 +69,8 @@ func TestResolve(t *testing.T) {
 		{name: "unicode", path: "ünï/файл.txt", wantRel: "ünï/файл.txt"},
 		{name: "unicode new file", path: "ünï/новый файл.txt", access: Write, wantRel: "ünï/новый файл.txt"},
 		{name: "write into .git", path: ".git/config", access: Write, errHas: "inside .git"},
+		{name: "write into .GIT", path: ".GIT/hooks/pre-commit", access: Write, errHas: "inside .GIT"},
+		{name: "write into .Tern", path: "sub/../.Tern/x", access: Write, errHas: "inside .Tern"},
 		{name: "empty", path: " ", errHas: "path is empty"},
 		{name: "root-relative absolute", path: "/agent/loop.go", wantRel: "agent/loop.go"},
 	}

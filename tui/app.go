@@ -39,6 +39,8 @@ type Config struct {
 	// Tier is the tool tier to start at (--tier), applied when the first
 	// session opens.
 	Tier int
+	// Plan starts the first session in plan mode (--plan).
+	Plan bool
 	// Yes allows calls that write or execute without asking, as --yes
 	// does; destructive calls still ask.
 	Yes bool
@@ -107,6 +109,13 @@ type App struct {
 	tier       int
 	tools      []ToolInfo
 	rag        bool
+	// planMode mirrors the planner; plan is the proposed plan awaiting
+	// the user's answer, and planAsk asks for the dialog once the turn
+	// that proposed it is over; goal is set while a plan is pinned.
+	planMode bool
+	plan     string
+	planAsk  bool
+	goal     bool
 
 	quitArmed bool
 	hint      string // replaces the footer's key list for a while

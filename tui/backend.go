@@ -163,6 +163,7 @@ type Backend struct {
 	Undoer    Undoer
 	Differ    Differ
 	RAG       RAGSwitch
+	Planner   Planner
 
 	// Hint, when set, says what to do about a turn's failure ("" when it
 	// knows nothing to add); the TUI shows it under the error.

@@ -66,6 +66,13 @@ func (a *App) jobDone(err error) {
 			a.warn(hint)
 		}
 	}
+	a.readPlan()
+	if a.planAsk {
+		a.planAsk = false
+		if err == nil && a.plan != "" && a.planMode && a.modal == "" {
+			a.planDialog()
+		}
+	}
 	if err == nil || a.back == nil || !errors.Is(err, models.ErrUnreachable) {
 		return
 	}
@@ -136,6 +143,9 @@ func (a *App) online(gen int, b *Backend, history []*block) {
 	if !a.tierSet && a.cfg.Tier > 0 && a.cfg.Tier != a.tier {
 		a.setTier(a.cfg.Tier)
 	}
+	if !a.tierSet && a.cfg.Plan && !a.planMode {
+		a.togglePlan()
+	}
 	a.tierSet = true
 }
 
@@ -147,6 +157,8 @@ func (a *App) install(b *Backend) {
 	a.tier, a.tools = 0, nil
 	a.refreshTier()
 	a.rag = b.RAG != nil && b.RAG.RAG()
+	a.plan, a.planAsk = "", false
+	a.readPlan()
 }
 
 // announce says which model and session are in use.

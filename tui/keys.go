@@ -66,7 +66,11 @@ func (a *App) globalKeys(ev *tcell.EventKey) *tcell.EventKey {
 			return nil
 		}
 	case tcell.KeyBacktab:
-		a.cycleFocus()
+		if a.input.HasFocus() {
+			a.togglePlan()
+		} else {
+			a.cycleFocus()
+		}
 		return nil
 	}
 	return ev

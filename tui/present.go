@@ -35,7 +35,9 @@ type presenter struct {
 	answer, thinking           strings.Builder
 	answerID, thinkingID       string
 	answerDirty, thinkingDirty bool
-	thinkStart                 time.Time
+	// stream renders the answer as it grows, the open block only.
+	stream     mdStream
+	thinkStart time.Time
 	// tools remembers each call's header until it ends, blocks its block's
 	// id: the presenter's own, so that no id a server sends twice can
 	// overwrite an earlier call's line.
@@ -46,7 +48,7 @@ type presenter struct {
 }
 
 func newPresenter(ui *App, th theme, md *markdown, now func() time.Time) *presenter {
-	return &presenter{ui: ui, th: th, md: md, now: now, tools: make(map[string]string), blocks: make(map[string]string)}
+	return &presenter{ui: ui, th: th, md: md, now: now, tools: make(map[string]string), blocks: make(map[string]string), stream: mdStream{md: md}}
 }
 
 func (p *presenter) id(kind string) string {
@@ -130,6 +132,8 @@ func (p *presenter) event(ev agent.Event, n int) []func() {
 	case agent.Notice:
 		lines := noticeLines(p.th, e)
 		return []func(){func() { ui.conv.add(&block{kind: kindNotice, short: lines}) }}
+	case agent.PlanReady:
+		return []func(){func() { ui.planReady(e.Plan) }}
 	case agent.Done:
 		ops := append(p.closeThinking(), p.endAnswer("", false)...)
 		p.deltas, p.streamStart = 0, time.Time{}
@@ -143,12 +147,13 @@ func (p *presenter) flush() []func() {
 	var ops []func()
 	ui := p.ui
 	if p.answerDirty && p.answerID != "" {
-		id, lines := p.answerID, p.md.render(p.answer.String())
-		ops = append(ops, func() { ui.conv.set(id, kindAssistant, lines, nil) })
+		id := p.answerID
+		add, tail := p.stream.update(p.answer.String())
+		ops = append(ops, func() { ui.conv.stream(id, kindAssistant, add, tail) })
 		p.answerDirty = false
 	}
 	if p.thinkingDirty && p.thinkingID != "" {
-		all := textLines(p.thinking.String(), p.th.thinking)
+		all := textLines(lastLines(p.thinking.String(), thinkingTail+1), p.th.thinking)
 		shown := all[max(0, len(all)-thinkingTail):]
 		head := styledLine("thinking…", p.th.thinking)
 		id := p.thinkingID
@@ -205,11 +210,28 @@ func (p *presenter) endAnswer(final string, kept bool) []func() {
 	}
 	p.answerID, p.answerDirty = "", false
 	p.answer.Reset()
+	p.stream.reset()
 	if strings.TrimSpace(text) == "" {
 		return []func(){func() { ui.conv.remove(id) }}
 	}
 	lines := p.md.render(text)
 	return []func(){func() { ui.conv.set(id, kindAssistant, lines, nil) }}
+}
+
+// lastLines returns the end of s that holds its last n lines, trailing
+// newlines aside, so that the thinking shown while it streams costs the
+// same at any length.
+func lastLines(s string, n int) string {
+	end := len(strings.TrimRight(s, "\n"))
+	i := end
+	for range n {
+		j := strings.LastIndexByte(s[:i], '\n')
+		if j < 0 {
+			return s
+		}
+		i = j
+	}
+	return s[i+1:]
 }
 
 // subagentStatus is the status bar's field while a subagent runs.

@@ -196,3 +196,34 @@ func TestEveryConfigKeyIsJudged(t *testing.T) {
 		}
 	}
 }
+
+// TestProjectMCPServerEverySpelling: a project file defines an MCP server
+// with a table, dotted keys, an inline table, or by changing a server of
+// the user's; each is the project's, so it waits for the user's consent.
+func TestProjectMCPServerEverySpelling(t *testing.T) {
+	user := "[mcp.servers.docs]\ncommand = \"docs-server\"\n"
+	for _, project := range []string{
+		"[mcp.servers.evil]\ncommand = \"sh\"",
+		`mcp.servers.evil.command = "sh"`,
+		"[mcp]\nservers.evil.command = \"sh\"",
+		`mcp = {servers = {evil = {command = "sh"}}}`,
+		"[mcp.servers.docs]\ncommand = \"sh\"",
+		`mcp.servers.docs.command = "sh"`,
+		"[mcp.servers]\ndocs.command = \"sh\"",
+	} {
+		root, getenv := writeConfigs(t, user, project)
+		cfg, _, err := loadConfig(root, getenv)
+		if err != nil {
+			t.Fatalf("%s: %v", project, err)
+		}
+		servers, err := cfg.MCP.servers()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range servers {
+			if s.Command == "sh" && s.Source != filepath.Join(root, ".tern.toml") {
+				t.Errorf("%s: server %s is not the project's (source %q)", project, s.Name, s.Source)
+			}
+		}
+	}
+}

@@ -15,7 +15,8 @@ import (
 )
 
 // TestBinaryNothingOutlivesTern drives the real binary: the model runs a
-// command that escapes its process group with setsid -f, and tern is then
+// command that escapes its process group with setsid -f, setsid, a double
+// fork and nohup, and tern is then
 // hung up on, terminated or killed. Nothing the command started may be
 // left running.
 func TestBinaryNothingOutlivesTern(t *testing.T) {
@@ -29,7 +30,11 @@ func TestBinaryNothingOutlivesTern(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
-	const command = `echo $$ > $PIDS; setsid -f sh -c 'echo $$ >> $PIDS; exec sleep 300 >/dev/null 2>&1'; (setsid sleep 300 & echo $! >> $PIDS); sleep 300`
+	// setsid -f, setsid in the background, and a double-forked daemon
+	// (its parent exits at once, so it is no one's child but the
+	// reaper's).
+	const command = `echo $$ > $PIDS; setsid -f sh -c 'echo $$ >> $PIDS; exec sleep 300 >/dev/null 2>&1'; (setsid sleep 300 & echo $! >> $PIDS); ` +
+		`(setsid sh -c 'echo $$ >> $PIDS; exec sleep 300 </dev/null >/dev/null 2>&1' &); nohup sleep 300 >/dev/null 2>&1 & echo $! >> $PIDS; sleep 300`
 	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM, syscall.SIGKILL} {
 		t.Run(sig.String(), func(t *testing.T) {
 			f := newFixture(t)
@@ -47,7 +52,7 @@ func TestBinaryNothingOutlivesTern(t *testing.T) {
 			}
 			deadline := time.Now().Add(20 * time.Second)
 			var pids []int
-			for len(pids) < 3 {
+			for len(pids) < 5 {
 				if time.Now().After(deadline) {
 					cmd.Process.Kill()
 					t.Fatalf("the command did not start; stderr:\n%s", stderr.String())

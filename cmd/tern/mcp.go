@@ -36,10 +36,12 @@ type mcpServerConfig struct {
 	Timeout duration          `toml:"timeout"`
 }
 
-// noteSources records path as the source of the servers its file defines.
+// noteSources records path as the source of the servers its file defines
+// or changes, whether as a table ([mcp.servers.x]), by dotted keys
+// (mcp.servers.x.command = …) or inline.
 func (c *mcpConfig) noteSources(md toml.MetaData, path string) {
 	for _, key := range md.Keys() {
-		if len(key) == 3 && key[0] == "mcp" && key[1] == "servers" {
+		if len(key) >= 3 && key[0] == "mcp" && key[1] == "servers" {
 			if c.sources == nil {
 				c.sources = map[string]string{}
 			}

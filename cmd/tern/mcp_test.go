@@ -23,6 +23,10 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == tools.ReaperFlag {
 		os.Exit(tools.RunReaper(os.Args[2:]))
 	}
+	if os.Getenv(runMainEnv) == "1" {
+		// The test binary stands in for tern (start-up benchmarks).
+		os.Exit(Main(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
+	}
 	if os.Getenv(mcpFixtureEnv) == "stdio" {
 		if err := mcpFixture().Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 			fmt.Fprintln(os.Stderr, "fixture:", err)

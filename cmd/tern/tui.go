@@ -136,6 +136,7 @@ func (a *app) runTUI(ctx context.Context, resume string) (string, error) {
 			Differ:       &undoer{ws: ws, session: r.sess.ID},
 			RAG:          ragSwitch{agent: r.agent, on: &ragOn, code: code},
 			Hint:         back.hint,
+			Planner:      r.agent,
 		}, nil
 	}
 
@@ -146,6 +147,7 @@ func (a *app) runTUI(ctx context.Context, resume string) (string, error) {
 		NoColor: a.getenv("NO_COLOR") != "",
 		Yes:     a.yes || a.yolo,
 		Tier:    a.tier,
+		Plan:    a.plan,
 	}, tui.Deps{
 		Connect:  connect,
 		Sessions: store,

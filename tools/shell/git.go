@@ -89,10 +89,16 @@ func (j *judge) git(c *cmd, depth int) []word {
 	case "rebase":
 		for i, a := range args {
 			switch {
-			case (a.text == "-x" || a.text == "--exec") && i+1 < len(args):
+			case a.text == "-x" && i+1 < len(args):
 				j.code(args[i+1], "git rebase --exec", depth)
-			case strings.HasPrefix(a.text, "--exec="):
-				j.code(lit(strings.TrimPrefix(a.text, "--exec=")), "git rebase --exec", depth)
+			case strings.HasPrefix(a.text, "-x") && !strings.HasPrefix(a.text, "--"):
+				j.code(lit(a.text[2:]), "git rebase --exec", depth)
+			case isLong(a.text, "--exec"):
+				if v, eq, _ := longMatch(a.text, "--exec"); eq {
+					j.code(lit(v), "git rebase --exec", depth)
+				} else if i+1 < len(args) {
+					j.code(args[i+1], "git rebase --exec", depth)
+				}
 			}
 		}
 	case "bisect":

@@ -21,6 +21,7 @@ var codeVars = map[string]bool{
 	"PERL5LIB": true, "PERL5OPT": true, "PERLLIB": true, "RUBYOPT": true, "RUBYLIB": true,
 	"NODE_OPTIONS": true, "NODE_PATH": true, "JAVA_TOOL_OPTIONS": true, "_JAVA_OPTIONS": true,
 	"MAKEFLAGS": true, "MAKESHELL": true, "NPM_CONFIG_SCRIPT_SHELL": true,
+	"LESSOPEN": true, "LESSCLOSE": true, "LESS": true, "MANOPT": true, "TAR_OPTIONS": true, "ZIPOPT": true,
 }
 
 // wrapper describes a program that runs a command given as its remaining
@@ -197,9 +198,53 @@ func (j *judge) program(c *cmd, depth int) (inner []word, transparent bool) {
 		}
 	case p == "vi" || p == "vim" || p == "nvim" || p == "ex" || p == "view" || p == "gvim":
 		for _, a := range args {
-			if strings.HasPrefix(a.text, "-c") || strings.HasPrefix(a.text, "+") || a.text == "--cmd" || a.text == "-S" || a.text == "-s" {
+			// Single-letter options combine (-es, -Nc): any that holds c,
+			// S or s gives the editor commands, from the line or its input.
+			if strings.HasPrefix(a.text, "+") || a.text == "--cmd" ||
+				strings.HasPrefix(a.text, "-") && !strings.HasPrefix(a.text, "--") && strings.ContainsAny(a.text, "cSs") {
 				j.opaque("runs editor commands, which can run programs")
 			}
+		}
+	case p == "less" || p == "more" || p == "most":
+		for _, a := range args {
+			if strings.HasPrefix(a.text, "+") || strings.HasPrefix(a.text, "--cmd") {
+				j.opaque("gives " + p + " commands to run, which can start programs (+)")
+			}
+		}
+	case p == "man":
+		j.flagged(c, "gives man a program to run", "-P", "--pager", "-H", "--html")
+	case p == "zip":
+		j.flagged(c, "gives zip a program to run", "-TT", "--unzip-command")
+	case p == "script":
+		for i, a := range args {
+			short := strings.HasPrefix(a.text, "-") && !strings.HasPrefix(a.text, "--") && strings.Contains(a.text, "c")
+			if short && !strings.HasSuffix(a.text, "c") {
+				c.knownWrapper = true
+				j.code(lit(a.text[strings.IndexByte(a.text, 'c')+1:]), "script -c", depth)
+			} else if (short || isLong(a.text, "--command") && !strings.Contains(a.text, "=")) && i+1 < len(args) {
+				c.knownWrapper = true
+				j.code(args[i+1], "script -c", depth)
+			} else if v, eq, ok := longMatch(a.text, "--command"); ok && eq {
+				c.knownWrapper = true
+				j.code(lit(v), "script -c", depth)
+			}
+		}
+	case p == "sg":
+		// sg GROUP [-c] COMMAND: the command is shell code.
+		var parts []string
+		for i, a := range args {
+			if i == 0 || a.text == "-c" && i == 1 || a.text == "-" && i == 0 {
+				continue
+			}
+			if !a.static {
+				j.opaque("runs shell code through sg that is only known when it runs")
+				return nil, false
+			}
+			parts = append(parts, a.text)
+		}
+		if len(parts) > 0 {
+			c.knownWrapper = true
+			j.code(lit(strings.Join(parts, " ")), "sg", depth)
 		}
 	case p == "emacs":
 		j.flagged(c, "runs editor code", "--eval", "-l", "--load", "-f", "--funcall", "--script", "-x")
@@ -277,6 +322,13 @@ func envSplit(args []word) bool {
 		}
 	}
 	return false
+}
+
+// isLong reports whether arg is the long option opt, perhaps abbreviated
+// or with "=value".
+func isLong(arg, opt string) bool {
+	_, _, ok := longMatch(arg, opt)
+	return ok
 }
 
 func hasWord(ws []word, s string) bool {
@@ -364,9 +416,12 @@ func (j *judge) code(w word, what string, depth int) {
 }
 
 // shell judges sh, bash and the like: -c code is read like the command
-// line itself; a script file or code from the input cannot be read.
+// line itself; a script file or code from the input cannot be read. With
+// -c, the code is the first argument after the options (bash -c -e 'x',
+// sh -c -- 'x'), wherever the c stands among them.
 func (j *judge) shell(c *cmd, depth int) {
 	args := c.argWords()
+	inline := false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
@@ -375,6 +430,10 @@ func (j *judge) shell(c *cmd, depth int) {
 			return
 		case a.text == "--" || a.text == "-":
 			if i+1 < len(args) {
+				if inline {
+					j.code(args[i+1], c.prog+" -c", depth)
+					return
+				}
 				j.opaque("runs the script " + args[i+1].text + ", which tern cannot read")
 				return
 			}
@@ -387,21 +446,23 @@ func (j *judge) shell(c *cmd, depth int) {
 		case strings.HasPrefix(a.text, "--"):
 		case strings.HasPrefix(a.text, "-") || strings.HasPrefix(a.text, "+"):
 			if strings.Contains(a.text[1:], "c") {
-				if i+1 >= len(args) {
-					j.opaque("runs " + c.prog + " -c with no code")
-					return
-				}
-				j.code(args[i+1], c.prog+" -c", depth)
-				return
+				inline = true
 			}
-			if strings.Contains(a.text[1:], "s") {
+			if strings.Contains(a.text[1:], "s") && !inline {
 				j.opaque("reads " + c.prog + " code from its input")
 				return
 			}
+		case inline:
+			j.code(a, c.prog+" -c", depth)
+			return
 		default:
 			j.opaque("runs the script " + a.text + ", which the model may have written")
 			return
 		}
+	}
+	if inline {
+		j.opaque("runs " + c.prog + " -c with no code")
+		return
 	}
 	j.opaque("reads " + c.prog + " code from its input")
 }
@@ -478,11 +539,13 @@ func (j *judge) awk(c *cmd) {
 		case !a.static && i == 0:
 			j.opaque("runs an awk program only known when it runs")
 			return
-		case t == "-f" || t == "--file" || t == "-i" || t == "--include" || t == "-l" || t == "--load" || t == "-E" || t == "--exec":
+		case t == "-f" || t == "-i" || t == "-l" || t == "-E" || isLong(t, "--file") || isLong(t, "--include") || isLong(t, "--load") || isLong(t, "--exec"):
 			j.opaque("runs an awk program from a file")
 			return
-		case t == "-e" || t == "--source":
-			if i+1 < len(args) {
+		case t == "-e" || isLong(t, "--source"):
+			if v, eq, _ := longMatch(t, "--source"); eq {
+				j.awkProgram(lit(v))
+			} else if i+1 < len(args) {
 				j.awkProgram(args[i+1])
 				i++
 			}
@@ -496,7 +559,7 @@ func (j *judge) awk(c *cmd) {
 	}
 }
 
-var awkRuns = regexp.MustCompile(`system|[^|]\|[^|]|^\||\|$|\|&`)
+var awkRuns = regexp.MustCompile(`system|[^|]\|[^|]|^\||\|$|\|&|@load`)
 
 func (j *judge) awkProgram(w word) {
 	if !w.static {
@@ -519,17 +582,19 @@ func (j *judge) sed(c *cmd) {
 		a := args[i]
 		t := a.text
 		switch {
-		case t == "-f" || strings.HasPrefix(t, "--file"):
+		case t == "-f" || isLong(t, "--file"):
 			j.opaque("runs a sed script from a file, which may start commands")
 			return
-		case t == "-e" || t == "--expression":
-			if i+1 < len(args) {
+		case t == "-e" || isLong(t, "--expression"):
+			if v, eq, _ := longMatch(t, "--expression"); eq {
+				j.sedScript(lit(v))
+			} else if i+1 < len(args) {
 				j.sedScript(args[i+1])
 				i++
 			}
 			script = true
-		case strings.HasPrefix(t, "--expression="):
-			j.sedScript(lit(strings.TrimPrefix(t, "--expression=")))
+		case strings.HasPrefix(t, "-e") && !strings.HasPrefix(t, "--"):
+			j.sedScript(lit(t[2:]))
 			script = true
 		case strings.HasPrefix(t, "-") && len(t) > 1 && a.static:
 			if t == "-l" || t == "--line-length" {
@@ -552,12 +617,16 @@ func (j *judge) sedScript(w word) {
 	}
 }
 
-// find judges the commands of -exec, -execdir, -ok and -okdir.
+// find judges the commands of -exec, -execdir, -ok and -okdir; -fprint
+// and the like write files, which keeps it from being allowed without
+// asking.
 func (j *judge) find(c *cmd, depth int) {
 	c.knownWrapper = true
 	args := c.argWords()
 	for i := 0; i < len(args); i++ {
 		switch args[i].text {
+		case "-fprint", "-fprint0", "-fprintf", "-fls":
+			j.allowed = false
 		case "-exec", "-execdir", "-ok", "-okdir":
 			end := i + 1
 			for end < len(args) && !(args[end].static && (args[end].text == ";" || args[end].text == "+")) {
@@ -575,7 +644,7 @@ func (j *judge) find(c *cmd, depth int) {
 func (j *judge) flagged(c *cmd, why string, opts ...string) {
 	for _, a := range c.argWords() {
 		for _, o := range opts {
-			if a.text == o || strings.HasPrefix(a.text, o+"=") || len(o) == 2 && o[1] != '-' && strings.HasPrefix(a.text, o) && !strings.HasPrefix(a.text, "--") {
+			if a.text == o || isLong(a.text, o) || len(o) == 2 && o[1] != '-' && strings.HasPrefix(a.text, o) && !strings.HasPrefix(a.text, "--") {
 				j.opaque(why + " (" + o + ")")
 				return
 			}

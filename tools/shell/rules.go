@@ -57,6 +57,66 @@ func parseDanger(list string) ([]dangerRule, error) {
 	return rules, nil
 }
 
+// longOption matches the long options a destructive rule names.
+var longOption = regexp.MustCompile(`--[a-z][a-z-]*[a-z]`)
+
+// longsOf lists the long options the rules name.
+func longsOf(rules []dangerRule) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, d := range rules {
+		if d.args == nil {
+			continue
+		}
+		for _, o := range longOption.FindAllString(d.args.String(), -1) {
+			if !seen[o] {
+				seen[o] = true
+				out = append(out, o)
+			}
+		}
+	}
+	return out
+}
+
+// abbreviated reads a long option as the programs that parse theirs with
+// getopt_long or git's parse-options do: a unique prefix stands for the
+// whole option ("rm --rec" is "rm --recursive"). It returns arg with every
+// option of longs it may stand for, or arg itself. Prefixes that are
+// ambiguous are read as each option they might be, which can only make a
+// command look more dangerous.
+func abbreviated(arg string, longs []string) string {
+	name, value, eq := strings.Cut(arg, "=")
+	if len(name) < 3 || !strings.HasPrefix(name, "--") {
+		return arg
+	}
+	var all []string
+	for _, o := range longs {
+		if o == name {
+			return arg
+		}
+		if strings.HasPrefix(o, name) {
+			if eq {
+				o += "=" + value
+			}
+			all = append(all, o)
+		}
+	}
+	if len(all) == 0 {
+		return arg
+	}
+	return strings.Join(all, " ")
+}
+
+// longMatch reports whether arg is the long option opt, perhaps
+// abbreviated or with "=value", and returns the value.
+func longMatch(arg, opt string) (value string, eq, ok bool) {
+	name, value, eq := strings.Cut(arg, "=")
+	if len(name) < 3 || !strings.HasPrefix(name, "--") || !strings.HasPrefix(opt, name) {
+		return "", false, false
+	}
+	return value, eq, true
+}
+
 // dangerous reports whether a program has destructive rules.
 func (r *Rules) dangerous(prog string) bool {
 	for _, d := range r.danger {
@@ -69,7 +129,11 @@ func (r *Rules) dangerous(prog string) bool {
 
 // dangers applies the destructive rules to one command.
 func (j *judge) dangers(c *cmd) {
-	args := c.argText()
+	var parts []string
+	for _, w := range c.argWords() {
+		parts = append(parts, abbreviated(w.text, j.rules.longs))
+	}
+	args := strings.Join(parts, " ")
 	for _, d := range j.rules.danger {
 		if d.cmd == nil {
 			if d.args.MatchString(c.prog + " " + args) {

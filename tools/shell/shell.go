@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Policy is the user's say over commands, from the configuration.
@@ -58,6 +59,9 @@ type Rules struct {
 	allowSrc, denySrc []string
 	danger            []dangerRule
 	root              string
+	// longs are the long options the destructive rules name
+	// (--recursive, --force), which programs also take abbreviated.
+	longs []string
 }
 
 // NewRules compiles a policy.
@@ -69,13 +73,19 @@ func NewRules(p Policy) (*Rules, error) {
 	for _, pat := range p.Deny {
 		r.deny = append(r.deny, Wildcard(pat))
 	}
-	d, err := parseDanger(destructiveList)
+	d, err := builtinDanger()
 	if err != nil {
 		return nil, err
 	}
 	r.danger = d
+	r.longs = longsOf(d)
 	return r, nil
 }
+
+// builtinDanger is destructive.txt's rules, parsed once per process: the
+// tool set is built more than once at start-up, and each parse compiles
+// some hundred regexps. Rules never change the slice.
+var builtinDanger = sync.OnceValues(func() ([]dangerRule, error) { return parseDanger(destructiveList) })
 
 // Wildcard compiles a policy pattern: "*" is any text, runs of spaces are
 // one space, the rest is literal.
@@ -123,6 +133,17 @@ func (r *Rules) denies(text string) (string, bool) {
 	return "", false
 }
 
+// denyNames reports whether a deny pattern starts with the program prog
+// ("git" for "git push*").
+func (r *Rules) denyNames(prog string) bool {
+	for _, pat := range r.denySrc {
+		if f := strings.Fields(pat); len(f) > 0 && f[0] == prog {
+			return true
+		}
+	}
+	return false
+}
+
 // allows reports whether a rendering of a command matches an allow pattern.
 func (r *Rules) allows(text string) bool {
 	for _, re := range r.allow {
@@ -143,6 +164,9 @@ type judge struct {
 	seen    []string
 	// funcs are the functions the line defines, by name.
 	funcs map[string]bool
+	// tail is set while the next command judged is the tail of another's
+	// arguments (see suffixes).
+	tail bool
 }
 
 func (j *judge) deny(pat string) {

@@ -139,6 +139,10 @@ func (j *judge) command(words []word, assigns []string, depth int) bool {
 	for i, w := range words {
 		texts[i] = w.text
 	}
+	// A command judged as the tail of another has had its later words
+	// looked at already.
+	skip := j.tail
+	j.tail = false
 	written := strings.Join(append(append([]string(nil), assigns...), texts...), " ")
 	j.seen = append(j.seen, written)
 	name := words[0]
@@ -178,29 +182,46 @@ func (j *judge) command(words []word, assigns []string, depth int) bool {
 		}
 		return covered && innerCovered
 	}
-	if !c.knownWrapper {
+	if !c.knownWrapper && !skip {
 		j.suffixes(words)
 	}
 	return covered
 }
 
-// suffixes looks for destructive commands run by programs tern does not
-// know as wrappers (chrt 10 rm -rf /): every later word that names a
-// program with a destructive pattern is judged as the start of a command.
+// suffixes looks for commands run by programs tern does not know as
+// wrappers (chrt 10 rm -rf /, fakeroot sh -c '…'): every later word that
+// names a program with a destructive pattern, a deny pattern, a shell or
+// an interpreter given an option is judged as the start of a command.
+// What that command would be or do is taken as the line's, which can only
+// make the line ask more.
 func (j *judge) suffixes(words []word) {
-	if j.danger != "" {
-		return
-	}
+	const maxTails = 16
+	tails := 0
 	for i := 1; i < len(words); i++ {
 		w := words[i]
-		if !w.static || !j.rules.dangerous(path.Base(w.text)) {
+		if !w.static {
 			continue
 		}
-		sub := &judge{rules: j.rules, funcs: map[string]bool{}}
-		sub.command(words[i:], nil, maxDepth)
+		base := path.Base(w.text)
+		next := i+1 < len(words) && strings.HasPrefix(words[i+1].text, "-")
+		code := next && (shells[base] || interpreters[interpreterName(base)].inline != "") || base == "eval"
+		if !code && !j.rules.dangerous(base) && !j.rules.denyNames(base) {
+			continue
+		}
+		if tails++; tails > maxTails {
+			j.opaque("names too many programs in the arguments of one command to judge them all")
+			return
+		}
+		sub := &judge{rules: j.rules, funcs: map[string]bool{}, allowed: true, tail: true}
+		sub.command(words[i:], nil, 0)
 		if sub.danger != "" {
 			j.destroys(sub.danger)
-			return
+		}
+		if sub.denied != "" {
+			j.deny(sub.denied)
+		}
+		if code && sub.why != "" {
+			j.opaque(sub.why)
 		}
 	}
 }

@@ -1,0 +1,167 @@
+package index
+
+import (
+	"path"
+	"strings"
+)
+
+// File classes: what a file is for, judged from its path and language.
+// Search ranks code first; the other classes rank lower unless the query
+// asks for them, and Filter.Class keeps one.
+const (
+	ClassCode    = "code"
+	ClassTest    = "test"
+	ClassDocs    = "docs"
+	ClassFixture = "fixture"
+	ClassConfig  = "config"
+)
+
+// proseLangs are the languages of prose and data files: documentation when
+// they stand among the docs, never code.
+var proseLangs = map[string]bool{"markdown": true, "text": true, "html": true}
+
+// configLangs are the languages of configuration and build files.
+var configLangs = map[string]bool{"yaml": true, "json": true, "toml": true, "ini": true, "xml": true,
+	"make": true, "dockerfile": true}
+
+// docNames are the upper-case name stems of project documents, whatever
+// their extension: CHANGELOG.md, HISTORY.rst, NEWS, README.
+var docNames = []string{"CHANGELOG", "CHANGES", "HISTORY", "NEWS", "RELEASE", "README", "CONTRIBUTING",
+	"AUTHORS", "LICENSE", "COPYING", "NOTICE", "SECURITY", "CODE_OF_CONDUCT", "UPGRADING", "MIGRATING"}
+
+// Classify returns the class of the file at the slash-separated path rel
+// in language lang: ClassFixture for test data, golden files and fixtures,
+// ClassTest for tests, ClassDocs for documentation and changelogs, and
+// ClassConfig for configuration and build files, and ClassCode for
+// everything else.
+func Classify(rel, lang string) string {
+	dir, base := path.Split(rel)
+	lowerDir := "/" + strings.ToLower(dir)
+	for _, d := range []string{"/testdata/", "/fixtures/", "/fixture/", "/__fixtures__/", "/__snapshots__/",
+		"/snapshots/", "/golden/", "/goldens/", "/test_data/", "/test-data/", "/testfiles/"} {
+		if strings.Contains(lowerDir, d) {
+			return ClassFixture
+		}
+	}
+	lowerBase := strings.ToLower(base)
+	ext := path.Ext(lowerBase)
+	if ext == ".golden" || ext == ".snap" || strings.Contains(lowerBase, ".golden.") {
+		return ClassFixture
+	}
+	upper := strings.ToUpper(base)
+	for _, n := range docNames {
+		if strings.HasPrefix(upper, n) && (len(upper) == len(n) || !isIdentByte(upper[len(n)]) || upper[len(n)] == '_') {
+			return ClassDocs
+		}
+	}
+	prose := proseLangs[lang] || ext == ".rst" || ext == ".adoc"
+	if testFile(lowerDir, lowerBase, ext) {
+		if prose || configLangs[lang] {
+			return ClassFixture // the data of tests
+		}
+		return ClassTest
+	}
+	if prose {
+		return ClassDocs
+	}
+	if configLangs[lang] || strings.HasPrefix(lowerDir, "/.") {
+		return ClassConfig
+	}
+	return ClassCode
+}
+
+// testFile reports the naming conventions of tests in the common
+// languages: a tests directory, foo_test.go, test_foo.py, foo.test.ts,
+// foo.spec.js, FooTest.java, foo_spec.rb.
+func testFile(lowerDir, lowerBase, ext string) bool {
+	for _, d := range []string{"/test/", "/tests/", "/__tests__/", "/spec/", "/specs/", "/e2e/"} {
+		if strings.Contains(lowerDir, d) {
+			return true
+		}
+	}
+	stem := strings.TrimSuffix(lowerBase, ext)
+	switch {
+	case strings.HasSuffix(stem, "_test"), strings.HasSuffix(stem, "_tests"), strings.HasSuffix(stem, "_spec"),
+		strings.HasSuffix(stem, ".test"), strings.HasSuffix(stem, ".spec"), strings.HasSuffix(stem, "-test"):
+		return true
+	case ext == ".py" && (strings.HasPrefix(stem, "test_") || stem == "conftest"):
+		return true
+	case ext == ".java" || ext == ".kt" || ext == ".cs" || ext == ".scala":
+		return strings.HasSuffix(stem, "test") || strings.HasSuffix(stem, "tests")
+	}
+	return false
+}
+
+// intent is what kinds of file a query asks for besides code.
+type intent struct {
+	docs, tests, fixtures, config bool
+}
+
+// intentWords name the classes a query may ask for.
+var intentWords = map[string]func(*intent){
+	"doc": func(i *intent) { i.docs = true }, "docs": func(i *intent) { i.docs = true },
+	"documentation": func(i *intent) { i.docs = true }, "documented": func(i *intent) { i.docs = true },
+	"readme": func(i *intent) { i.docs = true }, "changelog": func(i *intent) { i.docs = true },
+	"manual": func(i *intent) { i.docs = true }, "tutorial": func(i *intent) { i.docs = true },
+	"guide": func(i *intent) { i.docs = true },
+	"test":  func(i *intent) { i.tests = true }, "tests": func(i *intent) { i.tests = true },
+	"testing": func(i *intent) { i.tests = true }, "tested": func(i *intent) { i.tests = true },
+	"unittest": func(i *intent) { i.tests = true }, "spec": func(i *intent) { i.tests = true },
+	"specs":   func(i *intent) { i.tests = true },
+	"fixture": func(i *intent) { i.fixtures = true }, "fixtures": func(i *intent) { i.fixtures = true },
+	"testdata": func(i *intent) { i.fixtures = true }, "golden": func(i *intent) { i.fixtures = true },
+	"snapshot": func(i *intent) { i.fixtures = true }, "snapshots": func(i *intent) { i.fixtures = true },
+	"ci": func(i *intent) { i.config = true }, "workflow": func(i *intent) { i.config = true },
+	"yaml": func(i *intent) { i.config = true }, "yml": func(i *intent) { i.config = true },
+	"toml": func(i *intent) { i.config = true }, "json": func(i *intent) { i.config = true },
+	"dockerfile": func(i *intent) { i.config = true }, "makefile": func(i *intent) { i.config = true },
+	"manifest": func(i *intent) { i.config = true },
+}
+
+func queryIntent(words []string) intent {
+	var in intent
+	for _, w := range words {
+		if set := intentWords[strings.ToLower(w)]; set != nil {
+			set(&in)
+		}
+	}
+	return in
+}
+
+// classWeight is how much a file of class c counts against code, for a
+// query with intent in: what the query asks for counts fully.
+func (in intent) classWeight(c string) float64 {
+	switch c {
+	case ClassTest:
+		if in.tests {
+			return 1
+		}
+		return 0.5
+	case ClassDocs:
+		if in.docs {
+			return 1
+		}
+		return 0.35
+	case ClassFixture:
+		if in.fixtures {
+			return 1
+		}
+		if in.tests {
+			return 0.5
+		}
+		return 0.25
+	case ClassConfig:
+		if in.config {
+			return 1
+		}
+		return 0.6
+	}
+	return 1
+}
+
+// ClassWeight is the factor by which search scales the score of a file at
+// path rel in language lang for query: 1 for code and for the classes the
+// query asks for ("docs", "tests", "fixtures", …), less for the others.
+func ClassWeight(query, rel, lang string) float64 {
+	return queryIntent(queryWords(query)).classWeight(Classify(rel, lang))
+}
