@@ -2,6 +2,8 @@ package agent
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -95,5 +97,73 @@ func TestExploreReportCap(t *testing.T) {
 	// The subagent's window is a share of the session's, never below the floor.
 	if w := ex.window(); w != 4096 {
 		t.Errorf("window = %d, want half of 8192", w)
+	}
+}
+
+// fixedExplorer answers every explore call with the same report.
+type fixedExplorer struct{ report string }
+
+func (f fixedExplorer) Explore(context.Context, tools.ExploreTask) (tools.ExploreReport, error) {
+	return tools.ExploreReport{Text: f.report, Turns: 3, Calls: 5, Tokens: 9000}, nil
+}
+
+// TestExploreReportIsToolOutput: in the calling agent's window, a report
+// is counted and compacted like any other tool output: it costs what it
+// weighs in the budget, and once old it is the first thing pruned to a
+// stub that says the call can be made again.
+func TestExploreReportIsToolOutput(t *testing.T) {
+	var report strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&report, "store%d.go:%d — load%d reads a record from the table of part %d\n", i%5, i+3, i, i%5)
+	}
+	ws, err := tools.NewWorkspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, ollamatest.Qwen3(),
+		withTools(tools.NewExplore(ws, fixedExplorer{report.String()})),
+		withConfig(func(c *Config) { c.NumCtx, c.CompactAt = 4096, 0.5 }))
+	h.srv.Script(
+		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "explore", Args: `{"task":"where are records loaded"}`}}},
+		ollamatest.Reply{Content: "By loadN."},
+		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "explore", Args: `{"task":"where are records saved"}`}}},
+		ollamatest.Reply{Content: "Nowhere."},
+		ollamatest.Reply{Content: "Yes."},
+	)
+	if err := h.run(t.Context(), "where are records loaded?"); err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(h.agent.history, func(m models.Message) bool { return m.ToolName == "explore" })
+	if i < 0 || h.agent.costs[i] != counter(t).MessageTokens(h.agent.history[i]) || h.agent.costs[i] < 500 {
+		t.Fatalf("the report is not in the history at its cost (index %d)", i)
+	}
+	before := h.agent.Plan().History
+	if err := h.run(t.Context(), "and saved?"); err != nil {
+		t.Fatal(err)
+	}
+	if grown := h.agent.Plan().History - before; grown < h.agent.costs[i] {
+		t.Errorf("the history grew by %d tokens with a second report of %d", grown, h.agent.costs[i])
+	}
+	if err := h.run(t.Context(), "is that all?"); err != nil {
+		t.Fatal(err)
+	}
+	if !hasNotice(h, "compacted") {
+		t.Fatal("no compaction")
+	}
+	last := h.srv.Requests()[4].Messages
+	var got []string // per explore result: stub or full
+	for _, m := range last {
+		switch {
+		case m.Role != "tool":
+		case strings.HasPrefix(m.Content, "[output pruned") && strings.Contains(m.Content, `explore {"task":"where are records loaded"}`):
+			got = append(got, "stub")
+		case strings.Contains(m.Content, "load39 reads"):
+			got = append(got, "full")
+		}
+	}
+	// The older report is pruned first; the newest output is kept, as for
+	// any tool.
+	if !slices.Equal(got, []string{"stub", "full"}) {
+		t.Errorf("explore results after compaction: %v", got)
 	}
 }

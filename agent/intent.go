@@ -18,8 +18,9 @@ import (
 
 // announce matches a sentence that announces a tool-like action, in the
 // languages small models most often answer in.
-var announce = regexp.MustCompile(`(?i)(?:\b(?:i'll|i will|i'm going to|i am going to|let me|let's|i need to|i'm gonna|i shall|i must|i have to|allow me to)\s+(?:\w+\s+){0,3}?(?:read|open|look|check|search|find|grep|list|run|execute|create|write|edit|update|modify|fix|change|inspect|examine|view|explore|scan|call|use|start|add|remove|delete|rename|replace|implement|test|build|install|fetch|see|verify|analy[sz]e|review|investigate|browse|patch|apply|save|make)\b` +
-	`|\b(?:voy a|vamos a|déjame|permíteme|je vais|laissez-moi|laisse-moi|ich werde|lass mich|lassen sie mich|vou|deixe-me|deixa eu|lasciami|adesso|ora)\s+\p{L}+` +
+var announce = regexp.MustCompile(`(?i)(?:\b(?:i'll|i will|i'm going to|i am going to|let me|let's|let us|i need to|i'm gonna|i shall|i must|i have to|i should|allow me to|we need to|we'll|we will|we should|we must|we have to|next step:?|first step:?)\s+(?:\w+\s+){0,3}?(?:read|open|look|check|search|find|grep|list|run|execute|create|write|edit|update|modify|fix|change|inspect|examine|view|explore|scan|call|use|start|add|remove|delete|rename|replace|implement|test|build|install|fetch|see|verify|analy[sz]e|review|investigate|browse|patch|apply|save|make)\b` +
+	`|\b(?:voy a|vamos a|déjame|permíteme|je vais|laissez-moi|laisse-moi|ich werde|lass mich|lassen sie mich|vou|deixe-me|deixa eu|lasciami|fammi|vado a|adesso|ora|ik ga|laat me|ik zal|tôi sẽ|để tôi|saya akan|biarkan saya|pozwól, że)\s+\p{L}+` +
+	`|\p{L}+(?:acağım|eceğim)\b|(?:^|\s)(?:sprawdzę|przeczytam|zobaczę|uruchomię)` +
 	`|(?:我将|我会|让我|我来|我先|接下来我|首先我|现在我|我需要)` +
 	`|(?:します|しましょう|してみます|確認します|読みます|見てみます)` +
 	`|(?:сейчас я|я прочитаю|давайте|позвольте мне|я посмотрю|я проверю|мне нужно)` +
@@ -27,6 +28,15 @@ var announce = regexp.MustCompile(`(?i)(?:\b(?:i'll|i will|i'm going to|i am goi
 
 // shellFence matches a fenced shell block.
 var shellFence = regexp.MustCompile("(?s)```[ \t]*(?:bash|sh|shell|console|zsh|terminal|cmd|powershell|ps1)[ \t]*\\n(.*?)(?:\\n[ \t]*```|$)")
+
+// progress matches a sentence that reports an action as under way,
+// "Reading main.go now…", "Checking the directory structure...": it
+// counts only as the last words of a reply that trails off or says now.
+var progress = regexp.MustCompile(`(?i)^(?:now\s+|first,?\s+|ok(?:ay)?,?\s+)?(?:reading|opening|checking|searching|grepping|looking|listing|running|executing|calling|inspecting|examining|scanning|exploring|writing|editing|creating|fetching|viewing|analy[sz]ing|reviewing|investigating)\b`)
+
+// trailsOff matches the end of a reply that announces and stops: an
+// ellipsis, a colon, or "now".
+var trailsOff = regexp.MustCompile(`(?i)(?:\.\.\.|…|:|\bnow[.!]?)\s*$`)
 
 // announcesAction reports whether a reply without calls ends by saying
 // what the model is about to do: its last sentence announces an action, or
@@ -36,7 +46,7 @@ func announcesAction(text string) bool {
 	if text == "" {
 		return false
 	}
-	if announce.MatchString(lastSentence(text)) {
+	if last := lastSentence(text); announce.MatchString(last) || trailsOff.MatchString(text) && progress.MatchString(strings.TrimSpace(last)) {
 		return true
 	}
 	tail := text
@@ -55,9 +65,16 @@ func lastSentence(text string) string {
 	return parts[len(parts)-1]
 }
 
+// promptFence matches a fenced block without a language whose first line
+// is a shell prompt: "$ go test ./...".
+var promptFence = regexp.MustCompile("(?s)```[ \t]*\n([ \t]*\\$ .*?)(?:\n[ \t]*```|$)")
+
 // shellCommand returns the first command of a shell block in text, or "".
 func shellCommand(text string) string {
 	m := shellFence.FindStringSubmatch(text)
+	if m == nil {
+		m = promptFence.FindStringSubmatch(text)
+	}
 	if m == nil {
 		return ""
 	}

@@ -59,6 +59,26 @@ func TestCallOnlyInThinkingRuns(t *testing.T) {
 	}
 }
 
+// TestOnlyTheLastCallInThinkingRuns: thinking weighs options; the call
+// the model settled on is its last one, and a write it talked itself out
+// of must not run.
+func TestOnlyTheLastCallInThinkingRuns(t *testing.T) {
+	wf := writeFileTool()
+	h := newHarness(t, ollamatest.Qwen3(), withTools(wf), allowAll, withConfig(func(c *Config) { c.Think = "true" }))
+	h.srv.Script(ollamatest.Reply{Thinking: "I could overwrite it right away: {\"name\": \"write_file\", \"arguments\": {\"path\": \"hello.txt\", \"content\": \"bye\"}}\n" +
+		"No, I should see it first.\n<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"hello.txt\"}}\n</tool_call>"},
+		ollamatest.Reply{Content: "It says hello."})
+	if err := h.run(t.Context(), "what does hello.txt say?"); err != nil {
+		t.Fatal(err)
+	}
+	if len(wf.ran) != 0 {
+		t.Fatalf("the write the model decided against ran: %v", wf.ran)
+	}
+	if ends := toolEnds(h); len(ends) != 1 || ends[0].IsError || !strings.Contains(ends[0].Output, "hello from the fixture") {
+		t.Errorf("tool ends = %+v; want only the read", ends)
+	}
+}
+
 func TestThinkingCallIgnoredWhenTheReplyAnswers(t *testing.T) {
 	h := newHarness(t, ollamatest.Qwen3(), withConfig(func(c *Config) { c.Think = "true" }))
 	h.srv.Script(ollamatest.Reply{Thinking: `Maybe {"name": "read_file", "arguments": {"path": "hello.txt"}} but I know it.`,
@@ -193,6 +213,17 @@ func TestShellBlockIsNudgedTowardRunCommand(t *testing.T) {
 	}
 }
 
+// TestShellPromptBlockIsNudged: a fence without a language whose lines are
+// shell prompts ("$ go test ./...") is a shell block too.
+func TestShellPromptBlockIsNudged(t *testing.T) {
+	if got := shellCommand("Run this:\n\n```\n$ go test ./...\nok\n```"); got != "go test ./..." {
+		t.Errorf("shellCommand = %q", got)
+	}
+	if got := shellCommand("The output:\n\n```\nok  \tcalc\t0.01s\n```"); got != "" {
+		t.Errorf("output in a plain fence taken for a command: %q", got)
+	}
+}
+
 func TestShellBlockWithoutRunCommandIsAnAnswer(t *testing.T) {
 	h := newHarness(t, ollamatest.Qwen3())
 	h.srv.Script(ollamatest.Reply{Content: "Run this:\n```bash\ngo test ./...\n```"})
@@ -211,12 +242,18 @@ func TestAnnouncesAction(t *testing.T) {
 		"让我查看一下这个文件。", "ファイルを確認します。", "Давайте посмотрим файл.", "파일을 확인하겠습니다.",
 		strings.Repeat("Some analysis of the code. ", 30) + "Next, I'll edit the handler:",
 		strings.Repeat("The parser reads tokens and builds a tree. ", 20) + "Let me check how the lexer handles strings.",
+		// gpt-oss plans in the first person plural; others trail off.
+		"We need to read the file main.go.", "To answer this, I should read main.go.", "Next step: read main.go.",
+		"Calling read_file on main.go...", "Reading main.go now.", "Checking the directory structure…",
+		"Vado a leggere il file.", "Ik ga het bestand lezen.", "Tôi sẽ đọc tệp main.go.", "Dosyayı okuyacağım.", "Sprawdzę plik main.go.",
 	}
 	no := []string{
 		"", "The answer is 42.", "Let me know if you need anything else.",
 		"I'll be happy to help with anything else.",
 		strings.Repeat("The parser reads tokens. ", 30) + "Let me know if you want me to read more files.",
 		strings.Repeat("I'll read the tests. The parser reads tokens and builds a tree. ", 12) + "That is all it does.",
+		"Looking at the code, the bug is in parse().", "Checking the error is the caller's job.",
+		"We need to talk about the design: the parser is too slow.",
 	}
 	for _, s := range yes {
 		if !announcesAction(s) {

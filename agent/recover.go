@@ -31,7 +31,9 @@ type recovered struct {
 //
 // A reply whose text holds no call, and says nothing or only announces an
 // action, is searched for calls in its thinking: models plan the call there
-// and never write it out. A reply cut at the output limit (doneReason
+// and never write it out. Thinking weighs options ("I could write_file {…}
+// — no, first read_file {…}"), so only its last call is taken: the one the
+// model settled on. A reply cut at the output limit (doneReason
 // "length") has its calls answered with a correction instead of run.
 func (a *Agent) recoverCalls(m *models.Message, doneReason string) recovered {
 	restricted := a.guard.takeRestriction()
@@ -42,10 +44,9 @@ func (a *Agent) recoverCalls(m *models.Message, doneReason string) recovered {
 	if len(rec.Calls) == 0 && rec.Broken == "" && len(m.ToolCalls) == 0 && m.Thinking != "" &&
 		(strings.TrimSpace(rec.Rest) == "" || announcesAction(rec.Rest)) {
 		if th := models.RepairReply(models.Message{Role: models.RoleAssistant, Content: m.Thinking}, a.allSpecs()); len(th.Calls) > 0 {
-			for i := range th.Calls {
-				th.Calls[i].Fixes = append(th.Calls[i].Fixes, RepairThinking)
-			}
-			rec.Calls = th.Calls
+			last := th.Calls[len(th.Calls)-1]
+			last.Fixes = append(last.Fixes, RepairThinking)
+			rec.Calls = []models.RepairedCall{last}
 		}
 	}
 	if len(rec.Calls) == 0 {
@@ -57,10 +58,11 @@ func (a *Agent) recoverCalls(m *models.Message, doneReason string) recovered {
 	}
 	m.ToolCalls, m.Content = nil, rec.Rest
 	for _, c := range rec.Calls {
-		if c.ID == "" {
-			a.callSeq++
-			c.ID = fmt.Sprintf("call_%d", a.callSeq)
-		}
+		// tern numbers every call itself: servers leave ids out, or send
+		// the same one in every reply ("call_0"), and the history, the
+		// store and the TUI need one id per call.
+		a.callSeq++
+		c.ID = fmt.Sprintf("call_%d", a.callSeq)
 		m.ToolCalls = append(m.ToolCalls, c.ToolCall)
 		out.calls = append(out.calls, c.ToolCall)
 		out.repairs = append(out.repairs, c.Repair())
@@ -137,7 +139,10 @@ func (a *Agent) exampleCall(tool string) string {
 func (a *Agent) noCalls(ctx context.Context, rec recovered, reply models.Reply, send func(Event), done *Done) (more bool, err error) {
 	var n prompts.Nudge
 	var kind loopKind
-	if a.guard.unparsed != "" {
+	// byServer: the server's own parser rejected the call. Its parser reads
+	// a constrained reply too, so such failures do not argue for that mode.
+	byServer := a.guard.unparsed != ""
+	if byServer {
 		rec.broken, a.guard.unparsed = a.guard.unparsed, ""
 	}
 	switch {
@@ -152,7 +157,7 @@ func (a *Agent) noCalls(ctx context.Context, rec recovered, reply models.Reply, 
 				a.guard.strikes[kindBroken] = 0
 				n.Example = a.exampleCall(rec.brokenTool)
 			}
-		} else if !a.constrained() {
+		} else if !a.constrained() && !byServer {
 			a.mode.brokenText++
 			if a.maybeConstrain(ctx, send) {
 				a.guard.strikes[kindBroken] = 0

@@ -215,3 +215,22 @@ func TestParseFailureInBothProtocolsCorrectsTheModel(t *testing.T) {
 		t.Errorf("answer = %q", h.answer())
 	}
 }
+
+// The server's own parser failing in the text protocol, again and again,
+// is no reason for the constrained mode: the server parses a constrained
+// reply too. The session stays in the text protocol, its requests carry no
+// format schema, and the loop guard ends the turn.
+func TestServerParseFailuresDoNotConstrain(t *testing.T) {
+	h := newRealisticHarness(t, ollamatest.Qwen3())
+	fail := ollamatest.Reply{Status: 500, Error: "failed to parse JSON: invalid character '}' looking for beginning of object key string"}
+	h.srv.Script(fail, fail, fail, fail, fail, fail, fail, fail)
+	_ = h.run(t.Context(), "what does hello.txt say?")
+	for i, r := range h.srv.Requests() {
+		if len(r.Format) > 0 {
+			t.Errorf("request %d carries a format schema %s: moved to the constrained mode", i, r.Format)
+		}
+	}
+	if n := len(h.srv.Requests()); n < 4 {
+		t.Errorf("%d requests; want the native try, its text retry and corrections", n)
+	}
+}

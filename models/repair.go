@@ -21,6 +21,7 @@ const (
 	RepairPythonic    = "pythonic"     // read_file(path="a.go"), in ```tool_code, as the whole reply or in prose
 	RepairEnvelope    = "envelope"     // a name in special tokens, then JSON (DeepSeek, Kimi, gpt-oss harmony)
 	RepairCLI         = "cli"          // read_file path="a.go", written like a command line
+	RepairXML         = "xml"          // <read_file><path>a.go</path></read_file>, as Cline writes calls
 )
 
 // Fixes: how a recovered call was mended. A call's Repair label is its path
@@ -185,7 +186,11 @@ func recoverText(text string, specs []ToolSpec) Recovery {
 		}
 	}
 	rest.WriteString(text[last:])
-	rec.Rest = tidy(rest.String())
+	rec.Rest = rest.String()
+	if len(spans) > 0 && (len(rec.Calls) > 0 || rec.Broken != "") {
+		rec.Rest = dropLeftovers(rec.Rest)
+	}
+	rec.Rest = tidy(rec.Rest)
 	return rec
 }
 

@@ -140,11 +140,17 @@ func coerce(typ string, v json.RawMessage) (json.RawMessage, bool) {
 		if len(v) > 0 && v[0] == '[' {
 			return v, true
 		}
+		if t := strings.TrimSpace(s); isString && strings.HasPrefix(t, "[") && json.Valid([]byte(t)) {
+			return json.RawMessage(t), true // a list written as text (an XML call's value)
+		}
 		if isString { // a single value where a list was wanted
 			b, _ := json.Marshal([]string{s})
 			return b, true
 		}
 	case "object":
+		if t := strings.TrimSpace(s); isString && strings.HasPrefix(t, "{") && json.Valid([]byte(t)) {
+			return json.RawMessage(t), true // an object written as text (an XML call's value)
+		}
 		return v, len(v) > 0 && v[0] == '{'
 	default:
 		return v, true

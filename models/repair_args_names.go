@@ -16,7 +16,7 @@ import (
 var argAliases = map[string][]string{
 	"path": {"file", "filepath", "file_path", "filename", "file_name", "fname", "target_file", "target",
 		"absolute_path", "abs_path", "relative_path", "dir", "dir_path", "directory", "folder", "location", "uri"},
-	"content":    {"contents", "text", "data", "body", "file_content", "file_contents", "code", "new_content", "file_text"},
+	"content":    {"contents", "text", "data", "body", "file_content", "file_contents", "code", "new_content", "file_text", "code_edit", "new_file_content"},
 	"command":    {"cmd", "shell", "script", "bash", "command_line", "commandline", "cmdline", "shell_command", "run"},
 	"pattern":    {"regex", "regexp", "search", "search_pattern", "expression", "glob", "query", "term"},
 	"old_string": {"old", "old_str", "old_text", "search", "find", "original", "before", "old_content", "target_text"},
@@ -136,12 +136,17 @@ func inferTool(args json.RawMessage, specs []ToolSpec) (name string, fits []stri
 // Placeholders: values a model copies from an example or a template
 // instead of writing the real thing.
 var (
-	// <fileContent>, <path>, {content}, {{code}}, [file contents]
-	placeholderWhole = regexp.MustCompile(`^(?:<[A-Za-z_][\w \-]{0,40}>|\{\{?\s*[A-Za-z_][\w \-]{0,40}\}?\}|\[[A-Za-z_][\w \-]{0,40}\]|\.{2,}|…+)$`)
-	// /path/to/file, path/to/your/file.py, your_file.py, YOUR_FILE
-	placeholderPath = regexp.MustCompile(`(?i)(?:^|/)path/to(?:/|$)|(?:^|[/\s])your[_\-]?(?:file|path|dir|directory|folder|script|code|project|module|repo)\w*(?:\.\w+)?$|^(?:some|my|the)[_\-]?(?:file|path)(?:\.\w+)?$`)
-	// // ... existing code ..., # rest of the file unchanged, insert code here
-	placeholderText = regexp.MustCompile(`(?i)(?:\.\.\.|…)\s*(?:existing code|rest of (?:the )?(?:file|code)|remaining code|unchanged code|previous code|other code)|\b(?:rest of (?:the )?(?:file|code)|existing code) (?:remains? )?(?:unchanged|here|as before)\b|\b(?:insert|put|add|your) (?:\w+ ){0,2}(?:code|content|text) here\b`)
+	// <fileContent>, <path>, {content}, {{code}}, [file contents],
+	// YOUR_CONTENT_HERE, your_command_here
+	placeholderWhole = regexp.MustCompile(`^(?:<[A-Za-z_][\w \-]{0,40}>|\{\{?\s*[A-Za-z_][\w \-]{0,40}\}?\}|\[[A-Za-z_][\w \-]{0,40}\]|\.{2,}|…+)$|(?i)^(?:your|insert|enter|put|add)[_\s\-](?:\w+[_\s\-]){0,3}here$`)
+	// $FILE_PATH, ${TARGET_DIR}: a variable no shell will expand, as a path
+	placeholderVar = regexp.MustCompile(`^\$\{?[A-Z][A-Z0-9]*_[A-Z0-9_]+\}?$`)
+	// /path/to/file, path/to/your/file.py, your_file.py, /your/project,
+	// filename.ext
+	placeholderPath = regexp.MustCompile(`(?i)(?:^|/)path/to(?:/|$)|(?:^|[/\s])your[_\-/]?(?:file|path|dir|directory|folder|script|code|project|module|repo|app)|^(?:some|my|the)[_\-]?(?:file|path)(?:\.\w+)?$|(?:^|/)(?:file|filename|file_name|name)\.(?:ext|extension)$`)
+	// // ... existing code ..., # rest of the file unchanged, insert code
+	// here, // ... (rest of file), # full content of the file goes here
+	placeholderText = regexp.MustCompile(`(?i)(?:\.\.\.|…)\s*[(\[]?\s*(?:keep(?:ing)? |the )?(?:existing code|rest of (?:the )?(?:file|code)|remaining code|unchanged code|previous code|other code|same as before)|\b(?:rest of (?:the )?(?:file|code)|existing code) (?:remains? )?(?:the same|unchanged|here|as before)\b|\b(?:insert|put|add|your) (?:\w+ ){0,2}(?:code|content|text) here\b|^\W{0,3}(?:the )?(?:full |complete |entire |new |updated )?(?:code|content|contents|implementation|text)\b[^\n]{0,40}\bgoes here\b`)
 )
 
 // placeholderArg returns the first argument of a call that is a
@@ -160,6 +165,7 @@ func placeholderArg(spec ToolSpec, args json.RawMessage) (name, value string) {
 		switch {
 		case len(t) <= 60 && placeholderWhole.MatchString(t),
 			len(t) <= 200 && !strings.Contains(t, "\n") && placeholderPath.MatchString(t),
+			k == "path" && placeholderVar.MatchString(t),
 			placeholderText.MatchString(t):
 			return k, t
 		}
@@ -215,11 +221,11 @@ func truncatedProblem(name string) string {
 // read_file, create_file for write_file).
 var toolAliases = map[string][]string{
 	"run_command": {"bash", "shell", "sh", "terminal", "exec", "execute", "execute_command", "run", "run_shell", "run_shell_command",
-		"run_terminal_cmd", "execute_bash", "shell_command", "command", "cmd", "run_cmd", "execute_shell"},
+		"run_terminal_cmd", "execute_bash", "shell_command", "command", "cmd", "run_cmd", "execute_shell", "run_in_terminal"},
 	"read_file":  {"cat", "read", "open", "open_file", "view", "view_file", "get_file", "file_read", "read_file_content", "get_file_contents", "read_text_file"},
 	"list_dir":   {"ls", "list", "list_files", "list_directory", "dir", "list_folder", "tree", "get_files"},
 	"write_file": {"write", "create", "create_file", "save", "save_file", "file_write", "new_file", "write_to_file", "create_new_file"},
-	"edit_file":  {"edit", "replace", "str_replace", "str_replace_editor", "replace_in_file", "apply_edit", "modify_file", "update_file", "patch", "file_edit", "search_replace"},
+	"edit_file":  {"edit", "replace", "str_replace", "str_replace_editor", "replace_in_file", "apply_edit", "modify_file", "update_file", "patch", "file_edit", "search_replace", "replace_string_in_file"},
 	"grep":       {"search", "search_files", "find_in_files", "grep_search", "search_text", "rg", "ripgrep", "code_search"},
 	"glob":       {"find", "find_files", "file_search", "glob_search", "find_by_name"},
 }

@@ -35,6 +35,12 @@ var adversarial = map[string]string{
 	"invoke tags":           strings.Repeat(`<invoke name="a"><parameter name="b">`, 1000),
 	"arg keys":              "<tool_call>a" + strings.Repeat("<arg_key>k</arg_key><arg_value>", 1000),
 	"nameless arguments":    strings.Repeat(`{"arguments": {"path": "a"}} `, 500),
+	"gemma calls":           strings.Repeat("call:read_file{path:`a", 2000),
+	"gemma tags":            strings.Repeat(`<|tool_call>call:a{b:<|"|>c`, 1000),
+	"xml tool tags":         strings.Repeat("<read_file>\n<path>", 2000),
+	"xml tool tags closed":  strings.Repeat("<read_file><path>a</path>", 2000),
+	"react actions":         strings.Repeat("Action: a\nAction Input: {", 1000),
+	"functionary lines":     strings.Repeat(">>>a\n", 2000),
 }
 
 // TestAdversarialReplies checks the pathological replies are handled at

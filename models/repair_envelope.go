@@ -33,7 +33,7 @@ var envelopes = []struct {
 		}},
 	{[]string{"<|tool_call_argument_begin|>"}, regexp.MustCompile(`(?:<\|tool_calls_section_begin\|>\s*)?<\|tool_call_begin\|>\s*([\w.\-]+?)(?::\d+)?\s*<\|tool_call_argument_begin\|>`),
 		func(m []string) string { return m[1] }},
-	{[]string{"<|message|>"}, regexp.MustCompile(`(?:<\|start\|>\s*assistant\s*)?(?:<\|channel\|>\s*\w+\s*)?\bto=([\w.\-]+)\s*(?:<\|channel\|>\s*\w+\s*)?(?:<\|constrain\|>\s*)?(?:json\s*)?<\|message\|>`),
+	{[]string{"<|message|>"}, regexp.MustCompile(`(?:<\|start\|>\s*assistant\s*)?(?:<\|channel\|>\s*\w+\s*)?\bto=([\w.\-]+)\s*(?:<\|channel\|>\s*\w+\s*)?(?:<\|constrain\|>\s*)?(?:(?:json|code)\s*)?<\|message\|>`),
 		func(m []string) string { return m[1] }},
 }
 

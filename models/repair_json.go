@@ -209,13 +209,13 @@ func repairJSON(s string) (string, error) {
 	if json.Valid([]byte(s)) {
 		return s, nil
 	}
-	out, err := safeRepair(s)
+	out, err := repairKeepingEscapes(s)
 	if err != nil {
 		quoted := escapeStrayQuotes(s)
 		if json.Valid([]byte(quoted)) {
 			return quoted, nil
 		}
-		if out2, err2 := safeRepair(quoted); err2 == nil {
+		if out2, err2 := repairKeepingEscapes(quoted); err2 == nil {
 			out, err = out2, nil
 		}
 	}
@@ -227,6 +227,47 @@ func repairJSON(s string) (string, error) {
 	}
 	return out, nil
 }
+
+// repairKeepingEscapes repairs s with jsonrepair, keeping its escapes as
+// written. jsonrepair reads a string that looks like a file path
+// ("#!/bin/sh\necho hi", "C:\\Users") in a mode that escapes its
+// backslashes again, so a script's newlines would be written as "\n"
+// and a Windows path would double its separators. The escapes are hidden
+// from it in private-use runes, and put back after.
+func repairKeepingEscapes(s string) (string, error) {
+	if strings.ContainsFunc(s, isEscapeRune) {
+		return safeRepair(s)
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && strings.IndexByte(`"\\/bfnrtu`, s[i+1]) >= 0 {
+			b.WriteRune(escapeBase + rune(s[i+1]))
+			i++
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	out, err := safeRepair(b.String())
+	if err != nil {
+		return "", err
+	}
+	var r strings.Builder
+	for _, c := range out {
+		if isEscapeRune(c) {
+			r.WriteByte('\\')
+			r.WriteByte(byte(c - escapeBase))
+			continue
+		}
+		r.WriteRune(c)
+	}
+	return r.String(), nil
+}
+
+// escapeBase is where the private-use runes standing for escapes start:
+// escapeBase+'n' stands for \n.
+const escapeBase = 0xE000
+
+func isEscapeRune(c rune) bool { return c >= escapeBase && c < escapeBase+0x80 }
 
 // safeRepair calls jsonrepair.Repair and turns a panic into an error: the
 // input is whatever a model wrote, and a crash must not end the turn.

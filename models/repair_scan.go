@@ -11,14 +11,15 @@ type scanner func(text string, taken func(start, end int) bool) []span
 
 // scanners run in this order: explicit markers first, then fences, then
 // bare JSON, then a reply that is nothing but Python call syntax.
-var scanners = []scanner{scanEnvelopes, scanTags, scanFunctionTags, scanInvokes, scanMistral, scanPythonTag, scanFunctools, scanFences, scanBare, scanPythonic, scanPythonicLines, scanCLI}
+var scanners = []scanner{scanEnvelopes, scanActions, scanTags, scanFunctionTags, scanInvokes, scanMistral, scanPythonTag, scanFunctools, scanToolXML, scanGemmaCalls, scanFences, scanBare, scanPythonic, scanPythonicLines, scanCLI}
 
 var (
 	// Tags around calls: <tool_call>, <|tool_call|> (Granite, Phi),
 	// <function_call>, <tool_calls>, <toolcall>, <|tool_call_start|>
-	// (LFM2), <tools>.
-	tagOpen  = regexp.MustCompile(`(?i)<\|?(?:tool_?calls?|function_?calls?)(?:_start|_begin)?\|?>|<tools>`)
-	tagClose = regexp.MustCompile(`(?i)<\|?/(?:tool_?calls?|function_?calls?)\|?>|<\|end_?tool_?calls?\|>|<\|?(?:tool_?calls?|function_?calls?)_(?:end|stop)\|?>|</tools>`)
+	// (LFM2), <tools>, <|tool_call>…<tool_call|> (Gemma 4),
+	// <start_function_call> (FunctionGemma).
+	tagOpen  = regexp.MustCompile(`(?i)<\|?(?:tool_?calls?|function_?calls?)(?:_start|_begin)?\|?>|<tools>|<start_function_call>`)
+	tagClose = regexp.MustCompile(`(?i)<\|?/(?:tool_?calls?|function_?calls?)\|?>|<\|end_?tool_?calls?\|>|<\|?(?:tool_?calls?|function_?calls?)_(?:end|stop)\|?>|</tools>|<tool_call\|>|<end_function_call>`)
 
 	funcOpen  = regexp.MustCompile(`<function=([\w.\-]+)>`)
 	funcClose = regexp.MustCompile(`</function>`)
@@ -37,7 +38,7 @@ var (
 	fence = regexp.MustCompile("(?s)```[ \t]*([\\w-]*)[ \t]*\\n(.*?)(?:\\n[ \t]*```|$)")
 	// A JSON object that looks like a call: its first key names a tool.
 	// Its arguments may come first, or alone.
-	callStart = regexp.MustCompile(`^\{\s*["']?(?:name|tool_name|function_name|tool|function|action|type|tool_calls|arguments|args|parameters|params|action_input|tool_input)["']?\s*:`)
+	callStart = regexp.MustCompile(`^\{\s*["']?(?:name|tool_name|function_name|tool|function|action|type|tool_calls|function_call|tool_call|arguments|args|parameters|params|action_input|tool_input)["']?\s*:`)
 	// The name a broken call gives, if it gives one.
 	brokenName = regexp.MustCompile(`["']?(?:name|tool_name|tool|function)["']?\s*:\s*["']([\w.\-]+)`)
 )
@@ -46,7 +47,14 @@ var (
 // or to the end of the reply.
 func scanTags(text string, taken func(int, int) bool) []span {
 	var spans []span
-	opens := tagOpen.FindAllStringIndex(text, -1)
+	var opens [][]int
+	for _, o := range tagOpen.FindAllStringIndex(text, -1) {
+		// <tool_call|> is Gemma 4's closing tag, not an opening one.
+		if text[o[0]+1] != '|' && text[o[1]-2] == '|' {
+			continue
+		}
+		opens = append(opens, o)
+	}
 	for i, o := range opens {
 		end, bodyEnd := len(text), len(text)
 		if i+1 < len(opens) {
@@ -91,6 +99,7 @@ func payloadCalls(body string) ([]rawCall, string) {
 	if body == "" {
 		return nil, "it is empty"
 	}
+	body, _ = gemmaCall(body)
 	if body[0] != '{' {
 		if calls, ok := pythonicCalls(body); ok {
 			return calls, ""
@@ -230,10 +239,12 @@ func paramTags(s string) [][3]string {
 	return out
 }
 
-// paramValue is a <parameter> tag's text as JSON: a number, true, false or
-// a JSON value stays what it is; anything else is a string.
+// paramValue is a <parameter> tag's text as JSON: a number, true or false
+// stays what it is; anything else is a string, JSON text too (the content
+// of a .json file a model writes), which the schema check turns into an
+// object or a list where the tool takes one.
 func paramValue(s string) string {
-	if (strings.HasPrefix(s, "{") || strings.HasPrefix(s, "[") || isNumber(s) || s == "true" || s == "false") && jsonValid(s) {
+	if (isNumber(s) || s == "true" || s == "false") && jsonValid(s) {
 		return s
 	}
 	return quoteJSON(s)

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -99,5 +100,31 @@ func TestSchemaRoundTrip(t *testing.T) {
 	want := `{"type":"function","function":{"name":"t","description":"d <b>","parameters":{"type":"object","properties":{"path":{"type":"string","description":"file"}},"required":["path"]}}}`
 	if wire != want {
 		t.Errorf("WireJSON =\n%s\nwant\n%s", wire, want)
+	}
+}
+
+// TestXMLValuesFollowTheSchema: an XML call's value is text, JSON text
+// too; it becomes an object or a list only where the tool takes one (an
+// MCP tool's object parameter), and stays the text a .json file holds
+// where the tool takes a string.
+func TestXMLValuesFollowTheSchema(t *testing.T) {
+	spec := ToolSpec{Name: "create_issue", Parameters: json.RawMessage(`{"type":"object","properties":{` +
+		`"title":{"type":"string"},"labels":{"type":"array","items":{"type":"string"}},"fields":{"type":"object"}},"required":["title"]}`)}
+	reply := "<tool_call>\n<function=create_issue>\n<parameter=title>\n{\"not\": \"an object\"}\n</parameter>\n" +
+		"<parameter=labels>\n[\"bug\", \"ui\"]\n</parameter>\n<parameter=fields>\n{\"priority\": 2}\n</parameter>\n</function>\n</tool_call>"
+	rec := RepairReply(Message{Role: RoleAssistant, Content: reply}, []ToolSpec{spec})
+	if len(rec.Calls) != 1 || rec.Calls[0].Problem != "" {
+		t.Fatalf("calls = %+v", rec.Calls)
+	}
+	var args struct {
+		Title  string         `json:"title"`
+		Labels []string       `json:"labels"`
+		Fields map[string]int `json:"fields"`
+	}
+	if err := json.Unmarshal(rec.Calls[0].Arguments, &args); err != nil {
+		t.Fatalf("arguments %s: %v", rec.Calls[0].Arguments, err)
+	}
+	if args.Title != `{"not": "an object"}` || len(args.Labels) != 2 || args.Fields["priority"] != 2 {
+		t.Errorf("arguments = %s", rec.Calls[0].Arguments)
 	}
 }

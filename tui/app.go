@@ -39,6 +39,8 @@ type Config struct {
 	// Tier is the tool tier to start at (--tier), applied when the first
 	// session opens.
 	Tier int
+	// Plan starts the first session in plan mode (--plan).
+	Plan bool
 	// Yes allows calls that write or execute without asking, as --yes
 	// does; destructive calls still ask.
 	Yes bool
@@ -57,6 +59,9 @@ type Deps struct {
 	Notes    NotesWriter
 	// Doctor runs the checks of `tern doctor` and returns its report.
 	Doctor func(ctx context.Context) (string, error)
+	// Files lists the repository's files (slash-separated, relative to
+	// the root, ignored ones left out), for completing @path mentions.
+	Files func(ctx context.Context) ([]string, error)
 }
 
 // App is the running TUI. Its fields below the widgets belong to the UI
@@ -78,6 +83,8 @@ type App struct {
 	layout *tview.Flex
 	pump   *pump
 	pres   *presenter
+	// mention is the file list @path completes from.
+	mention mentionState
 
 	// jobContext makes the context of a background job; it is cancelled
 	// when the TUI stops.
@@ -102,6 +109,13 @@ type App struct {
 	tier       int
 	tools      []ToolInfo
 	rag        bool
+	// planMode mirrors the planner; plan is the proposed plan awaiting
+	// the user's answer, and planAsk asks for the dialog once the turn
+	// that proposed it is over; goal is set while a plan is pinned.
+	planMode bool
+	plan     string
+	planAsk  bool
+	goal     bool
 
 	quitArmed bool
 	hint      string // replaces the footer's key list for a while

@@ -6,8 +6,11 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gdamore/tcell/v2"
+
+	"github.com/ternhq/tern/agent"
 )
 
 // waitForever is a connect that never succeeds, as when Ollama is slow.
@@ -84,4 +87,70 @@ func BenchmarkIdleHeap(b *testing.B) {
 		cancel()
 		<-done
 	}
+}
+
+// streamReply is a long reply as a model streams it: sections of prose,
+// a list, a code block and a table, cut into word-sized tokens.
+func streamReply(tokens int) []string {
+	section := func(i int) string {
+		return fmt.Sprintf("## Step %d\n\nThe **loop** in `agent/agent.go` sends request %d, then it streams the reply and recovers the tool calls that the model wrote as text.\n\n"+
+			"- streams the reply;\n- recovers tool calls;\n- runs them, %d at most.\n\n"+
+			"```go\nfor turn := %d; ; turn++ {\n\treply, usage, err := a.step(ctx, send)\n\tif err != nil {\n\t\treturn err\n\t}\n}\n```\n\n"+
+			"| field | meaning |\n|---|---|\n| turn | the request number |\n| usage | tokens spent |\n\n", i, i, i, i)
+	}
+	var out []string
+	for i := 0; len(out) < tokens; i++ {
+		s := section(i)
+		for len(s) > 0 && len(out) < tokens {
+			n := strings.IndexAny(s[1:], " \n`*|") + 1
+			if n <= 0 {
+				n = len(s)
+			}
+			out = append(out, s[:n])
+			s = s[n:]
+		}
+	}
+	return out
+}
+
+// BenchmarkStream20k streams a 20,000-token reply into the TUI as the pump
+// does (8 tokens a flush, each flush drawn) and reports the cost per token
+// over the first and the last thousand tokens: it must not grow with the
+// reply (last/first near 1).
+func BenchmarkStream20k(b *testing.B) {
+	const total, perFlush, window = 20000, 8, 1000
+	toks := streamReply(total)
+	var first, last time.Duration
+	for b.Loop() {
+		sim := tcell.NewSimulationScreen("UTF-8")
+		a := New(Config{Root: "/work/repo", Screen: sim}, Deps{Connect: waitForever})
+		sim.SetSize(120, 40)
+		a.conv.SetRect(0, 0, 120, 40)
+		var ops []func()
+		start := time.Now()
+		for i, tok := range toks {
+			if i == window {
+				first += time.Since(start)
+			}
+			if i == total-window {
+				start = time.Now()
+			}
+			ops = append(ops, a.pres.event(agent.Token{Text: tok}, 1)...)
+			if (i+1)%perFlush == 0 {
+				for _, op := range append(ops, a.pres.flush()...) {
+					op()
+				}
+				ops = ops[:0]
+				a.conv.Draw(sim)
+			}
+		}
+		last += time.Since(start)
+		for _, op := range a.pres.event(agent.Done{}, 0) {
+			op()
+		}
+	}
+	n := float64(b.N * window)
+	b.ReportMetric(float64(first.Microseconds())/n, "µs/token-first1k")
+	b.ReportMetric(float64(last.Microseconds())/n, "µs/token-last1k")
+	b.ReportMetric(float64(last)/float64(first), "last/first")
 }

@@ -20,7 +20,9 @@ func commandList() []command {
 		{"model", "[NAME]", "list the installed models, or switch to NAME (Ollama loads it on the next request)", (*App).cmdModel},
 		{"tier", "N", "set the tool tier: 0 read, 1 edit, 2 commands, 3 external", (*App).cmdTier},
 		{"tools", "", "the tools of each tier and what their schemas cost", func(a *App, _ string) { a.cmdTools() }},
+		{"plan", "", "plan mode on or off (Shift+Tab): the model only reads and proposes a plan; with a plan waiting, answer it", (*App).cmdPlan},
 		{"compact", "", "shrink the conversation to free the window", func(a *App, _ string) { a.cmdCompact() }},
+		{"diff", "", "what this session changed: the diff from before its first write to the files now", func(a *App, _ string) { a.cmdDiff() }},
 		{"undo", "", "restore the files to before the session's first write", func(a *App, _ string) { a.cmdUndo() }},
 		{"sessions", "", "past sessions; Enter resumes one", func(a *App, _ string) { a.showSessions() }},
 		{"resume", "ID", "continue session ID (a unique prefix or suffix is enough)", (*App).cmdResume},
@@ -63,6 +65,10 @@ func (a *App) submit() {
 	}
 	a.remember(trimmed)
 	a.input.SetText("", false)
+	if a.planMode && a.plan != "" {
+		a.sendPlanBack(trimmed) // words typed under a waiting plan comment on it
+		return
+	}
 	a.conv.add(&block{kind: kindUser, short: userLines(a.th, trimmed)})
 	a.conv.toEnd()
 	a.startTurn(trimmed)

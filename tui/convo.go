@@ -29,6 +29,12 @@ type block struct {
 	// rows caches the wrapped lines for width.
 	rows  [][]span
 	width int
+
+	// A streaming block (convo.stream) keeps its final lines apart from
+	// its open tail, and how many rows they wrap to, so that a flush
+	// wraps only the tail.
+	stable     []line
+	stableRows int
 }
 
 func (b *block) lines() []line {
@@ -43,8 +49,16 @@ func (b *block) layout(width int) [][]span {
 		return b.rows
 	}
 	b.rows = b.rows[:0]
-	for _, l := range b.lines() {
+	lines := b.lines()
+	b.stableRows = 0
+	for i, l := range lines {
+		if i == len(b.stable) {
+			b.stableRows = len(b.rows)
+		}
 		b.rows = append(b.rows, wrap(l, width)...)
+	}
+	if len(b.stable) >= len(lines) {
+		b.stableRows = len(b.rows)
 	}
 	if b.rows == nil {
 		b.rows = [][]span{}
@@ -53,7 +67,7 @@ func (b *block) layout(width int) [][]span {
 	return b.rows
 }
 
-func (b *block) invalidate() { b.rows, b.width = nil, 0 }
+func (b *block) invalidate() { b.rows, b.width, b.stableRows = nil, 0, 0 }
 
 // compact blocks sit on consecutive rows; others get a blank row before.
 func (k blockKind) compact() bool {
@@ -107,11 +121,41 @@ func (c *convo) add(b *block) {
 // set replaces the lines of the block with id, adding it when missing.
 func (c *convo) set(id string, kind blockKind, short, long []line) {
 	if _, b := c.find(id); b != nil {
-		b.short, b.long = short, long
+		b.short, b.long, b.stable = short, long, nil
 		b.invalidate()
 		return
 	}
 	c.add(&block{id: id, kind: kind, short: short, long: long})
+}
+
+// stream grows the streaming block with id (adding it when missing): add
+// joins its final lines and tail replaces its open tail. Only add and
+// tail are wrapped, so the cost of a flush does not grow with the block.
+func (c *convo) stream(id string, kind blockKind, add, tail []line) {
+	_, b := c.find(id)
+	if b == nil {
+		b = &block{id: id, kind: kind}
+		c.add(b)
+	}
+	if b.stable == nil {
+		// Nothing is final yet, or the block was set whole before.
+		b.invalidate()
+	}
+	b.long = nil
+	if b.rows != nil && b.width > 0 {
+		b.rows = b.rows[:b.stableRows]
+		for _, l := range add {
+			b.rows = append(b.rows, wrap(l, b.width)...)
+		}
+		b.stableRows = len(b.rows)
+		for _, l := range tail {
+			b.rows = append(b.rows, wrap(l, b.width)...)
+		}
+	}
+	// short shares stable's array: appending the tail writes past its
+	// end, where the last tail was.
+	b.stable = append(b.stable, add...)
+	b.short = append(b.stable, tail...)
 }
 
 // remove drops the block with id.

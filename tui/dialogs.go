@@ -102,6 +102,7 @@ func (a *App) helpLines() []line {
 		{"Up / Down", "earlier and later prompts (at the first and last line)"},
 		{"Ctrl+T", "cycle the tool tier 0 → 1 → 2 → 3 → 0; lowering it starts a fresh prompt prefix"},
 		{"Tab", "complete a /command; else move the focus: prompt → conversation → tool list"},
+		{"Shift+Tab", "plan mode on or off: the model only reads and proposes a plan to accept (tier 1 or 2) or send back"},
 		{"Ctrl+R", "RAG on or off: retrieved repository code in each prompt"},
 		{"Ctrl+C", "cancel the running turn; when idle, press twice to quit"},
 		{"Ctrl+Q", "quit"},

@@ -2,16 +2,65 @@ package tui
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/alecthomas/chroma/v2"
 	"github.com/alecthomas/chroma/v2/lexers"
-	"github.com/alecthomas/chroma/v2/styles"
 	"github.com/gdamore/tcell/v2"
 )
 
-// codeStyleName is the chroma style for code blocks: readable on the dark
-// backgrounds most terminals use, and tolerable on light ones.
-const codeStyleName = "github-dark"
+// codeStyle is the chroma style for code blocks: readable on the dark
+// backgrounds most terminals use, and tolerable on light ones. It is
+// chroma's github-dark, written out here: chroma's styles package parses
+// all of its seventy styles when a program starts (6 ms, headless too).
+var codeStyle = sync.OnceValue(func() *chroma.Style {
+	return chroma.MustNewStyle("github-dark", chroma.StyleEntries{
+		chroma.Error:                  "#f85149",
+		chroma.LineHighlight:          "bg:#6e7681",
+		chroma.LineNumbers:            "#6e7681",
+		chroma.Background:             "#e6edf3 bg:#0d1117",
+		chroma.Keyword:                "#ff7b72",
+		chroma.KeywordConstant:        "#79c0ff",
+		chroma.KeywordPseudo:          "#79c0ff",
+		chroma.Name:                   "#e6edf3",
+		chroma.NameClass:              "bold #f0883e",
+		chroma.NameConstant:           "bold #79c0ff",
+		chroma.NameDecorator:          "bold #d2a8ff",
+		chroma.NameEntity:             "#ffa657",
+		chroma.NameException:          "bold #f0883e",
+		chroma.NameFunction:           "bold #d2a8ff",
+		chroma.NameLabel:              "bold #79c0ff",
+		chroma.NameNamespace:          "#ff7b72",
+		chroma.NameOther:              "#e6edf3",
+		chroma.NameProperty:           "#79c0ff",
+		chroma.NameTag:                "#7ee787",
+		chroma.NameVariable:           "#79c0ff",
+		chroma.Literal:                "#a5d6ff",
+		chroma.LiteralDate:            "#79c0ff",
+		chroma.LiteralStringAffix:     "#79c0ff",
+		chroma.LiteralStringDelimiter: "#79c0ff",
+		chroma.LiteralStringEscape:    "#79c0ff",
+		chroma.LiteralStringHeredoc:   "#79c0ff",
+		chroma.LiteralStringRegex:     "#79c0ff",
+		chroma.Operator:               "bold #ff7b72",
+		chroma.Comment:                "italic #8b949e",
+		chroma.CommentSpecial:         "bold italic #8b949e",
+		chroma.CommentPreproc:         "bold #8b949e",
+		chroma.Generic:                "#e6edf3",
+		chroma.GenericDeleted:         "#ffa198 bg:#490202",
+		chroma.GenericEmph:            "italic",
+		chroma.GenericError:           "#ffa198",
+		chroma.GenericHeading:         "bold #79c0ff",
+		chroma.GenericInserted:        "#56d364 bg:#0f5323",
+		chroma.GenericOutput:          "#8b949e",
+		chroma.GenericPrompt:          "#8b949e",
+		chroma.GenericStrong:          "bold",
+		chroma.GenericSubheading:      "#79c0ff",
+		chroma.GenericTraceback:       "#ff7b72",
+		chroma.GenericUnderline:       "underline",
+		chroma.TextWhitespace:         "#6e7681",
+	})
+})
 
 // highlighter colours code with chroma. It is safe for concurrent use; the
 // pump uses it off the UI goroutine.
@@ -23,7 +72,7 @@ type highlighter struct {
 func newHighlighter(th theme) highlighter {
 	h := highlighter{plain: th.code}
 	if !th.mono {
-		h.style = styles.Get(codeStyleName)
+		h.style = codeStyle()
 	}
 	return h
 }

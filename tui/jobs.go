@@ -61,6 +61,18 @@ func (a *App) turnDone(e agent.Done) {
 func (a *App) jobDone(err error) {
 	a.endJob()
 	a.refreshTier()
+	if err != nil && a.back != nil && a.back.Hint != nil && !errors.Is(err, models.ErrUnreachable) && !errors.Is(err, context.Canceled) {
+		if hint := a.back.Hint(err); hint != "" {
+			a.warn(hint)
+		}
+	}
+	a.readPlan()
+	if a.planAsk {
+		a.planAsk = false
+		if err == nil && a.plan != "" && a.planMode && a.modal == "" {
+			a.planDialog()
+		}
+	}
 	if err == nil || a.back == nil || !errors.Is(err, models.ErrUnreachable) {
 		return
 	}
@@ -91,7 +103,7 @@ func (a *App) startConnect(req ConnectRequest) {
 		for {
 			b, err := a.deps.Connect(ctx, req)
 			if err == nil {
-				blocks := historyBlocks(a.th, a.md, b.History)
+				blocks := historyBlocks(a.th, a.md, b.History, b.Calls)
 				a.pump.post(func() { a.online(gen, b, blocks) })
 				return
 			}
@@ -131,6 +143,9 @@ func (a *App) online(gen int, b *Backend, history []*block) {
 	if !a.tierSet && a.cfg.Tier > 0 && a.cfg.Tier != a.tier {
 		a.setTier(a.cfg.Tier)
 	}
+	if !a.tierSet && a.cfg.Plan && !a.planMode {
+		a.togglePlan()
+	}
 	a.tierSet = true
 }
 
@@ -142,6 +157,8 @@ func (a *App) install(b *Backend) {
 	a.tier, a.tools = 0, nil
 	a.refreshTier()
 	a.rag = b.RAG != nil && b.RAG.RAG()
+	a.plan, a.planAsk = "", false
+	a.readPlan()
 }
 
 // announce says which model and session are in use.
@@ -190,7 +207,7 @@ func (a *App) switchBackend(req ConnectRequest) {
 		b, err := a.deps.Connect(ctx, req)
 		var blocks []*block
 		if err == nil {
-			blocks = historyBlocks(a.th, a.md, b.History)
+			blocks = historyBlocks(a.th, a.md, b.History, b.Calls)
 		}
 		a.pump.post(func() {
 			a.endJob()
@@ -235,8 +252,7 @@ func (a *App) cmdCompact() {
 				a.fail("compact: " + err.Error())
 				return
 			}
-			a.calibrated = false
-			a.note("compaction done; the old messages stay in the session store")
+			a.calibrated = false // the agent's notice said what was done
 		})
 	})
 }

@@ -78,6 +78,11 @@ func (a *App) statusSpans(width int) []span {
 		}
 		add(8, a.tokenSpans()...)
 	}
+	if a.planMode {
+		add(9, span{text: "PLAN", style: th.busy})
+	} else if a.goal {
+		add(5, span{text: "goal pinned", style: th.bar})
+	}
 	rag := "RAG off"
 	if a.rag {
 		rag = "RAG on"
@@ -203,7 +208,7 @@ func (a *App) setUsage(u agent.Usage) {
 
 // footerKeys are the keys the footer lists, most useful first.
 var footerKeys = [][2]string{
-	{"Enter", "send"}, {"Ctrl+C", "cancel"}, {"Ctrl+T", "tier"}, {"Tab", "focus"},
+	{"Enter", "send"}, {"Ctrl+C", "cancel"}, {"Ctrl+T", "tier"}, {"Shift+Tab", "plan"}, {"Tab", "focus"},
 	{"Ctrl+R", "RAG"}, {"Ctrl+S", "sessions"}, {"PgUp/PgDn", "scroll"}, {"?", "help"}, {"Ctrl+Q", "quit"},
 }
 

@@ -107,6 +107,11 @@ func (a *app) connectOpenAI(ctx context.Context, cfg Config, addr string) (*back
 	if err != nil {
 		return nil, fmt.Errorf("base_url: %w", err)
 	}
+	// The [stream] limits bound this server's replies too; unset, the
+	// client's own (longer, for models that read prompts slowly) apply.
+	client.HeaderTimeout = cfg.Stream.HeaderTimeout.Duration
+	client.IdleTimeout = cfg.Stream.IdleTimeout.Duration
+	client.MaxReplyBytes = cfg.Stream.MaxReplyBytes
 	b := &backend{kind: backendOpenAI, client: client, addr: addr}
 	list, err := client.Models(ctx)
 	if err != nil {
@@ -141,7 +146,10 @@ func (a *app) connectOpenAI(ctx context.Context, cfg Config, addr string) (*back
 		return nil, err
 	}
 	b.textTools, b.textWhy = toolMode(cfg, b.info, b.profile)
-	if !ts.Native && b.textTools {
+	// The schema goes as response_format, which llama-server, vLLM and LM
+	// Studio turn into a grammar as Ollama does with format.
+	b.constrained = effectiveToolMode(cfg, b.profile) == "constrained"
+	if !ts.Native && b.textTools && !b.constrained {
 		b.textWhy = fmt.Sprintf("the server refused tools (%q); using the text tool protocol. %s", ts.Why, toolsFix(srv.Kind))
 	}
 	if !ts.Usage {

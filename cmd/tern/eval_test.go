@@ -63,6 +63,9 @@ func TestEvalReplay(t *testing.T) {
 		"text-protocol":          "tagged",
 		"announce-then-envelope": "envelope",
 		"placeholder-write":      "function_tag+argname",
+		"gemma-edit":             "envelope+json+argname",
+		"cline-write":            "xml+name",
+		"react-search":           "envelope",
 	} {
 		if got := byName[task].Repaired[want]; got == 0 {
 			t.Errorf("%s: repaired = %v, want a %s repair", task, byName[task].Repaired, want)
@@ -79,6 +82,12 @@ func TestEvalReplay(t *testing.T) {
 	}
 	if res := byName["placeholder-write"]; res.Invalid != 1 || res.Valid != 1 {
 		t.Errorf("placeholder-write: %d invalid, %d valid; want the placeholder refused and the real write run", res.Invalid, res.Valid)
+	}
+	if res := byName["cline-write"]; res.Invalid != 1 || res.Valid != 1 {
+		t.Errorf("cline-write: %d invalid, %d valid; want the cut-off write refused and the whole one run", res.Invalid, res.Valid)
+	}
+	if res := byName["react-search"]; res.Turns != 3 || res.ToolCalls != 1 {
+		t.Errorf("react-search: %d turns, %d calls; want the announcement nudged, then the ReAct call run", res.Turns, res.ToolCalls)
 	}
 	if res := byName["broken-call"]; res.Invalid != 1 || res.Turns != 3 {
 		t.Errorf("broken-call: %d invalid, %d turns; want the unreadable call counted and corrected", res.Invalid, res.Turns)

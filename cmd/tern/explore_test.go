@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ollama/ollama/api"
 
@@ -66,7 +68,8 @@ func TestExploreKeepsTheMainWindowSmall(t *testing.T) {
 		ollamatest.Reply{ToolCalls: reads[3:]},
 		ollamatest.Reply{Content: "Records are loaded by the loadN_M functions."},
 	)
-	if code, _, errOut := direct.tern(t.Context(), "ask", question); code != 0 {
+	code, dout, errOut := direct.tern(t.Context(), "ask", "--json", question)
+	if code != 0 {
 		t.Fatalf("direct: exit %d: %s", code, errOut)
 	}
 	drecs := direct.srv.Records()
@@ -134,8 +137,10 @@ func TestExploreKeepsTheMainWindowSmall(t *testing.T) {
 		}
 	}
 	withTokens, withoutTokens := main[1].PromptTokens, directLast.PromptTokens
-	t.Logf("main window before the answer: %d tokens with explore, %d without (subagent requests %v tokens)",
+	t.Logf("main window before the answer, as the fake counts (a token per 4 bytes): %d tokens with explore, %d without (subagent requests %v tokens)",
 		withTokens, withoutTokens, promptSizes(sub))
+	t.Logf("main window before the answer, by tern's count (cl100k_base): %d tokens with explore, %d without; the prefix alone %d",
+		lastEstimate(t, out), lastEstimate(t, dout), firstEstimate(t, out))
 	if withTokens*3 > withoutTokens {
 		t.Errorf("with explore the main request is %d tokens, without %d: want under a third", withTokens, withoutTokens)
 	}
@@ -185,6 +190,35 @@ func TestExploreKeepsTheMainWindowSmall(t *testing.T) {
 	}
 }
 
+// lastEstimate and firstEstimate are tern's count of the last and the
+// first request of a tern ask --json run.
+func lastEstimate(t *testing.T, out string) int {
+	e := estimates(t, out)
+	return e[len(e)-1]
+}
+
+func firstEstimate(t *testing.T, out string) int { return estimates(t, out)[0] }
+
+func estimates(t *testing.T, out string) []int {
+	t.Helper()
+	var n []int
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var ev struct {
+			Type  string
+			Usage *struct{ Estimate int }
+		}
+		if json.Unmarshal(sc.Bytes(), &ev) == nil && ev.Type == "message" && ev.Usage != nil {
+			n = append(n, ev.Usage.Estimate)
+		}
+	}
+	if len(n) == 0 {
+		t.Fatal("no message events with usage")
+	}
+	return n
+}
+
 func promptSizes(recs []ollamatest.Record) []int {
 	var n []int
 	for _, r := range recs {
@@ -222,4 +256,41 @@ func TestExploreSubagentModel(t *testing.T) {
 	if code, _, errOut := f.tern(t.Context(), "ask", "hi"); code != 0 || !strings.Contains(errOut, "subagent_model nope:1b cannot be used (not installed: run `ollama pull nope:1b`); explore uses qwen3:8b") {
 		t.Errorf("exit %d, stderr:\n%s", code, errOut)
 	}
+}
+
+// TestExploreStatusInTmux: while explore's subagent works, the status bar
+// says so with the tokens it has used, and the call's line shows its
+// latest step; both go when it is done.
+func TestExploreStatusInTmux(t *testing.T) {
+	f := newFixture(t)
+	files := exploreFiles(t, f.dir)
+	slow := make([]string, 20)
+	for i := range slow {
+		slow[i] = "store1.go:5 — load1_1 reads record 1 "
+	}
+	f.srv.Script(
+		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "explore", Args: `{"task":"find where records are loaded"}`}}},
+		ollamatest.Reply{ToolCalls: []ollamatest.Call{readCall(files[0]), readCall(files[1])}},
+		ollamatest.Reply{Chunks: slow, ChunkDelay: 150 * time.Millisecond},
+		ollamatest.Reply{Content: "Records are loaded by loadN_M."},
+	)
+	tt := startTmux(t, f, 120, 30)
+	tt.waitPane("qwen3:8b │ tier 0", "new session")
+	tt.keys("where are records loaded?", "Enter")
+	pane := tt.waitPane("explore running · ", "read_file")
+	status, _, _ := strings.Cut(pane, "\n")
+	m := regexp.MustCompile(`explore running · ([0-9.]+k?) tok`).FindStringSubmatch(status)
+	if m == nil || m[1] == "0" {
+		t.Errorf("the status bar does not show the subagent's tokens:\n%s", status)
+	}
+	tt.waitPane("Records are loaded by loadN_M.")
+	tt.waitIdle()
+	if status, _, _ := strings.Cut(tt.pane(), "\n"); strings.Contains(status, "explore running") {
+		t.Errorf("the status bar still shows the subagent:\n%s", status)
+	}
+	// Opening the call's line shows the report and the subagent's steps.
+	tt.keys("Tab")
+	tt.waitPane("Enter opens it")
+	tt.keys("Enter")
+	tt.waitPane("steps of the subagent (its messages stay out of the model's window):", `▸ read_file {"path":"store1.go"}`, "store1.go:5 — load1_1 reads record 1")
 }

@@ -123,3 +123,62 @@ func TestPlanHeadless(t *testing.T) {
 		t.Errorf("a later run lost the goal:\n%s", system)
 	}
 }
+
+// TestPlanModeInTmux: Shift+Tab turns plan mode on; the model's plan
+// opens a dialog once its turn ends; s sends it back with a comment; Esc
+// keeps planning and /plan opens the dialog again; 1 accepts it at tier 1,
+// and the model carries it out with the plan pinned in its window.
+func TestPlanModeInTmux(t *testing.T) {
+	f := newFixture(t)
+	f.srv.Script(
+		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "read_file", Args: `{"path":"main.go"}`}}},
+		ollamatest.Reply{Content: firstPlan},
+		ollamatest.Reply{Content: revisedPlan},
+		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "edit_file", Args: `{"path":"main.go","old_string":"println(\"hi\")","new_string":"println(\"bonjour\")"}`}}},
+		ollamatest.Reply{Content: "main.go now prints bonjour."},
+	)
+	tt := startTmux(t, f, 110, 32, "--yes")
+	tt.waitPane("qwen3:8b │ tier 0", "new session")
+	tt.keys("BTab")
+	tt.waitPane("PLAN", "plan mode on", "plan › ")
+	tt.keys("make main print bonjour", "Enter")
+	tt.waitPane("The plan · accept it or send it back", "1 accept, tier 1 (edit)", "2 accept, tier 2 (commands)", "Edit main.go")
+	tt.keys("s")
+	tt.waitPane("Comment for the model (Enter sends)")
+	tt.keys("say how to check it", "Enter")
+	tt.waitPane("(plan sent back) say how to check it")
+	tt.waitPane("The plan · accept it or send it back", "go run . prints bonjour")
+	tt.keys("Escape")
+	tt.waitPane("still planning")
+	tt.keys("/plan", "Enter")
+	tt.waitPane("The plan · accept it or send it back")
+	tt.keys("1")
+	tt.waitPane("main.go now prints bonjour.", "goal pinned", "tier 1")
+	tt.waitIdle()
+	if strings.Contains(tt.pane(), "PLAN") {
+		t.Errorf("still in plan mode after accepting:\n%s", tt.pane())
+	}
+	reqs := f.srv.Requests()
+	if len(reqs) != 5 {
+		t.Fatalf("%d requests, want 5", len(reqs))
+	}
+	for i, r := range reqs[:3] {
+		if slices.Contains(toolNames(r), "edit_file") || slices.Contains(toolNames(r), "request_tools") || !slices.Contains(toolNames(r), "explore") {
+			t.Errorf("plan request %d offers %v", i, toolNames(r))
+		}
+	}
+	if !strings.HasPrefix(lastContent(reqs[2]), "The user sent your plan back with this comment: say how to check it") {
+		t.Errorf("send back asks %q", lastContent(reqs[2]))
+	}
+	for i, r := range reqs[3:] {
+		if system := r.Messages[0].Content; !strings.Contains(system, revisedPlan) {
+			t.Errorf("accepted request %d: no goal in the system prompt", i)
+		}
+		if !slices.Contains(toolNames(r), "edit_file") {
+			t.Errorf("accepted request %d offers %v", i, toolNames(r))
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(f.dir, "main.go")); !strings.Contains(string(b), "bonjour") {
+		t.Errorf("main.go: %q", b)
+	}
+}

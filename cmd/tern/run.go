@@ -60,24 +60,17 @@ func (a *app) startRun(ctx context.Context, resume string, approver agent.Approv
 		return nil, err
 	}
 
-	// Loading the token tables takes a moment; do it while Ollama answers.
-	type counted struct {
-		c   *budget.Counter
-		err error
+	// Build the token tables while Ollama answers; the first count waits
+	// for them if they are not ready.
+	counter, err := budget.NewCounter()
+	if err != nil {
+		return nil, err
 	}
-	counterc := make(chan counted, 1)
-	go func() {
-		c, err := budget.NewCounter()
-		counterc <- counted{c, err}
-	}()
+	go counter.Warm()
 
 	back, err := a.connect(ctx, cfg)
 	if err != nil {
 		return nil, err
-	}
-	cnt := <-counterc
-	if cnt.err != nil {
-		return nil, cnt.err
 	}
 	ws, err := tools.NewWorkspace(root, cfg.AllowRead...)
 	if err != nil {
@@ -87,7 +80,7 @@ func (a *app) startRun(ctx context.Context, resume string, approver agent.Approv
 	if err != nil {
 		return nil, err
 	}
-	r := &run{root: root, cfg: cfg, back: back, store: store, ws: ws, counter: cnt.c,
+	r := &run{root: root, cfg: cfg, back: back, store: store, ws: ws, counter: counter,
 		tierFlag: a.cmd.PersistentFlags().Changed("tier"),
 		code:     newCodeIndex(root, back.resolved(cfg)), rag: cfg.RAG || a.rag, plan: a.plan}
 	if clamp := back.plan.Clamp(); clamp != "" {

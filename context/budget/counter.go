@@ -12,11 +12,7 @@
 package budget
 
 import (
-	"fmt"
 	"unicode/utf8"
-
-	tiktoken "github.com/pkoukk/tiktoken-go"
-	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
 )
 
 // cl100kPattern is cl100k_base's pre-tokenizer, as tiktoken-go defines it.
@@ -27,50 +23,42 @@ const cl100kPattern = `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{
 // spaces): 160k identical characters take 25 s whole, 0.1 s in pieces.
 const pieceBytes = 2048
 
-// Counter counts cl100k_base tokens. Build one per process (it takes about
-// 200 ms) and share it: it is safe for concurrent use.
-type Counter struct {
-	enc *tiktoken.Tiktoken
+// Counter counts cl100k_base tokens, as tiktoken-go's EncodeOrdinary would
+// (bpe.go). It is safe for concurrent use. The tables are shared by all
+// Counters and built on the first count, in a few milliseconds.
+type Counter struct{}
+
+// NewCounter returns a Counter over the embedded cl100k_base ranks. It
+// never reaches for the network. The error is kept for callers that built
+// tiktoken-go's encoder here; the embedded tables cannot fail to load
+// except in a broken build, which the first count then reports by panic.
+func NewCounter() (*Counter, error) {
+	return &Counter{}, nil
 }
 
-// NewCounter loads the embedded cl100k_base ranks. It does not touch
-// tiktoken-go's global loader, so it can never reach for the network.
-func NewCounter() (*Counter, error) {
-	ranks, err := tiktokenloader.NewOfflineLoader().LoadTiktokenBpe("cl100k_base.tiktoken")
-	if err != nil {
-		return nil, fmt.Errorf("load cl100k_base ranks: %w", err)
-	}
-	special := map[string]int{
-		"<|endoftext|>":   100257,
-		"<|fim_prefix|>":  100258,
-		"<|fim_middle|>":  100259,
-		"<|fim_suffix|>":  100260,
-		"<|endofprompt|>": 100276,
-	}
-	bpe, err := tiktoken.NewCoreBPE(ranks, special, cl100kPattern)
-	if err != nil {
-		return nil, fmt.Errorf("build cl100k_base encoder: %w", err)
-	}
-	set := make(map[string]any, len(special))
-	for k := range special {
-		set[k] = true
-	}
-	enc := tiktoken.NewTiktoken(bpe, &tiktoken.Encoding{
-		Name: "cl100k_base", PatStr: cl100kPattern, MergeableRanks: ranks, SpecialTokens: special,
-	}, set)
-	return &Counter{enc: enc}, nil
+// Warm builds the tables now rather than at the first count.
+func (c *Counter) Warm() error {
+	_, err := cl100k()
+	return err
 }
 
 // Count returns the number of tokens in text. Special-token spellings such
 // as "<|endoftext|>" count as the plain text they are.
 func (c *Counter) Count(text string) int {
+	if text == "" {
+		return 0
+	}
+	e, err := cl100k()
+	if err != nil {
+		panic(err)
+	}
 	n := 0
 	for len(text) > 0 {
 		piece := text
 		if len(piece) > pieceBytes {
 			piece = text[:cut(text, pieceBytes)]
 		}
-		n += len(c.enc.EncodeOrdinary(piece))
+		n += e.count(piece)
 		text = text[len(piece):]
 	}
 	return n

@@ -90,7 +90,11 @@ func (c *Client) Chat(ctx context.Context, req models.Request, onDelta func(mode
 	case errors.Is(err, models.ErrStalled) || errors.Is(err, models.ErrReplyTooLong):
 		return reply, fmt.Errorf("ollama chat %s: %w", req.Model, err)
 	case err != nil:
-		return reply, c.fail(ctx, "ollama chat", req.Model, err)
+		err = c.fail(ctx, "ollama chat", req.Model, err)
+		if errors.Is(err, models.ErrToolParse) {
+			c.freeRunner(ctx, req.Model)
+		}
+		return reply, err
 	case ctx.Err() != nil:
 		// The api package ends a stream quietly when the body read fails,
 		// which is what cancellation looks like mid-stream.
@@ -225,3 +229,21 @@ func fromAPIToolCall(tc api.ToolCall) (models.ToolCall, error) {
 	}
 	return call, nil
 }
+
+// freeRunner unloads model after its tool call failed to parse. Ollama
+// v0.17.4 can leave the model's runner holding its only slot after such a
+// failure (the reply that failed is never released), and every later
+// request to the model then waits for a slot that never frees: make
+// test-real saw it after one to three parse failures in a row. Unloading
+// frees the slot; the next request loads the model again, which costs its
+// load time once.
+func (c *Client) freeRunner(ctx context.Context, model string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), unloadTimeout)
+	defer cancel()
+	// A chat request with no messages and keep_alive 0 is Ollama's unload.
+	unload := &api.ChatRequest{Model: model, KeepAlive: &api.Duration{}}
+	_ = c.api.Chat(ctx, unload, func(api.ChatResponse) error { return nil })
+}
+
+// unloadTimeout bounds freeRunner: an unload answers at once.
+const unloadTimeout = 10 * time.Second

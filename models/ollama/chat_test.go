@@ -236,6 +236,15 @@ func TestChatErrors(t *testing.T) {
 			if reply.Message.Content != tt.wantContent {
 				t.Errorf("partial content %q, want %q", reply.Message.Content, tt.wantContent)
 			}
+			// After a tool-parse failure the client unloads the model
+			// (freeRunner), and only then.
+			want := 0
+			if tt.want == models.ErrToolParse {
+				want = 1
+			}
+			if unloads := s.Unloads(); unloads != want {
+				t.Errorf("%d unload requests, want %d", unloads, want)
+			}
 		})
 	}
 }

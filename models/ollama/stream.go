@@ -150,6 +150,9 @@ func readStream(body io.Reader, status int, statusText string, maxLine int, each
 		if e.Error != "" {
 			return errors.New(e.Error)
 		}
+		if msg, ok := oddError(line); ok {
+			return errors.New(msg)
+		}
 		if err := each(line); err != nil {
 			return err
 		}
@@ -158,6 +161,29 @@ func readStream(body io.Reader, status int, statusText string, maxLine int, each
 		return fmt.Errorf("%w: one line of the reply stream is over %d bytes", models.ErrReplyTooLong, maxLine)
 	}
 	return nil
+}
+
+// oddError reads an error line written under the wrong key: Ollama's
+// harmony parser sent {"error parsing tool call": "invalid character …"}
+// (ollama/ollama#11781), a line that decodes as an empty reply. An object
+// whose one key starts with "error" and holds a string is taken as the
+// error "KEY: VALUE".
+func oddError(line []byte) (string, bool) {
+	if !bytes.HasPrefix(line, []byte(`{"error`)) {
+		return "", false
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(line, &m) != nil || len(m) != 1 {
+		return "", false
+	}
+	for k, v := range m {
+		var s string
+		if json.Unmarshal(v, &s) != nil {
+			return "", false
+		}
+		return k + ": " + s, true
+	}
+	return "", false
 }
 
 // decodeChatLine decodes one line of a chat stream. Tool-call arguments

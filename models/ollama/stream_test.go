@@ -2,6 +2,9 @@ package ollama_test
 
 import (
 	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -77,5 +80,26 @@ func TestChatNonObjectArguments(t *testing.T) {
 				t.Fatalf("calls %+v", calls)
 			}
 		})
+	}
+}
+
+// TestChatErrorUnderAnOddKey: Ollama's harmony parser wrote its error
+// under the key "error parsing tool call" (ollama/ollama#11781), verbatim
+// below; the line is the server failing to parse the model's call, not an
+// empty reply, so the caller can retry in the text protocol.
+func TestChatErrorUnderAnOddKey(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/x-ndjson")
+		fmt.Fprintln(w, `{"model":"gpt-oss:20b","created_at":"2025-08-07T10:00:00Z","message":{"role":"assistant","content":"","thinking":"Need to read."},"done":false}`)
+		fmt.Fprintln(w, `{"error parsing tool call":"invalid character 'c' looking for beginning of value"}`)
+	}))
+	defer srv.Close()
+	c, err := ollama.New(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Chat(t.Context(), models.Request{Model: "gpt-oss:20b", Messages: userMsg("hi"), Options: models.Options{NumCtx: 4096}}, nil)
+	if !errors.Is(err, models.ErrToolParse) || !strings.Contains(err.Error(), "invalid character 'c'") {
+		t.Errorf("error = %v, want a tool-parse error", err)
 	}
 }

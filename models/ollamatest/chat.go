@@ -1,6 +1,7 @@
 package ollamatest
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -11,12 +12,35 @@ import (
 	"github.com/ollama/ollama/api"
 )
 
+// handleUnload answers a chat request with no messages and keep_alive 0,
+// Ollama's way to unload a model. Unloads are counted (Server.Unloads), not
+// recorded with the chat requests.
+func (s *Server) handleUnload(w http.ResponseWriter, req api.ChatRequest) {
+	m, ok := s.lookup(req.Model)
+	if !ok {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("model '%s' not found", req.Model))
+		return
+	}
+	s.unload(m.Name)
+	s.mu.Lock()
+	s.unloads++
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, api.ChatResponse{
+		Model: req.Model, CreatedAt: time.Now().UTC(),
+		Message: api.Message{Role: "assistant"}, Done: true, DoneReason: "unload",
+	})
+}
+
 // handleChat follows server/routes.go ChatHandler in Ollama v0.17.4: the
 // same checks in the same order, with the same error texts.
 func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	var req api.ChatRequest
 	if !decode(w, r, &req) {
+		return
+	}
+	if len(req.Messages) == 0 && req.KeepAlive != nil && req.KeepAlive.Duration == 0 && req.Model != "" {
+		s.handleUnload(w, req)
 		return
 	}
 	s.mu.Lock()
@@ -40,15 +64,6 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	m, ok := s.lookup(req.Model)
 	if !ok {
 		fail(http.StatusNotFound, fmt.Sprintf("model '%s' not found", req.Model))
-		return
-	}
-	if len(req.Messages) == 0 && req.KeepAlive != nil && req.KeepAlive.Duration == 0 {
-		s.unload(m.Name)
-		update(func(rec *Record) { rec.Status = http.StatusOK })
-		writeJSON(w, http.StatusOK, api.ChatResponse{
-			Model: req.Model, CreatedAt: time.Now().UTC(),
-			Message: api.Message{Role: "assistant"}, Done: true, DoneReason: "unload",
-		})
 		return
 	}
 	think := req.Think
@@ -223,7 +238,7 @@ func (s *Server) build(req api.ChatRequest, reply Reply, thinking bool) output {
 			return out
 		}
 		calls = append(calls, api.ToolCall{
-			ID:       callID(),
+			ID:       cmp.Or(c.ID, callID()),
 			Function: api.ToolCallFunction{Index: i, Name: c.Name, Arguments: args},
 		})
 		out.generated += c.Name + c.Args

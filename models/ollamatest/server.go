@@ -46,6 +46,7 @@ type Server struct {
 	records []Record
 	loaded  map[string]*loadedModel
 	reloads int
+	unloads int
 	// repeatLimit and toolParser: see WithRepeatLimit and WithToolParser.
 	repeatLimit int
 	toolParser  bool
@@ -226,6 +227,14 @@ func (s *Server) Reloads() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.reloads
+}
+
+// Unloads counts the requests that unloaded a model (a chat request with
+// no messages and keep_alive 0). They are not in Records.
+func (s *Server) Unloads() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.unloads
 }
 
 func (s *Server) routes() http.Handler {

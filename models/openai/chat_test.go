@@ -189,6 +189,25 @@ func TestChatErrors(t *testing.T) {
 				t.Errorf("err = %v, content %q", err, r.Message.Content)
 			}
 		})
+		t.Run(string(f)+"/tool-call parse error in other words", func(t *testing.T) {
+			for _, msg := range []string{
+				// llama-server's JSON parser, via common/chat.cpp.
+				"Failed to parse tool call arguments as JSON: [json.exception.parse_error.101] parse error at line 1, column 12: syntax error while parsing value - invalid literal; last read: '{\"path\": m'",
+				"Failed to parse input at pos 42: <tool_call>\n{\"name\": \"read_file\"",
+				"invalid tool call: unexpected end of JSON input",
+			} {
+				srv := openaitest.New(t, openaitest.WithFlavor(f))
+				srv.Script(openaitest.Reply{Status: 500, Error: msg})
+				if _, err := client(t, srv).Chat(t.Context(), request(srv, true), nil); !errors.Is(err, models.ErrToolParse) {
+					t.Errorf("%q: err = %v, want ErrToolParse", msg, err)
+				}
+			}
+			srv := openaitest.New(t, openaitest.WithFlavor(f))
+			srv.Script(openaitest.Reply{Content: "Let me", StreamError: "Failed to parse tool call: Unexpected end of content."})
+			if _, err := client(t, srv).Chat(t.Context(), request(srv, true), nil); !errors.Is(err, models.ErrToolParse) {
+				t.Errorf("in the stream: err = %v, want ErrToolParse", err)
+			}
+		})
 		t.Run(string(f)+"/no usage", func(t *testing.T) {
 			srv := openaitest.New(t, openaitest.WithFlavor(f), openaitest.WithoutUsage())
 			srv.Script(openaitest.Reply{Content: "hi"})

@@ -156,9 +156,11 @@ func sentinel(e *ServerError) error {
 	case noTools(msg):
 		return models.ErrNoTools
 	case strings.Contains(msg, "error parsing tool call") || strings.Contains(msg, "failed to parse tool call") ||
-		strings.Contains(msg, "failed to parse input at pos"):
+		strings.Contains(msg, "failed to parse input at pos") ||
+		(e.Status == 0 || e.Status >= http.StatusInternalServerError) && models.IsToolParseMessage(e.Message):
 		// The server could not read the model's own tool-call text
-		// (llama-server's chat parser); the text protocol can.
+		// (llama-server's chat parser, in whatever words); the text
+		// protocol can. A 4xx about the request's own JSON is not that.
 		return models.ErrToolParse
 	case e.Status == http.StatusNotFound && strings.Contains(msg, "model"):
 		// vLLM: "The model `X` does not exist."; LM Studio: "Model not found".

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Policy is the user's say over commands, from the configuration.
@@ -72,7 +73,7 @@ func NewRules(p Policy) (*Rules, error) {
 	for _, pat := range p.Deny {
 		r.deny = append(r.deny, Wildcard(pat))
 	}
-	d, err := parseDanger(destructiveList)
+	d, err := builtinDanger()
 	if err != nil {
 		return nil, err
 	}
@@ -80,6 +81,11 @@ func NewRules(p Policy) (*Rules, error) {
 	r.longs = longsOf(d)
 	return r, nil
 }
+
+// builtinDanger is destructive.txt's rules, parsed once per process: the
+// tool set is built more than once at start-up, and each parse compiles
+// some hundred regexps. Rules never change the slice.
+var builtinDanger = sync.OnceValues(func() ([]dangerRule, error) { return parseDanger(destructiveList) })
 
 // Wildcard compiles a policy pattern: "*" is any text, runs of spaces are
 // one space, the rest is literal.

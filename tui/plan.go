@@ -1,0 +1,169 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/ternhq/tern/agent"
+)
+
+// Planner is plan mode (Shift+Tab, /plan): turns in which the model may
+// only read and that end with a plan, which the user accepts (the tier
+// goes up to 1 or 2, the plan is pinned in the model's window as the goal
+// and carried out) or sends back with a comment. *agent.Agent satisfies
+// it. Its methods are called between turns only; the two that run turns
+// are jobs, as Run is.
+type Planner interface {
+	PlanMode() bool
+	SetPlanMode(on bool)
+	// Goal is the accepted plan pinned in the window ("" if none).
+	Goal() string
+	RevisePlan(ctx context.Context, comment string, emit func(agent.Event)) error
+	AcceptPlan(ctx context.Context, note string, emit func(agent.Event)) error
+}
+
+// togglePlan is Shift+Tab and /plan: plan mode on or off.
+func (a *App) togglePlan() {
+	if a.back == nil || a.back.Planner == nil {
+		a.warn("plan mode is not available in this build")
+		return
+	}
+	if a.job != nil {
+		a.warn("plan mode changes between turns; wait, or press Ctrl+C to cancel")
+		return
+	}
+	on := !a.back.Planner.PlanMode()
+	a.back.Planner.SetPlanMode(on)
+	a.readPlan()
+	if on {
+		a.note("plan mode on: the model only reads (explore included) and ends with a plan you accept or send back · Shift+Tab leaves it")
+		return
+	}
+	a.plan = ""
+	a.note("plan mode off: the model has the tools of tier " + fmt.Sprint(a.tier) + " again")
+}
+
+// readPlan shows the backend's plan mode in the prompt's label and the
+// status bar.
+func (a *App) readPlan() {
+	a.planMode = a.back != nil && a.back.Planner != nil && a.back.Planner.PlanMode()
+	a.goal = a.back != nil && a.back.Planner != nil && a.back.Planner.Goal() != ""
+	if a.planMode {
+		a.input.SetLabel("plan › ")
+	} else {
+		a.input.SetLabel("› ")
+	}
+}
+
+// cmdPlan is /plan: it answers a plan that awaits an answer, else it
+// toggles plan mode.
+func (a *App) cmdPlan(string) {
+	if a.plan != "" && a.planMode && a.job == nil {
+		a.planDialog()
+		return
+	}
+	a.togglePlan()
+}
+
+// planReady keeps the plan a turn ended with; the dialog opens once the
+// turn is over (jobDone).
+func (a *App) planReady(plan string) {
+	a.plan, a.planAsk = plan, true
+}
+
+// planDialog shows the proposed plan: 1 or 2 accepts it at that tier, s
+// sends it back with a comment, Esc keeps planning (typing then sends the
+// plan back with what is typed; /plan opens this again).
+func (a *App) planDialog() {
+	th := a.th
+	plan := a.plan
+	preview := newConvo(th, 2000)
+	preview.follow = false
+	preview.add(&block{kind: kindAssistant, short: a.md.render(plan)})
+	keys := []span{
+		{text: "1", style: th.bold}, {text: " accept, tier 1 (edit)   ", style: th.text},
+		{text: "2", style: th.bold}, {text: " accept, tier 2 (commands)   ", style: th.text},
+		{text: "s", style: th.bold}, {text: " send back   ", style: th.text},
+		{text: "PgUp/PgDn", style: th.bold}, {text: " scroll", style: th.text},
+	}
+	question := newBar(func(int) []span { return keys }, th.text)
+	comment := tview.NewInputField().SetLabel("Comment for the model (Enter sends): ")
+	comment.SetFieldStyle(th.text.Underline(true)).SetLabelStyle(th.bold)
+	th.plain(comment.Box)
+	box := tview.NewFlex().SetDirection(tview.FlexRow).AddItem(preview, 0, 1, false).AddItem(question, 1, 0, true)
+	a.framed(box.Box, "The plan · accept it or send it back · Esc keeps planning")
+	comment.SetDoneFunc(func(key tcell.Key) {
+		text := comment.GetText()
+		if key != tcell.KeyEnter || text == "" {
+			return
+		}
+		a.modalClose = nil
+		a.closeModal()
+		a.sendPlanBack(text)
+	})
+	question.SetInputCapture(func(ev *tcell.EventKey) *tcell.EventKey {
+		switch ev.Key() {
+		case tcell.KeyPgUp, tcell.KeyUp:
+			preview.page(-1)
+		case tcell.KeyPgDn, tcell.KeyDown:
+			preview.page(1)
+		case tcell.KeyRune:
+			switch ev.Rune() {
+			case '1', '2':
+				a.modalClose = nil
+				a.closeModal()
+				a.acceptPlan(int(ev.Rune() - '0'))
+			case 's', 'S':
+				box.RemoveItem(question)
+				box.AddItem(comment, 1, 0, true)
+				a.app.SetFocus(comment)
+			}
+		}
+		return nil
+	})
+	a.openModal("plan", box, question, 9, 8, func() {
+		a.note("still planning: type a comment to send the plan back, /plan to answer it, Shift+Tab to leave plan mode")
+	})
+}
+
+// acceptPlan raises the tier to tier (unless it is higher already) and
+// has the model carry the plan out, pinned as its goal.
+func (a *App) acceptPlan(tier int) {
+	if !a.ready("accept the plan") {
+		return
+	}
+	if a.tier < tier && !a.setTier(tier) {
+		a.note("the plan is kept; /plan answers it again")
+		return
+	}
+	p := a.back.Planner
+	a.plan = ""
+	a.conv.add(&block{kind: kindUser, short: userLines(a.th, fmt.Sprintf("(plan accepted at tier %d: carry it out)", max(tier, a.tier)))})
+	a.conv.toEnd()
+	a.runPlanJob(func(ctx context.Context) error { return p.AcceptPlan(ctx, "", a.pump.emit) })
+}
+
+// sendPlanBack runs a plan turn on the user's comment.
+func (a *App) sendPlanBack(comment string) {
+	if !a.ready("send the plan back") {
+		return
+	}
+	p := a.back.Planner
+	a.plan = ""
+	a.conv.add(&block{kind: kindUser, short: userLines(a.th, "(plan sent back) "+comment)})
+	a.conv.toEnd()
+	a.runPlanJob(func(ctx context.Context) error { return p.RevisePlan(ctx, comment, a.pump.emit) })
+}
+
+// runPlanJob runs a turn of the planner as the job.
+func (a *App) runPlanJob(turn func(ctx context.Context) error) {
+	a.talked = true
+	ctx := a.startJob("generating")
+	a.background(func() {
+		err := turn(ctx)
+		a.pump.post(func() { a.jobDone(err) })
+	})
+}
