@@ -170,6 +170,7 @@ func (a *App) announce(b *Backend) {
 	for _, n := range b.Notices {
 		a.note(n)
 	}
+	a.resumePlan()
 }
 
 // setOffline shows why the model cannot be reached and what fixes it.
