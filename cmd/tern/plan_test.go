@@ -210,3 +210,19 @@ func TestPlanResumedInTmux(t *testing.T) {
 		t.Errorf("accepted at tier 2: tools %v, system:\n%s", toolNames(last), last.Messages[0].Content)
 	}
 }
+
+// TestPlanJSONEvent: with --json the plan comes as a plan event, just
+// before done.
+func TestPlanJSONEvent(t *testing.T) {
+	f := newFixture(t)
+	f.srv.Script(ollamatest.Reply{Content: firstPlan})
+	code, out, errOut := f.tern(t.Context(), "ask", "--json", "--plan", "make main print bonjour")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	want := `{"type":"plan","plan":"Goal: main prints bonjour.\n1. Edit main.go: println(\"bonjour\")."}`
+	if n := len(lines); n < 2 || lines[n-2] != want || !strings.HasPrefix(lines[n-1], `{"type":"done","reason":"stop"`) {
+		t.Errorf("the events end:\n%s", strings.Join(lines[max(0, len(lines)-2):], "\n"))
+	}
+}
