@@ -29,6 +29,9 @@ const gitTimeout = 60 * time.Second
 var gitEnv = []string{
 	"GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "PAGER=cat", "GIT_EDITOR=true",
 	"GIT_OPTIONAL_LOCKS=0", "LC_ALL=C", "GIT_LITERAL_PATHSPECS=1",
+	// Pathspec settings in the user's environment would make git refuse
+	// the literal one.
+	"GIT_GLOB_PATHSPECS=0", "GIT_NOGLOB_PATHSPECS=0", "GIT_ICASE_PATHSPECS=0",
 }
 
 // gitMagicPathspecs lets one call use pathspec magic; only fixed pathspecs

@@ -55,3 +55,22 @@ func TestGitPathspecMagicStaysInWorkspace(t *testing.T) {
 		t.Errorf("secret.txt changed: %q", data)
 	}
 }
+
+// TestGitToolsWithPathspecEnvironment: pathspec settings in the user's
+// environment neither stop the git tools nor turn magic back on.
+func TestGitToolsWithPathspecEnvironment(t *testing.T) {
+	for _, env := range []string{"GIT_ICASE_PATHSPECS", "GIT_GLOB_PATHSPECS", "GIT_NOGLOB_PATHSPECS"} {
+		t.Run(env, func(t *testing.T) {
+			t.Setenv(env, "1")
+			ws, _ := gitWorkspace(t)
+			writeFiles(t, ws.Root(), map[string]string{"main.go": "package main // changed\n"})
+			r := call(t, NewGitDiff(ws), `{"path":"main.go"}`, 0)
+			if r.IsError || !strings.Contains(r.Output, "changed") {
+				t.Errorf("git_diff with %s=1: %+v", env, r)
+			}
+			if r := call(t, NewGitDiff(ws), `{"path":":(icase)MAIN.GO"}`, 0); strings.Contains(r.Output, "changed") {
+				t.Errorf("magic worked with %s=1: %s", env, r.Output)
+			}
+		})
+	}
+}

@@ -107,6 +107,11 @@ func (a *app) connectOpenAI(ctx context.Context, cfg Config, addr string) (*back
 	if err != nil {
 		return nil, fmt.Errorf("base_url: %w", err)
 	}
+	// The [stream] limits bound this server's replies too; unset, the
+	// client's own (longer, for models that read prompts slowly) apply.
+	client.HeaderTimeout = cfg.Stream.HeaderTimeout.Duration
+	client.IdleTimeout = cfg.Stream.IdleTimeout.Duration
+	client.MaxReplyBytes = cfg.Stream.MaxReplyBytes
 	b := &backend{kind: backendOpenAI, client: client, addr: addr}
 	list, err := client.Models(ctx)
 	if err != nil {

@@ -282,7 +282,10 @@ func logSince(t *testing.T, path string, off int64) string {
 // window, Ollama cuts the prompt silently, and tern must notice.
 func TestRealTruncationDetected(t *testing.T) {
 	f := realFixture(t)
-	out, _ := f.realTern(0, "ask", "--json", "--model", "tiny-script", "--ctx", "1024", "What is the release codename? Read NOTES.md.")
+	// Whether the turn still ends with an answer in 1,024 tokens (exit 0)
+	// or gets stuck re-reading (exit 5) depends on how large the tier-0
+	// prompt is today; this test is about the detection.
+	out, _ := f.realTern(-1, "ask", "--json", "--model", "tiny-script", "--ctx", "1024", "What is the release codename? Read NOTES.md.")
 	var truncated, warned bool
 	sc := bufio.NewScanner(strings.NewReader(out))
 	for sc.Scan() {

@@ -3,6 +3,7 @@ package openai
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -84,15 +85,8 @@ type wireSpec struct {
 // chunk is one event of a reply stream.
 type chunk struct {
 	Choices []struct {
-		Index int `json:"index"`
-		Delta struct {
-			Content *string `json:"content"`
-			// llama-server and older vLLM send reasoning_content; vLLM
-			// since 0.10 sends reasoning.
-			ReasoningContent *string     `json:"reasoning_content"`
-			Reasoning        *string     `json:"reasoning"`
-			ToolCalls        []callDelta `json:"tool_calls"`
-		} `json:"delta"`
+		Index        int     `json:"index"`
+		Delta        delta   `json:"delta"`
 		FinishReason *string `json:"finish_reason"`
 	} `json:"choices"`
 	Usage   *usage   `json:"usage"`
@@ -101,6 +95,16 @@ type chunk struct {
 	Error   json.RawMessage `json:"error"`
 	Object  string          `json:"object"`
 	Message string          `json:"message"`
+}
+
+// delta is what one event adds to the reply.
+type delta struct {
+	Content *string `json:"content"`
+	// llama-server and older vLLM send reasoning_content; vLLM since 0.10
+	// sends reasoning.
+	ReasoningContent *string     `json:"reasoning_content"`
+	Reasoning        *string     `json:"reasoning"`
+	ToolCalls        []callDelta `json:"tool_calls"`
 }
 
 type callDelta struct {
@@ -153,11 +157,26 @@ func (c *Client) Chat(ctx context.Context, req models.Request, onDelta func(mode
 	began := time.Now()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	headerTimeout := cmp.Or(c.HeaderTimeout, DefaultIdleTimeout)
+	headers := time.AfterFunc(headerTimeout, func() { cancel(errNoHeaders) })
 	resp, err := c.do(ctx, what, http.MethodPost, "/v1/chat/completions", body)
+	headers.Stop()
 	if err != nil {
+		if context.Cause(ctx) == errNoHeaders {
+			return reply, fmt.Errorf("%s: %w: the server at %s sent no response headers within %s (stream.header_timeout in the config)",
+				what, models.ErrStalled, c.Host(), headerTimeout)
+		}
 		return overflowReply(reply, req, err)
 	}
 	defer resp.Body.Close()
+	// The reply's text, and the number of pieces it came in (about one a
+	// token), are capped: a server that never stops cannot hang tern.
+	maxBytes := cmp.Or(c.MaxReplyBytes, DefaultMaxReplyBytes)
+	maxPieces := 0
+	if req.Options.NumPredict > 0 {
+		maxPieces = 2*req.Options.NumPredict + 256
+	}
+	size, pieces := 0, 0
 
 	s := newStream(resp.Body)
 	idle := c.IdleTimeout
@@ -207,6 +226,15 @@ func (c *Client) Chat(ctx context.Context, req models.Request, onDelta func(mode
 				continue // tern asks for one choice
 			}
 			d := choice.Delta
+			size += deltaSize(d)
+			pieces++
+			if size > maxBytes || maxPieces > 0 && pieces > maxPieces {
+				reply.Message.Content, reply.Message.Thinking = content.String(), thinking.String()
+				if size > maxBytes {
+					return reply, fmt.Errorf("%s: %w: the reply passed %d bytes (stream.max_reply_bytes in the config); it was stopped there", what, models.ErrReplyTooLong, maxBytes)
+				}
+				return reply, fmt.Errorf("%s: %w: the server streamed %d pieces, far past max_tokens (%d); it was stopped there", what, models.ErrReplyTooLong, pieces, req.Options.NumPredict)
+			}
 			for _, r := range []*string{d.ReasoningContent, d.Reasoning} {
 				if r != nil && *r != "" {
 					thinking.WriteString(*r)
@@ -465,6 +493,24 @@ func (s *callSet) whole(newID func() string) []models.ToolCall {
 // "error:" line, which some llama-server builds send, is returned as data.
 type stream struct {
 	r *bufio.Reader
+}
+
+// errNoHeaders is the cause a request is cut for when the server sends no
+// response headers in time.
+var errNoHeaders = errors.New("no response headers")
+
+// deltaSize is the text one streamed piece adds to a reply.
+func deltaSize(d delta) int {
+	n := 0
+	for _, p := range []*string{d.Content, d.ReasoningContent, d.Reasoning} {
+		if p != nil {
+			n += len(*p)
+		}
+	}
+	for _, tc := range d.ToolCalls {
+		n += len(tc.Function.Name) + len(tc.Function.Arguments)
+	}
+	return n
 }
 
 func newStream(r io.Reader) *stream { return &stream{r: bufio.NewReaderSize(r, 64<<10)} }

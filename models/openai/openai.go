@@ -43,7 +43,16 @@ type Client struct {
 	// IdleTimeout ends a reply stream that sends nothing for this long
 	// (comment pings count); 0 means DefaultIdleTimeout.
 	IdleTimeout time.Duration
+	// HeaderTimeout ends a request whose server sends no response headers
+	// for this long; 0 means DefaultIdleTimeout.
+	HeaderTimeout time.Duration
+	// MaxReplyBytes caps the text (content, reasoning and call arguments)
+	// of one reply; 0 means DefaultMaxReplyBytes.
+	MaxReplyBytes int
 }
+
+// DefaultMaxReplyBytes caps one reply's text.
+const DefaultMaxReplyBytes = 1 << 20
 
 // DefaultIdleTimeout is how long a reply stream may stay silent. It is
 // long: a 30B mixture-of-experts model with its experts in system memory
