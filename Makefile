@@ -10,8 +10,10 @@ FUZZTIME ?= 10s
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
 
-build: ## build bin/tern
-	$(GO) build -o $(BIN) ./cmd/tern
+build: ## build bin/tern (the first build takes minutes: it lists each package as it compiles)
+	@[ -x $(BIN) ] || echo "First build: Go compiles tern's dependencies, the tree-sitter grammars in C (cgo) the slowest;" \
+	  "a few minutes (about 5 on a busy 2-core machine). Each package is listed as it is compiled."
+	$(GO) build -v -o $(BIN) ./cmd/tern
 
 run: build ## build, then run tern in this repository (pass flags with ARGS="...")
 	./$(BIN) $(ARGS)

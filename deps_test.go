@@ -10,7 +10,7 @@ import (
 const module = "github.com/ternhq/tern"
 
 // allowed lists, for each package (prefix), the internal packages it may
-// import. The import graph is the architecture (DESIGN.md): models at the
+// import. The import graph is the architecture (README, Development): models at the
 // bottom, cmd/tern at the top, tui talking only to the agent and the store.
 var allowed = map[string][]string{
 	"models":            {},

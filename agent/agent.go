@@ -220,6 +220,13 @@ func New(cfg Config, model chatModel, tb toolbox, rec recorder, ap Approver, cou
 	a.setGoal(cfg.Goal)
 	for _, m := range closeCalls(cfg.History) {
 		a.remember(m)
+		for _, c := range m.ToolCalls {
+			// New calls get ids that the resumed ones do not have.
+			var n int
+			if _, err := fmt.Sscanf(c.ID, "call_%d", &n); err == nil {
+				a.callSeq = max(a.callSeq, n)
+			}
+		}
 	}
 	return a
 }
@@ -293,6 +300,9 @@ func (a *Agent) turn(ctx context.Context, text, words string, unlock bool, emit 
 	if err := a.retrieve(ctx, cmp.Or(words, text), send); err != nil {
 		return err
 	}
+	if err := a.attachMentions(ctx, cmp.Or(words, text), send); err != nil {
+		return err
+	}
 	warnAt := (a.cfg.MaxTurns*4 + 4) / 5
 	for turn := 1; ; turn++ {
 		if turn > a.cfg.MaxTurns {
@@ -310,7 +320,12 @@ func (a *Agent) turn(ctx context.Context, text, words string, unlock bool, emit 
 		done.EvalTokens += reply.Metrics.EvalTokens
 		if err != nil {
 			if reply.Message.Content != "" || reply.Message.Thinking != "" {
-				// Keep what was said before the failure.
+				// Keep what was said before the failure, marked when the
+				// user stopped it, so that a resumed session (and the
+				// model) can tell it from a whole answer.
+				if errors.Is(err, context.Canceled) {
+					reply.Message.Content += CancelledNote
+				}
 				if perr := a.append(context.WithoutCancel(ctx), reply.Message); perr != nil {
 					a.log.Error("save partial reply", "err", perr)
 				}

@@ -7,6 +7,9 @@ import (
 	"github.com/ternhq/tern/models"
 )
 
+// CancelledNote ends a reply the user cancelled while it streamed.
+const CancelledNote = "\n[cancelled: the user stopped this reply]"
+
 // interruptedResult answers, in a history, a tool call whose result was
 // never recorded: the turn was cancelled or tern was killed while it ran.
 const interruptedResult = "not run or not finished: the turn was interrupted (cancelled, or tern stopped) before this call had a result"

@@ -57,10 +57,11 @@ func (a *Agent) recoverCalls(m *models.Message, doneReason string) recovered {
 	}
 	m.ToolCalls, m.Content = nil, rec.Rest
 	for _, c := range rec.Calls {
-		if c.ID == "" {
-			a.callSeq++
-			c.ID = fmt.Sprintf("call_%d", a.callSeq)
-		}
+		// tern numbers every call itself: servers leave ids out, or send
+		// the same one in every reply ("call_0"), and the history, the
+		// store and the TUI need one id per call.
+		a.callSeq++
+		c.ID = fmt.Sprintf("call_%d", a.callSeq)
 		m.ToolCalls = append(m.ToolCalls, c.ToolCall)
 		out.calls = append(out.calls, c.ToolCall)
 		out.repairs = append(out.repairs, c.Repair())

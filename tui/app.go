@@ -59,6 +59,9 @@ type Deps struct {
 	Notes    NotesWriter
 	// Doctor runs the checks of `tern doctor` and returns its report.
 	Doctor func(ctx context.Context) (string, error)
+	// Files lists the repository's files (slash-separated, relative to
+	// the root, ignored ones left out), for completing @path mentions.
+	Files func(ctx context.Context) ([]string, error)
 }
 
 // App is the running TUI. Its fields below the widgets belong to the UI
@@ -80,6 +83,8 @@ type App struct {
 	layout *tview.Flex
 	pump   *pump
 	pres   *presenter
+	// mention is the file list @path completes from.
+	mention mentionState
 
 	// jobContext makes the context of a background job; it is cancelled
 	// when the TUI stops.

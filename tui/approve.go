@@ -131,7 +131,7 @@ func (a *App) approvalLines(ap agent.Approval) []line {
 	}
 	var args map[string]any
 	_ = json.Unmarshal(ap.Args, &args)
-	if kind == "executes" {
+	if kind == "executes" && ap.Preview == "" { // a preview names the command itself
 		dir, _ := args["dir"].(string)
 		if dir == "" {
 			dir, _ = args["cwd"].(string)

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"strconv"
+	"time"
 
 	"github.com/ternhq/tern/agent"
 	"github.com/ternhq/tern/models"
@@ -47,6 +48,13 @@ type Compactor interface {
 type Undoer interface {
 	PlanUndo(ctx context.Context) (UndoPlan, error)
 	Undo(ctx context.Context, plan UndoPlan) (string, error)
+}
+
+// Differ shows what the session changed (/diff): the unified diff from
+// the checkpoint taken before its first change to the files now, "" when
+// they match.
+type Differ interface {
+	Diff(ctx context.Context) (string, error)
 }
 
 // UndoPlan is what /undo would do.
@@ -141,8 +149,10 @@ type Backend struct {
 	NumCtx int
 	// PrefixTokens is the estimated size of the prompt before any history.
 	PrefixTokens int
-	// History is the conversation so far, for a resumed session.
+	// History is the conversation so far, for a resumed session; Calls
+	// what its tools said of each call, by call id.
 	History []models.Message
+	Calls   map[string]CallSummary
 	// Notices are shown once, when the session opens.
 	Notices []string
 	// Installed lists the models /model can switch to.
@@ -151,11 +161,24 @@ type Backend struct {
 	Tiers     TierControl
 	Compactor Compactor
 	Undoer    Undoer
+	Differ    Differ
 	RAG       RAGSwitch
 	Planner   Planner
 
+	// Hint, when set, says what to do about a turn's failure ("" when it
+	// knows nothing to add); the TUI shows it under the error.
+	Hint func(error) string
+
 	// Close releases what the backend holds; it may be nil.
 	Close func() error
+}
+
+// CallSummary is what a tool said of a finished call, as the store keeps
+// it: the one line shown, and whether it failed.
+type CallSummary struct {
+	Summary  string
+	IsError  bool
+	Duration time.Duration
 }
 
 func (b *Backend) close() {

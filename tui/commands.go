@@ -22,6 +22,7 @@ func commandList() []command {
 		{"tools", "", "the tools of each tier and what their schemas cost", func(a *App, _ string) { a.cmdTools() }},
 		{"plan", "", "plan mode on or off (Shift+Tab): the model only reads and proposes a plan; with a plan waiting, answer it", (*App).cmdPlan},
 		{"compact", "", "shrink the conversation to free the window", func(a *App, _ string) { a.cmdCompact() }},
+		{"diff", "", "what this session changed: the diff from before its first write to the files now", func(a *App, _ string) { a.cmdDiff() }},
 		{"undo", "", "restore the files to before the session's first write", func(a *App, _ string) { a.cmdUndo() }},
 		{"sessions", "", "past sessions; Enter resumes one", func(a *App, _ string) { a.showSessions() }},
 		{"resume", "ID", "continue session ID (a unique prefix or suffix is enough)", (*App).cmdResume},

@@ -137,7 +137,7 @@ func TestCommandsWithCapabilities(t *testing.T) {
 	h.key(tcell.KeyCtrlR)
 	h.waitFor("RAG on", "RAG on: each prompt carries the repository code")
 	h.send("/compact")
-	h.waitFor("summarised 3 turns", "compaction done")
+	h.waitFor("summarised 3 turns")
 	h.idle()
 	h.send("/undo")
 	h.waitFor("undo: restore the checkpoint?", "  main.go", "Delete 1 file(s) created since:", "  new.txt")

@@ -61,6 +61,11 @@ func (a *App) turnDone(e agent.Done) {
 func (a *App) jobDone(err error) {
 	a.endJob()
 	a.refreshTier()
+	if err != nil && a.back != nil && a.back.Hint != nil && !errors.Is(err, models.ErrUnreachable) && !errors.Is(err, context.Canceled) {
+		if hint := a.back.Hint(err); hint != "" {
+			a.warn(hint)
+		}
+	}
 	a.readPlan()
 	if a.planAsk {
 		a.planAsk = false
@@ -98,7 +103,7 @@ func (a *App) startConnect(req ConnectRequest) {
 		for {
 			b, err := a.deps.Connect(ctx, req)
 			if err == nil {
-				blocks := historyBlocks(a.th, a.md, b.History)
+				blocks := historyBlocks(a.th, a.md, b.History, b.Calls)
 				a.pump.post(func() { a.online(gen, b, blocks) })
 				return
 			}
@@ -203,7 +208,7 @@ func (a *App) switchBackend(req ConnectRequest) {
 		b, err := a.deps.Connect(ctx, req)
 		var blocks []*block
 		if err == nil {
-			blocks = historyBlocks(a.th, a.md, b.History)
+			blocks = historyBlocks(a.th, a.md, b.History, b.Calls)
 		}
 		a.pump.post(func() {
 			a.endJob()
@@ -252,8 +257,7 @@ func (a *App) cmdCompact() {
 				a.fail("compact: " + err.Error())
 				return
 			}
-			a.calibrated = false
-			a.note("compaction done; the old messages stay in the session store")
+			a.calibrated = false // the agent's notice said what was done
 		})
 	})
 }

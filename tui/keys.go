@@ -96,7 +96,7 @@ func (a *App) interrupt() {
 // inputKeys handles the prompt's keys: Enter sends, Alt+Enter (or
 // Shift+Enter where the terminal tells it apart, or Ctrl+J) starts a new
 // line, Up and Down walk the history at the first and last row, and Tab
-// completes a slash command.
+// completes a slash command or an @path mention.
 func (a *App) inputKeys(ev *tcell.EventKey) *tcell.EventKey {
 	switch ev.Key() {
 	case tcell.KeyEnter:
@@ -118,7 +118,10 @@ func (a *App) inputKeys(ev *tcell.EventKey) *tcell.EventKey {
 			return nil
 		}
 	case tcell.KeyTab:
-		if text := a.input.GetText(); strings.HasPrefix(text, "/") && !strings.ContainsAny(text, " \n") {
+		text := a.input.GetText()
+		if prefix, ok := mentionToken(text); ok {
+			a.completeMention(prefix)
+		} else if strings.HasPrefix(text, "/") && !strings.ContainsAny(text, " \n") {
 			a.complete(text)
 		} else {
 			a.cycleFocus()
@@ -143,7 +146,9 @@ func (a *App) inputChanged() {
 		// when the prompt was one row shorter.
 		a.input.SetOffset(0, 0)
 	}
-	if strings.HasPrefix(text, "/") && !strings.ContainsAny(text, " \n") {
+	if prefix, ok := mentionToken(text); ok {
+		a.mentionHint(prefix)
+	} else if strings.HasPrefix(text, "/") && !strings.ContainsAny(text, " \n") {
 		var names []string
 		for _, c := range commandList() {
 			if strings.HasPrefix("/"+c.name, text) {

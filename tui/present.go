@@ -38,20 +38,33 @@ type presenter struct {
 	// stream renders the answer as it grows, the open block only.
 	stream     mdStream
 	thinkStart time.Time
-	// tools remembers each call's header until it ends.
-	tools map[string]string
+	// tools remembers each call's header until it ends, blocks its block's
+	// id: the presenter's own, so that no id a server sends twice can
+	// overwrite an earlier call's line.
+	tools, blocks map[string]string
 	// deltas and streamStart give the generation rate.
 	deltas      int
 	streamStart time.Time
 }
 
 func newPresenter(ui *App, th theme, md *markdown, now func() time.Time) *presenter {
-	return &presenter{ui: ui, th: th, md: md, now: now, tools: make(map[string]string), stream: mdStream{md: md}}
+	return &presenter{ui: ui, th: th, md: md, now: now, tools: make(map[string]string), blocks: make(map[string]string), stream: mdStream{md: md}}
 }
 
 func (p *presenter) id(kind string) string {
 	p.seq++
 	return kind + ":" + strconv.Itoa(p.seq)
+}
+
+// blockID is the block of the running call callID; a fresh one for a
+// call that never started.
+func (p *presenter) blockID(callID string) string {
+	if id, ok := p.blocks[callID]; ok {
+		return id
+	}
+	id := p.id("tool")
+	p.blocks[callID] = id
+	return id
 }
 
 // event prepares the updates for one event; n is how many deltas were
@@ -81,23 +94,29 @@ func (p *presenter) event(ev agent.Event, n int) []func() {
 	case agent.ToolStart:
 		ops := append(p.closeThinking(), p.endAnswer("", false)...)
 		header := toolHeader(e.Name, e.Args)
-		if e.Repair != "" {
+		switch e.Repair {
+		case "":
+		case agent.RepairMention:
+			header += " (attached: @ in the prompt)"
+		default:
 			header += " (recovered from " + e.Repair + " text)"
 		}
 		p.tools[e.ID] = header
 		short := []line{{spans: []span{{text: "▸ ", style: p.th.tool}, {text: header, style: p.th.tool}, {text: " …", style: p.th.dim}}}}
-		id := "tool:" + e.ID
+		id := p.id("tool")
+		p.blocks[e.ID] = id
 		return append(ops, func() { ui.conv.set(id, kindTool, short, nil) })
 	case agent.ToolProgress:
 		header := p.tools[e.ID]
 		short := []line{{spans: []span{{text: "▸ ", style: p.th.tool}, {text: header, style: p.th.tool},
 			{text: " … " + oneLine(e.Text, 60) + " · " + kilo(e.Tokens) + " tok", style: p.th.dim}}}}
-		id, sub := "tool:"+e.ID, subagentStatus(e)
+		id, sub := p.blockID(e.ID), subagentStatus(e)
 		return []func(){func() { ui.conv.set(id, kindTool, short, nil); ui.subagent = sub }}
 	case agent.ToolEnd:
 		short, long := toolLines(p.th, p.tools[e.ID], e)
-		id := "tool:" + e.ID
+		id := p.blockID(e.ID)
 		delete(p.tools, e.ID)
+		delete(p.blocks, e.ID)
 		return []func(){func() {
 			ui.conv.set(id, kindTool, short, long)
 			if e.Name == "explore" {
@@ -385,8 +404,10 @@ func firstLine(s string) string {
 }
 
 // historyBlocks renders a resumed conversation: prompts, answers and
-// calls (closed), as the user saw them.
-func historyBlocks(th theme, md *markdown, history []models.Message) []*block {
+// calls (closed), as the user saw them: calls with the one-line summary
+// and outcome their tool gave (from calls, by call id), else with the
+// header their arguments make.
+func historyBlocks(th theme, md *markdown, history []models.Message, calls map[string]CallSummary) []*block {
 	var out []*block
 	headers := make(map[string]string)
 	for _, m := range history {
@@ -401,8 +422,9 @@ func historyBlocks(th theme, md *markdown, history []models.Message) []*block {
 				headers[c.ID] = toolHeader(c.Name, c.Arguments)
 			}
 		case models.RoleTool:
+			c := calls[m.ToolCallID]
 			short, long := toolLines(th, headers[m.ToolCallID], agent.ToolEnd{
-				ID: m.ToolCallID, Name: m.ToolName, Output: m.Content, Summary: firstLine(m.Content)})
+				ID: m.ToolCallID, Name: m.ToolName, Output: m.Content, Summary: c.Summary, IsError: c.IsError, Duration: c.Duration})
 			out = append(out, &block{kind: kindTool, short: short, long: long})
 		}
 	}

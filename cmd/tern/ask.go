@@ -245,9 +245,10 @@ func (h headlessApprover) Approve(ctx context.Context, ap agent.Approval) (agent
 		h.refused.add(destructiveKind)
 		return agent.Decision{Reason: fmt.Sprintf("it %s; %s refuses destructive or unchecked commands unless run with --yolo", ap.Why, command)}, nil
 	}
-	if !strings.HasPrefix(ap.Tool, mcpServerApproval) { // a server start is no change of the model's
-		h.refused.add(cmp.Or(kind, "change"))
+	if strings.HasPrefix(ap.Tool, mcpServerApproval) { // a server start is no change of the model's
+		return agent.Decision{Reason: fmt.Sprintf("%s asks no questions, so it starts a server the repository configures only when run with --yes", command)}, nil
 	}
+	h.refused.add(cmp.Or(kind, "change"))
 	// Worded for the model and the user alike: the model passes it on,
 	// and tern doctor shows it as it is.
 	return agent.Decision{Reason: fmt.Sprintf("%s asks no questions, so it refuses %s unless run with --yes", command, cmp.Or(kind, "change")+"s")}, nil

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ollama/ollama/api"
+
 	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/models/ollama"
 	"github.com/ternhq/tern/models/openai"
@@ -261,6 +263,32 @@ func explain(err error, host, model string, installed []models.ModelInfo) error 
 			have = strings.Join(names, ", ")
 		}
 		return fmt.Errorf("model %q is not installed: run `ollama pull %s` (installed: %s)", model, model, have)
+	case errors.Is(err, models.ErrBusy):
+		return fmt.Errorf("%w: Ollama at %s is serving other requests; run again when it is free, or let it take more (OLLAMA_NUM_PARALLEL, OLLAMA_MAX_QUEUE where Ollama runs)", err, host)
+	case errors.Is(err, models.ErrRunnerCrashed):
+		return fmt.Errorf("%w. %s", err, serverLogHint+"; a model that does not fit crashes so: try a smaller --ctx or model, or pull the model again if its file is damaged")
+	case errors.Is(err, models.ErrIncomplete):
+		return fmt.Errorf("%w: Ollama closed the connection before the reply was complete; run again (tern ask --resume continues the session). %s", err, serverLogHint)
+	}
+	var se api.StatusError
+	if errors.As(err, &se) && se.StatusCode >= 500 {
+		return fmt.Errorf("%w: an error inside Ollama, not tern's. %s; `tern doctor` checks the model and its window", err, serverLogHint)
 	}
 	return err
 }
+
+// hint is what explain adds to err, for the TUI, which shows the error
+// itself already; "" when it adds nothing.
+func (b *backend) hint(err error) string {
+	full := b.explain(err).Error()
+	if rest, ok := strings.CutPrefix(full, err.Error()); ok {
+		return strings.TrimLeft(rest, ":. ")
+	}
+	if full == err.Error() {
+		return ""
+	}
+	return full
+}
+
+// serverLogHint says where Ollama explains its failures.
+const serverLogHint = "Ollama's server log says why (`journalctl -u ollama` on Linux, ~/.ollama/logs/server.log on macOS, or the terminal running `ollama serve`)"

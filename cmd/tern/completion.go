@@ -50,7 +50,8 @@ func (a *app) registerCompletions(root *cobra.Command) {
 		switch c.Name() {
 		case "ask":
 			reg(c, "resume", a.completeSessions)
-		case "undo":
+			c.ValidArgsFunction = a.completeAskArgs
+		case "undo", "diff":
 			reg(c, "session", a.completeSessions)
 		case "eval":
 			reg(c, "run", completeTasks)
@@ -144,4 +145,46 @@ func completeTasks(cmd *cobra.Command, args []string, toComplete string) ([]cobr
 		}
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// completeAskArgs completes a word of tern ask's prompt that starts with
+// @ to the repository's paths (a directory at a time), as the TUI does.
+func (a *app) completeAskArgs(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	prefix, ok := strings.CutPrefix(toComplete, "@")
+	at := "@"
+	if !ok && len(args) > 0 && args[len(args)-1] == "@" {
+		// bash splits words at @ (COMP_WORDBREAKS): the @ came as a word
+		// of its own, and what follows it is to be completed alone.
+		prefix, ok, at = toComplete, true, ""
+	}
+	if !ok {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	root, err := a.workspaceRoot()
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	ctx, cancel := context.WithTimeout(cmd.Context(), completionTimeout)
+	defer cancel()
+	files, _ := repoFiles(ctx, root)
+	var out []cobra.Completion
+	seen := map[string]bool{}
+	for _, f := range files {
+		if !strings.HasPrefix(f, prefix) {
+			continue
+		}
+		next := f
+		if i := strings.IndexByte(f[len(prefix):], '/'); i >= 0 {
+			next = f[:len(prefix)+i+1]
+		}
+		if !seen[next] {
+			seen[next] = true
+			out = append(out, at+next)
+		}
+	}
+	directive := cobra.ShellCompDirectiveNoFileComp
+	if len(out) == 1 && strings.HasSuffix(out[0], "/") {
+		directive |= cobra.ShellCompDirectiveNoSpace // go on into the directory
+	}
+	return out, directive
 }

@@ -137,11 +137,29 @@ func userConfigPath(getenv func(string) string) string {
 }
 
 // loadConfig merges the user and project files over the defaults. A file
-// that does not exist is skipped; one that does not parse, or names a key
-// tern does not know, is an error naming the file and the line.
+// that does not exist is skipped; one that does not parse, names a key
+// tern does not know or holds a value out of range is an error naming the
+// file (every unknown key, with the known key it was probably meant as).
 func loadConfig(root string, getenv func(string) string) (Config, []string, error) {
+	cfg, read, problems := loadConfigFiles(root, getenv, false)
+	if len(problems) > 0 {
+		return cfg, read, problems[0]
+	}
+	return cfg, read, nil
+}
+
+// loadConfigLenient loads the config as loadConfig does, but a file with
+// a problem is left out instead of stopping: the config is what the
+// remaining files make, and problems lists every problem found, each
+// naming its file. tern doctor reports them and goes on.
+func loadConfigLenient(root string, getenv func(string) string) (cfg Config, read []string, problems []error) {
+	return loadConfigFiles(root, getenv, true)
+}
+
+func loadConfigFiles(root string, getenv func(string) string, lenient bool) (Config, []string, []error) {
 	cfg := defaultConfig()
 	var read []string
+	var problems []error
 	project := filepath.Join(root, ".tern.toml")
 	for _, path := range []string{userConfigPath(getenv), project} {
 		if path == "" {
@@ -152,53 +170,78 @@ func loadConfig(root string, getenv func(string) string) (Config, []string, erro
 			continue
 		}
 		if err != nil {
-			return cfg, read, fmt.Errorf("read config: %w", err)
+			problems = append(problems, fmt.Errorf("read config: %w", err))
+			if !lenient {
+				return cfg, read, problems
+			}
+			continue
 		}
 		// The user's file is decoded over the defaults; the project's on
 		// its own, then merged so that it cannot widen trust.
-		into := &cfg
+		next := cfg
+		into := &next
 		var proj Config
 		if path == project {
 			into = &proj
 		}
 		md, err := toml.Decode(string(data), into)
 		if err != nil {
-			return cfg, read, fmt.Errorf("config %s: %w", path, err)
+			problems = append(problems, fmt.Errorf("config %s: %w", path, err))
+			if !lenient {
+				return cfg, read, problems
+			}
+			continue
 		}
+		bad := false
 		if undecoded := md.Undecoded(); len(undecoded) > 0 {
-			return cfg, read, fmt.Errorf("config %s: unknown key %q", path, undecoded[0].String())
+			problems = append(problems, unknownKeys(path, undecoded))
+			bad = true
 		}
 		if path == project {
-			cfg.mergeProject(proj, md, path)
+			next.mergeProject(proj, md, path)
 		} else {
-			cfg.MCP.noteSources(md, path)
+			next.MCP.noteSources(md, path)
 		}
+		if err := checkConfig(next); err != nil {
+			problems = append(problems, fmt.Errorf("config %s: %w", path, err))
+			bad = true
+		}
+		if bad {
+			if !lenient {
+				return cfg, read, problems
+			}
+			continue
+		}
+		cfg = next
 		read = append(read, path)
 	}
-	switch cfg.ToolMode {
-	case "auto", "native", "text", "constrained":
-	default:
-		return cfg, read, fmt.Errorf("config: tool_mode must be auto, native, text or constrained, not %q", cfg.ToolMode)
+	return cfg, read, problems
+}
+
+// checkConfig checks the values of a config made from the files.
+func checkConfig(cfg Config) error {
+	if !isOneOf(cfg.ToolMode, toolModes) {
+		return fmt.Errorf("tool_mode must be %s, not %q%s", orList(toolModes), cfg.ToolMode, suggest(cfg.ToolMode, toolModes))
 	}
 	if err := checkBackend(cfg.Backend); err != nil {
-		return cfg, read, fmt.Errorf("config: backend %w", err)
+		return fmt.Errorf("backend %w", err)
 	}
 	if err := checkTiers(cfg, "tier", "max_tier"); err != nil {
-		return cfg, read, fmt.Errorf("config: %w", err)
+		return err
 	}
 	if err := checkValues(cfg, false); err != nil {
-		return cfg, read, fmt.Errorf("config: %w", err)
+		return err
 	}
 	if _, err := cfg.MCP.servers(); err != nil {
-		return cfg, read, fmt.Errorf("config: %w", err)
+		return err
 	}
 	if !(cfg.ExploreShare >= 0.1 && cfg.ExploreShare <= 1) {
-		return cfg, read, fmt.Errorf("config: explore_share must be between 0.1 and 1 (a share of the context window), not %v", cfg.ExploreShare)
+		return fmt.Errorf("explore_share must be between 0.1 and 1 (a share of the context window), not %v", cfg.ExploreShare)
 	}
 	if cfg.ExploreTurns < 1 || cfg.ExploreTurns > 50 {
-		return cfg, read, fmt.Errorf("config: explore_turns must be between 1 and 50, not %d", cfg.ExploreTurns)
+		return fmt.Errorf("explore_turns must be between 1 and 50, not %d", cfg.ExploreTurns)
 	}
-	return cfg, read, nil
+	return nil
 }
 
 // checkTiers checks the tier settings, naming them as the user wrote them.

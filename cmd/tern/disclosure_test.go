@@ -129,7 +129,8 @@ func (f *fixture) undo(t *testing.T, answer string) (int, string, string) {
 
 func TestUndoFailures(t *testing.T) {
 	f := newFixture(t)
-	if code, _, errOut := f.undo(t, ""); code != 1 || !strings.Contains(errOut, "no session in this workspace has a checkpoint") {
+	// Outside git, not "none has changed files": there are no checkpoints.
+	if code, _, errOut := f.undo(t, ""); code != 1 || !strings.Contains(errOut, "undo is unavailable: the workspace is not in a git repository") {
 		t.Errorf("undo with no sessions: exit %d: %s", code, errOut)
 	}
 	f.srv.Script(ollamatest.Reply{Content: "hi"})

@@ -60,16 +60,16 @@ func (a *app) doctor(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := a.config(root)
-	if err != nil {
-		return err
-	}
 	r := &report{w: a.stdout}
 	defer func() {
 		if r.problems == 0 {
 			fmt.Fprintln(a.stdout, "\nAll checks passed.")
 		}
 	}()
+	cfg, err := a.doctorConfig(r, root)
+	if err != nil {
+		return err
+	}
 
 	kind, addr, err := a.resolveBackend(ctx, cfg)
 	if err != nil {
@@ -124,6 +124,54 @@ func (a *app) doctor(ctx context.Context) error {
 		return exitCodeError{code: exitError}
 	}
 	return nil
+}
+
+// doctorConfig reports the config files: which were read, and every
+// problem of those that could not be, each a failed check. The checks
+// after it go on without the files that have problems, as if they were
+// not there, so a broken .tern.toml does not hide the rest. Only a flag's
+// own wrong value stops doctor (a usage error).
+func (a *app) doctorConfig(r *report, root string) (Config, error) {
+	cfg, read, problems := loadConfigLenient(root, a.getenv)
+	cfg, err := a.overrideConfig(cfg)
+	if err != nil {
+		return cfg, err
+	}
+	if len(problems) == 0 {
+		if len(read) == 0 {
+			r.ok("Config", "none; the defaults (config files: %s)", strings.Join(configPaths(root, a.getenv), ", "))
+		} else {
+			r.ok("Config", "%s", strings.Join(read, ", "))
+		}
+		return cfg, nil
+	}
+	for _, p := range problems {
+		var uk unknownKeysError
+		if errors.As(p, &uk) && len(uk.keys) > 1 {
+			r.bad("Config", "%s: %d unknown keys", uk.path, len(uk.keys))
+			for _, k := range uk.keys {
+				r.detail("%s", k)
+			}
+			continue
+		}
+		r.bad("Config", "%s", strings.TrimPrefix(p.Error(), "config "))
+	}
+	if len(read) > 0 {
+		r.detail("the checks below use %s and leave out the files above", strings.Join(read, ", "))
+	} else {
+		r.detail("the checks below use the defaults and leave out the files above")
+	}
+	r.detail("tern ask and the TUI refuse to start until they are fixed")
+	return cfg, nil
+}
+
+// configPaths are the config files tern reads, user's first.
+func configPaths(root string, getenv func(string) string) []string {
+	var out []string
+	if p := userConfigPath(getenv); p != "" {
+		out = append(out, p)
+	}
+	return append(out, filepath.Join(root, ".tern.toml"))
 }
 
 func (a *app) doctorModel(ctx context.Context, r *report, client *ollama.Client, cfg Config, installed []models.ModelInfo, infos map[string]models.ModelInfo) {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"sync/atomic"
@@ -174,5 +176,61 @@ func TestCompletionValues(t *testing.T) {
 	code, out, _ := f.tern(t.Context(), "__complete", "ask", "--model", "qw")
 	if code != 0 || strings.Contains(out, "nomic") {
 		t.Errorf("--model qw completes models that do not start with qw:\n%s", out)
+	}
+}
+
+// A bad .tern.toml is one failed check of tern doctor, which goes on with
+// the rest: every unknown key is listed, near misses with the key meant.
+// tern ask refuses the same file, naming every key too.
+func TestDoctorReportsBadConfigAndGoesOn(t *testing.T) {
+	f := newFixture(t)
+	os.WriteFile(filepath.Join(f.dir, ".tern.toml"), []byte("modle = \"qwen3:8b\"\nmax_turn = 3\ncolour = \"blue\"\n[stream]\nidle_timout = \"2s\"\n[profiles.qwen3]\ntemprature = 0.5\n"), 0o644)
+	code, out, errOut := f.tern(t.Context(), "doctor")
+	if code != exitError {
+		t.Errorf("exit %d, want 1", code)
+	}
+	for _, want := range []string{
+		"Config      ✗ " + filepath.Join(f.dir, ".tern.toml") + ": 5 unknown keys\n",
+		`"modle" (did you mean "model"?)`,
+		`"max_turn" (did you mean "max_turns"?)`,
+		"   \"colour\"\n",
+		`"stream.idle_timout" (did you mean "stream.idle_timeout"?)`,
+		`"profiles.qwen3.temprature" (did you mean "profiles.qwen3.temperature"?)`,
+		"the checks below use the defaults and leave out the files above",
+		"Ollama      ✓", "Chat model  ✓ qwen3:8b", "Workspace   ✓",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor's report lacks %q:\n%s%s", want, out, errOut)
+		}
+	}
+
+	// A file that does not parse, and a value out of range in the
+	// user's file: two failed checks, and doctor still goes on.
+	os.WriteFile(filepath.Join(f.dir, ".tern.toml"), []byte("model = \"qwen3\n"), 0o644)
+	f.config("max_turns = 0\n")
+	code, out, _ = f.tern(t.Context(), "doctor")
+	for _, want := range []string{
+		"Config      ✗ " + filepath.Join(f.env["XDG_CONFIG_HOME"], "tern", "config.toml") + ": max_turns must be between 1 and 10000",
+		"Config      ✗ " + filepath.Join(f.dir, ".tern.toml") + ": toml: line 1",
+		"Ollama      ✓",
+	} {
+		if code != exitError || !strings.Contains(out, want) {
+			t.Errorf("exit %d; doctor's report lacks %q:\n%s", code, want, out)
+		}
+	}
+
+	// A good file is a passed check naming it.
+	os.WriteFile(filepath.Join(f.dir, ".tern.toml"), []byte("max_turns = 10\n"), 0o644)
+	f.config("")
+	code, out, _ = f.tern(t.Context(), "doctor")
+	if !strings.Contains(out, "Config      ✓ "+filepath.Join(f.env["XDG_CONFIG_HOME"], "tern", "config.toml")+", "+filepath.Join(f.dir, ".tern.toml")) {
+		t.Errorf("exit %d; the config check does not name the files read:\n%s", code, out)
+	}
+
+	// tern ask refuses the unknown keys, listing them all.
+	os.WriteFile(filepath.Join(f.dir, ".tern.toml"), []byte("modle = \"x\"\nthnk = \"on\"\n"), 0o644)
+	code, _, errOut = f.tern(t.Context(), "ask", "hi")
+	if code != exitError || !strings.Contains(errOut, `unknown keys "modle" (did you mean "model"?) and "thnk" (did you mean "think"?)`) {
+		t.Errorf("tern ask: exit %d, stderr %q", code, errOut)
 	}
 }

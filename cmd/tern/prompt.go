@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -21,23 +22,28 @@ import (
 const promptConnectTimeout = 3 * time.Second
 
 func (a *app) promptCommand() *cobra.Command {
-	return &cobra.Command{
+	var jsonOut bool
+	cmd := &cobra.Command{
 		Use:   "prompt",
 		Short: "Print exactly what the first request would carry, with token counts",
-		Long: `Print the prefix of the first request of a new session: the system prompt
-and the tool schemas of the starting tier (--tier), as JSON exactly as they
-are sent, then the token cost of each part, of each tier and of all tiers,
-counted with cl100k_base (the model's own tokenizer differs a little).
+		Long: `Print the prefix of the first request of a new session as a Markdown report:
+the system prompt as text, the tool schemas of the starting tier (--tier)
+one per line, each as the JSON that is sent, then a table of the token cost
+of each part, of each tier and of all tiers, counted with cl100k_base (the
+model's own tokenizer differs a little). --json prints the same as one JSON
+object instead.
 
 The system prompt depends on the model's family. tern asks Ollama for it;
 when Ollama cannot be reached, it uses the family named by --model (or the
 default template) and says so.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return a.prompt(cmd.Context()) },
+		RunE: func(cmd *cobra.Command, args []string) error { return a.prompt(cmd.Context(), jsonOut) },
 	}
+	cmd.Flags().BoolVar(&jsonOut, "json", false, "print one JSON object (system prompt, tool schemas, token counts) instead of the report")
+	return cmd
 }
 
-func (a *app) prompt(ctx context.Context) error {
+func (a *app) prompt(ctx context.Context, jsonOut bool) error {
 	root, err := a.workspaceRoot()
 	if err != nil {
 		return err
@@ -103,6 +109,9 @@ func (a *app) prompt(ctx context.Context) error {
 		fmt.Fprintf(a.stderr, "tern: %s\n", n)
 	}
 	p := promptReport{counter: counter, set: set, system: system, render: render}
+	if jsonOut {
+		return p.writeJSON(a.stdout, model, prof.Prompt, text)
+	}
 	p.write(a.stdout, model, prof.Prompt, text)
 	return nil
 }
@@ -181,4 +190,62 @@ func (p promptReport) write(w io.Writer, model, template string, text bool) {
 	if text {
 		fmt.Fprintln(w, "\nIn the text tool protocol the tools' cost is part of the system prompt's.")
 	}
+}
+
+// promptJSON is tern prompt --json: the first request's prefix and what
+// it costs.
+type promptJSON struct {
+	Model    string `json:"model"`
+	Template string `json:"template"`
+	Tier     int    `json:"tier"`
+	MaxTier  int    `json:"max_tier"`
+	// ToolMode is "native" (Tools are sent as schemas) or "text" (the
+	// system prompt describes them).
+	ToolMode string            `json:"tool_mode"`
+	System   string            `json:"system"`
+	Tools    []json.RawMessage `json:"tools"`
+	Tokens   promptCounts      `json:"tokens"`
+}
+
+type promptCounts struct {
+	System int `json:"system"`
+	// Tools lists every tool of every tier; Sent says it is in this request.
+	Tools []promptToolCost `json:"tools"`
+	// ByTier is the cost of a request offering the tools up to each tier.
+	ByTier  []int `json:"by_tier"`
+	Request int   `json:"request"`
+}
+
+type promptToolCost struct {
+	Name   string `json:"name"`
+	Tier   int    `json:"tier"`
+	Tokens int    `json:"tokens"`
+	Sent   bool   `json:"sent"`
+}
+
+func (p promptReport) writeJSON(w io.Writer, model, template string, text bool) error {
+	visible := p.set.All()
+	out := promptJSON{Model: model, Template: template, Tier: int(p.set.Tier()), MaxTier: int(p.set.Max()),
+		ToolMode: "native", System: p.system, Tools: []json.RawMessage{}}
+	if text {
+		out.ToolMode = "text"
+		out.System = p.render(specsOf(visible))
+	} else {
+		for _, t := range visible {
+			out.Tools = append(out.Tools, json.RawMessage(t.Spec().WireJSON()))
+		}
+	}
+	out.Tokens.System = p.systemTokens(p.system)
+	for _, c := range p.set.Costs(p.counter) {
+		out.Tokens.Tools = append(out.Tokens.Tools, promptToolCost{Name: c.Name, Tier: int(c.Tier), Tokens: c.Tokens, Sent: c.Visible})
+	}
+	var upTo []tools.Tool
+	for t := disclosure.Read; t <= p.set.Max(); t++ {
+		upTo = append(upTo, p.set.Tools(t)...)
+		out.Tokens.ByTier = append(out.Tokens.ByTier, p.requestTokens(upTo))
+	}
+	out.Tokens.Request = p.requestTokens(visible)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
 }

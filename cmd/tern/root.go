@@ -160,7 +160,7 @@ Run 'tern doctor' first to check Ollama, the model and the context plan.`,
 	root.Flags().Bool("version", false, "print tern's version and exit")
 	root.SetVersionTemplate("tern {{.Version}}\n")
 	root.AddCommand(a.askCommand(), a.doctorCommand(), a.sessionsCommand(), a.promptCommand(), a.undoCommand(), a.evalCommand(),
-		a.indexCommand(), a.searchCommand(), a.versionCommand())
+		a.indexCommand(), a.searchCommand(), a.versionCommand(), a.diffCommand())
 	a.registerCompletions(root)
 	return root
 }
@@ -205,6 +205,12 @@ func (a *app) config(root string) (Config, error) {
 	if err != nil {
 		return cfg, err
 	}
+	return a.overrideConfig(cfg)
+}
+
+// overrideConfig applies the environment and the flags to cfg, made from
+// the config files, and says what of the project's file was ignored.
+func (a *app) overrideConfig(cfg Config) (Config, error) {
 	for _, n := range cfg.notices {
 		fmt.Fprintln(a.stderr, "tern: "+n)
 	}

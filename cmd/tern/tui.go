@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/ternhq/tern/context/budget"
 	"github.com/ternhq/tern/disclosure"
+	"github.com/ternhq/tern/index/ignore"
 	"github.com/ternhq/tern/session"
 	"github.com/ternhq/tern/statedir"
 	"github.com/ternhq/tern/tools"
@@ -108,6 +110,13 @@ func (a *app) runTUI(ctx context.Context, resume string) (string, error) {
 		if err := r.newAgent(ctx, req.Approver); err != nil {
 			return nil, err
 		}
+		history := r.agent.History()
+		var calls map[string]tui.CallSummary
+		if len(history) > 0 {
+			if calls, err = callSummaries(ctx, store, r.sess.ID); err != nil {
+				return nil, err
+			}
+		}
 		return &tui.Backend{
 			Agent:        r.agent,
 			SessionID:    r.sess.ID,
@@ -116,14 +125,17 @@ func (a *app) runTUI(ctx context.Context, resume string) (string, error) {
 			Host:         back.client.Host(),
 			NumCtx:       back.plan.NumCtx,
 			PrefixTokens: r.agent.PrefixTokens(),
-			History:      r.agent.History(),
+			History:      history,
+			Calls:        calls,
 			Notices:      r.notices,
 			Installed:    back.installed,
 			Close:        func() error { r.closeTools(); return nil },
 			Tiers:        tierControl{set: r.tools, counter: cnt},
 			Compactor:    r.agent,
 			Undoer:       &undoer{ws: ws, session: r.sess.ID},
+			Differ:       &undoer{ws: ws, session: r.sess.ID},
 			RAG:          ragSwitch{agent: r.agent, on: &ragOn, code: code},
+			Hint:         back.hint,
 			Planner:      r.agent,
 		}, nil
 	}
@@ -143,6 +155,7 @@ func (a *app) runTUI(ctx context.Context, resume string) (string, error) {
 		Index:    tuiIndexer{code: code},
 		Notes:    notesFile{root: root},
 		Doctor:   a.doctorReport,
+		Files:    func(ctx context.Context) ([]string, error) { return repoFiles(ctx, root) },
 	})
 	err = t.Run(ctx)
 	return t.SessionID(), err
@@ -200,6 +213,18 @@ type undoer struct {
 	ws      *tools.Workspace
 	session string
 	plan    *tools.UndoPlan
+}
+
+// Diff is what the session changed since its checkpoint (/diff).
+func (u *undoer) Diff(ctx context.Context) (string, error) {
+	diff, err := tools.SessionDiff(ctx, u.ws, u.session)
+	if errors.Is(err, tools.ErrNoCheckpoint) {
+		return "", nil // no checkpoint: the session changed nothing yet
+	}
+	if err != nil {
+		return "", fmt.Errorf("unavailable: %s", unavailable(err))
+	}
+	return diff, nil
 }
 
 func (u *undoer) PlanUndo(ctx context.Context) (tui.UndoPlan, error) {
@@ -269,4 +294,47 @@ func (t tuiAsker) Ask(ctx context.Context, qs []tools.Question) ([]string, error
 		return nil, tools.ErrNotAnswered
 	}
 	return answers, err
+}
+
+// callSummaries is what the tools said of a session's calls, by call id,
+// for the TUI to show a resumed conversation as it was shown live. An id
+// recorded twice (by a tern that kept a server's repeated ids) is left
+// out: its line then shows the call's arguments.
+func callSummaries(ctx context.Context, store *session.Store, sessionID string) (map[string]tui.CallSummary, error) {
+	recs, err := store.ToolCalls(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]tui.CallSummary, len(recs))
+	twice := map[string]bool{}
+	for _, r := range recs {
+		if _, ok := out[r.CallID]; ok {
+			twice[r.CallID] = true
+		}
+		out[r.CallID] = tui.CallSummary{Summary: r.Summary, IsError: r.IsError, Duration: r.Duration}
+	}
+	for id := range twice {
+		delete(out, id)
+	}
+	return out, nil
+}
+
+// maxMentionFiles bounds the file list @path completes from.
+const maxMentionFiles = 50000
+
+// repoFiles lists the workspace's files as @path completes them: relative,
+// slash-separated, in lexical order, without what .gitignore leaves out
+// (nor .git and .tern).
+func repoFiles(ctx context.Context, root string) ([]string, error) {
+	var out []string
+	err := ignore.New(root).Walk(ctx, root, func(rel string, d fs.DirEntry) error {
+		if d.Type().IsRegular() {
+			out = append(out, rel)
+		}
+		if len(out) >= maxMentionFiles {
+			return fs.SkipAll
+		}
+		return nil
+	})
+	return out, err
 }

@@ -77,8 +77,8 @@ func (x tuiIndexer) Index(ctx context.Context, progress func(tui.IndexProgress))
 	if err != nil {
 		return "", indexProblem(err)
 	}
-	summary := fmt.Sprintf("index: %d files read, %d unchanged, %d removed; %d files and %d chunks in all",
-		st.Indexed, st.Unchanged, st.Removed, status.Files, status.Chunks)
+	summary := fmt.Sprintf("index: %s read, %d unchanged, %d removed; %s and %s in all",
+		countOf(st.Indexed, "file"), st.Unchanged, st.Removed, countOf(status.Files, "file"), countOf(status.Chunks, "chunk"))
 	switch {
 	case st.PreviousModel != "":
 		summary += fmt.Sprintf(", re-embedded with %s (was %s)", status.Model, st.PreviousModel)

@@ -42,6 +42,13 @@ func (a *app) undo(ctx context.Context, id string) error {
 	}
 	defer store.Close()
 	sess, err := undoSession(ctx, store, id)
+	if errors.Is(err, errNoCheckpoint) {
+		if gerr := tools.CheckGit(ctx, root); gerr != nil {
+			// Not "none has changed files": without git there are no
+			// checkpoints, whatever the sessions changed.
+			return fmt.Errorf("undo is unavailable: %s, so tern takes no checkpoints here and cannot restore what a session changed", unavailable(gerr))
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -120,8 +127,11 @@ func undoSession(ctx context.Context, store *session.Store, id string) (session.
 			return s, nil
 		}
 	}
-	return session.Session{}, errors.New("no session in this workspace has a checkpoint: none has changed files yet")
+	return session.Session{}, errNoCheckpoint
 }
+
+// errNoCheckpoint says no session of a git workspace has a checkpoint.
+var errNoCheckpoint = errors.New("no session in this workspace has a checkpoint: none has changed files yet")
 
 // countOf returns "1 file" or "3 files".
 func countOf(n int, noun string) string {

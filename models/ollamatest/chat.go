@@ -1,6 +1,7 @@
 package ollamatest
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -237,7 +238,7 @@ func (s *Server) build(req api.ChatRequest, reply Reply, thinking bool) output {
 			return out
 		}
 		calls = append(calls, api.ToolCall{
-			ID:       callID(),
+			ID:       cmp.Or(c.ID, callID()),
 			Function: api.ToolCallFunction{Index: i, Name: c.Name, Arguments: args},
 		})
 		out.generated += c.Name + c.Args

@@ -63,6 +63,9 @@ type Call struct {
 	// RawArgs, when set, is sent verbatim as the call's arguments instead
 	// of Args: a JSON string, number or list, as broken models send.
 	RawArgs string
+	// ID, when set, is sent as the call's id instead of a fresh one: a
+	// server that repeats ids ("call_0" in every reply).
+	ID string
 }
 
 // LoadScript reads replies from a JSON array or from NDJSON (one reply

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ternhq/tern/tools"
+)
+
+func (a *app) diffCommand() *cobra.Command {
+	var id string
+	cmd := &cobra.Command{
+		Use:   "diff",
+		Short: "Show what a session changed: the diff from its checkpoint to the files now",
+		Long: `Print the unified diff from the git checkpoint tern took before the first
+change of a session (the latest session that has one, or --session ID) to
+the workspace's files now: what tern undo would take back. Files the
+session created are included, files git ignores are not. Changes made
+after the session, by anyone, show too.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return a.diff(cmd.Context(), id) },
+	}
+	cmd.Flags().StringVar(&id, "session", "", "session whose changes to show (ID or unique prefix; default: the latest with a checkpoint)")
+	return cmd
+}
+
+func (a *app) diff(ctx context.Context, id string) error {
+	root, store, err := a.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	sess, err := undoSession(ctx, store, id)
+	if errors.Is(err, errNoCheckpoint) {
+		if gerr := tools.CheckGit(ctx, root); gerr != nil {
+			return fmt.Errorf("diff is unavailable: %s, so tern takes no checkpoints here", unavailable(gerr))
+		}
+	}
+	if err != nil {
+		return err
+	}
+	ws, err := tools.NewWorkspace(root)
+	if err != nil {
+		return err
+	}
+	diff, err := tools.SessionDiff(ctx, ws, sess.ID)
+	switch {
+	case errors.Is(err, tools.ErrNoCheckpoint):
+		return explainUndo(sess.ID, err)
+	case err != nil:
+		return fmt.Errorf("diff is unavailable: %s", unavailable(err))
+	}
+	if diff == "" {
+		fmt.Fprintf(a.stderr, "tern: session %s: no changes; the files match its checkpoint\n", sess.ID)
+		return nil
+	}
+	_, err = fmt.Fprint(a.stdout, diff)
+	return err
+}

@@ -1,0 +1,141 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+	"time"
+)
+
+// This file completes @path mentions at the prompt from the repository's
+// files (Deps.Files): typing @ and the start of a path shows the matches
+// under the prompt, and Tab completes, a directory at a time like a
+// shell. The agent attaches the files a sent prompt mentions.
+
+// mentionShown is how many matches the hint lists.
+const mentionShown = 6
+
+// mentionStale is how old the file list may be before a new @ reloads it.
+const mentionStale = 10 * time.Second
+
+// mentionToken returns the @mention being typed at the end of text (its
+// path part, without the @), if any.
+func mentionToken(text string) (string, bool) {
+	i := strings.LastIndexAny(text, " \t\n([{\"'`")
+	tok := text[i+1:]
+	if !strings.HasPrefix(tok, "@") {
+		return "", false
+	}
+	return tok[1:], true
+}
+
+// loadMentionFiles fetches the repository's files in the background when
+// the list is missing or old, and shows the matches once it arrives.
+func (a *App) loadMentionFiles() {
+	if a.deps.Files == nil || a.mention.loading || a.now().Sub(a.mention.loaded) < mentionStale {
+		return
+	}
+	a.mention.loading = true
+	a.background(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		files, err := a.deps.Files(ctx)
+		a.pump.post(func() {
+			a.mention.loading = false
+			a.mention.loaded = a.now()
+			if err == nil {
+				a.mention.files = files
+			}
+			a.inputChanged() // show the matches of what was typed meanwhile
+		})
+	})
+}
+
+// mentionMatches lists what @prefix may complete to: the next path
+// segment of the files under it (directories end in /), or, when no path
+// starts so, the files whose name does.
+func (a *App) mentionMatches(prefix string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, f := range a.mention.files {
+		if !strings.HasPrefix(f, prefix) {
+			continue
+		}
+		next := f
+		if i := strings.IndexByte(f[len(prefix):], '/'); i >= 0 {
+			next = f[:len(prefix)+i+1]
+		}
+		if !seen[next] {
+			seen[next] = true
+			out = append(out, next)
+		}
+	}
+	if len(out) > 0 || strings.Contains(prefix, "/") {
+		return out
+	}
+	for _, f := range a.mention.files {
+		if strings.HasPrefix(path.Base(f), prefix) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// mentionHint shows the matches of the mention being typed.
+func (a *App) mentionHint(prefix string) {
+	a.loadMentionFiles()
+	if a.mention.files == nil {
+		if a.deps.Files == nil {
+			a.setHint("@path attaches a file")
+		} else {
+			a.setHint("@path attaches a file; listing the repository's files…")
+		}
+		return
+	}
+	m := a.mentionMatches(prefix)
+	switch {
+	case len(m) == 0:
+		a.setHint("no file matches @" + prefix + "; a mention that names no file is sent as written")
+	case len(m) == 1 && m[0] == prefix:
+		a.setHint("@" + prefix + " is attached when the prompt is sent")
+	default:
+		shown := m[:min(len(m), mentionShown)]
+		hint := "@" + strings.Join(shown, "   @")
+		if len(m) > len(shown) {
+			hint += fmt.Sprintf("   … %d more", len(m)-len(shown))
+		}
+		a.setHint(hint + "   (Tab completes)")
+	}
+}
+
+// completeMention completes the @mention at the end of the prompt to the
+// longest prefix its matches share; a single file gets a space after it.
+func (a *App) completeMention(prefix string) {
+	m := a.mentionMatches(prefix)
+	if len(m) == 0 {
+		return
+	}
+	common := m[0]
+	for _, s := range m[1:] {
+		for !strings.HasPrefix(s, common) {
+			common = common[:len(common)-1]
+		}
+	}
+	if len(m) == 1 && !strings.HasSuffix(common, "/") {
+		common += " "
+	}
+	if len(common) <= len(prefix) && !slices.Contains(m, prefix) {
+		return // several names share no more than what is typed
+	}
+	text := a.input.GetText()
+	a.input.SetText(text[:len(text)-len(prefix)]+common, true)
+}
+
+// mentionState is the file list @ completes from.
+type mentionState struct {
+	files   []string
+	loaded  time.Time
+	loading bool
+}
