@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -17,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	_ "modernc.org/sqlite"
 
@@ -364,5 +366,81 @@ func TestDoctorIndexLine(t *testing.T) {
 	out, _ = f.mustTern("doctor")
 	if !strings.Contains(out, "the index was embedded with nomic-embed-text (task prefixes), but embed_model is all-minilm: `tern index` re-embeds it") {
 		t.Errorf("doctor with another embed_model:\n%s", out)
+	}
+}
+
+// TestTwoTernIndexAtOnce runs two `tern index` of one repository at the
+// same time: the first is held while it embeds, inside its update, and the
+// second must wait for it (saying so) rather than index alongside it. Each
+// chunk is then stored once, both runs succeed, and a later run finds
+// nothing to do.
+func TestTwoTernIndexAtOnce(t *testing.T) {
+	ref := newCodeFixture(t)
+	ref.mustTern("index")
+	want := ref.status().Chunks
+
+	f := newCodeFixture(t)
+	// A proxy in front of the fake server holds every embedding request
+	// until the second run has said it waits.
+	target, err := url.Parse(f.srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	embedding, release := make(chan struct{}, 1), make(chan struct{})
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	gate := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/embed" {
+			select {
+			case embedding <- struct{}{}:
+			default:
+			}
+			select {
+			case <-release:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	defer gate.Close()
+	f.env["OLLAMA_HOST"] = gate.URL
+	letGo := sync.OnceFunc(func() { close(release) })
+	defer letGo()
+
+	run := func(stderr *syncBuffer) int {
+		var out bytes.Buffer
+		return Main(t.Context(), []string{"index", "--dir", f.dir}, strings.NewReader(""), &out, stderr, func(k string) string { return f.env[k] })
+	}
+	var wg sync.WaitGroup
+	var errs [2]syncBuffer
+	var codes [2]int
+	wg.Go(func() { codes[0] = run(&errs[0]) })
+	select {
+	case <-embedding:
+	case <-time.After(20 * time.Second):
+		letGo()
+		t.Fatalf("the first run never embedded:\n%s", errs[0].String())
+	}
+	wg.Go(func() { codes[1] = run(&errs[1]) })
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(errs[1].String(), "waiting for it to finish") {
+		if time.Now().After(deadline) || codes[1] != 0 {
+			t.Errorf("the second run did not wait for the first:\n%s", errs[1].String())
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	letGo()
+	wg.Wait()
+	for i := range 2 {
+		if codes[i] != 0 {
+			t.Errorf("run %d: exit %d\n%s", i, codes[i], errs[i].String())
+		}
+	}
+	if st := f.status(); st.Chunks != want || st.Embedded != want {
+		t.Errorf("after two runs at once: %d chunks, %d embedded; one run stores %d", st.Chunks, st.Embedded, want)
+	}
+	if out, _ := f.mustTern("index"); !strings.Contains(out, "is up to date") || !strings.Contains(out, "0 indexed") {
+		t.Errorf("a third run:\n%s", out)
 	}
 }

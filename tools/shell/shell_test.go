@@ -419,6 +419,11 @@ func TestJudgeAttacks(t *testing.T) {
 		{"time -p rm -rf x", destructive},
 		{"! rm -rf x", destructive},
 		{"[[ $(rm -rf x) ]]", destructive},
+
+		// Killing tern's own reaper would free what a command started.
+		{"kill -9 $PPID", destructive},
+		{"pkill -9 -f tern-reaper", destructive},
+		{"killall tern", destructive},
 	}
 	for _, c := range cases {
 		v := r.Judge(c.line)
