@@ -36,11 +36,8 @@ func (u *updater) checkModel(ctx context.Context, w *writer) error {
 	u.stats.Model = u.opts.Model
 	if old != "" {
 		u.stats.PreviousModel = old
-		if err := w.begin(); err != nil {
+		if err := w.execSQL(`DELETE FROM vectors`); err != nil {
 			return err
-		}
-		if _, err := w.tx.ExecContext(w.ctx, `DELETE FROM vectors`); err != nil {
-			return u.ix.fail("index write", err)
 		}
 		w.changed = true
 	}

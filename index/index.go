@@ -147,6 +147,7 @@ CREATE VIRTUAL TABLE chunks_fts USING fts5(
 	content='', contentless_delete=1, tokenize='porter unicode61'
 );
 INSERT INTO chunks_fts(chunks_fts, rank) VALUES('rank', 'bm25(6.0, 2.0, 1.0, 1.0)');
+INSERT INTO chunks_fts(chunks_fts, rank) VALUES('hashsize', 33554432);
 CREATE TABLE vectors(id INTEGER PRIMARY KEY, hash BLOB NOT NULL UNIQUE, vec BLOB NOT NULL);
 INSERT INTO meta(key, value) VALUES('generation', '0');
 `

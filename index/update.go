@@ -296,7 +296,9 @@ func (u *updater) scan(ctx context.Context, known map[string]*fileState) ([]job,
 func (u *updater) chunkAll(ctx context.Context, jobs []job, w *writer) error {
 	u.report(PhaseChunk, true)
 	todo := make(chan job)
-	done := make(chan record, 4*u.opts.Workers)
+	// The buffer lets the workers run ahead while the writer flushes a
+	// batch; it holds a few MB of text at most.
+	done := make(chan record, 64*u.opts.Workers)
 	var wg sync.WaitGroup
 	for range u.opts.Workers {
 		wg.Go(func() {

@@ -9,14 +9,29 @@ import (
 
 // Batch limits: a write transaction commits after this many files, this
 // much text, or this much time, whichever comes first. Every batch holds
-// whole files, so an interrupted update leaves a consistent index.
+// whole files, so an interrupted update leaves a consistent index. A batch
+// of stored files waits in memory and is written at once, its full-text
+// rows last (see flush), so these bound the memory an update holds too.
 const (
-	batchFiles = 256
-	batchBytes = 8 << 20
-	batchTime  = time.Second
+	batchFiles = 2048
+	batchBytes = 16 << 20
+	batchTime  = 2 * time.Second
 )
 
-// writer is the one goroutine that writes the index during an update.
+// writerCacheKiB is the page cache of the writing connection: the chunk
+// hash index takes random inserts, which SQLite's default 2 MiB cache
+// turns into page reads on a large repository.
+const writerCacheKiB = 64 << 10
+
+// ftsHashBytes is how much pending full-text data FTS5 holds before it
+// writes a segment (its default is 1 MiB); larger segments mean less
+// merging.
+const ftsHashBytes = 32 << 20
+
+// writer is the one goroutine that writes the index during an update. It
+// runs its own transactions on one connection (BEGIN IMMEDIATE … COMMIT),
+// so its prepared statements are used as they are: database/sql's Tx
+// prepares a Conn's statement again on every use.
 type writer struct {
 	ix *Index
 	// ctx is never cancelled: a batch that was started is committed, so
@@ -25,7 +40,8 @@ type writer struct {
 	conn *sql.Conn
 	stmt map[string]*sql.Stmt
 
-	tx      *sql.Tx
+	inTx    bool
+	batch   []record // stored files waiting for flush
 	files   int
 	bytes   int
 	opened  time.Time
@@ -56,6 +72,12 @@ func (ix *Index) newWriter(ctx context.Context) (*writer, error) {
 		return nil, ix.fail("index write", err)
 	}
 	w := &writer{ix: ix, ctx: ctx, conn: conn, stmt: map[string]*sql.Stmt{}}
+	// The cache is the connection's; the pool may hand it to readers
+	// later, which a larger cache does not hurt.
+	if _, err := conn.ExecContext(ctx, `PRAGMA cache_size = -`+strconv.Itoa(writerCacheKiB)); err != nil {
+		w.close()
+		return nil, ix.fail("index write", err)
+	}
 	for name, q := range writeSQL {
 		s, err := conn.PrepareContext(ctx, q)
 		if err != nil {
@@ -68,8 +90,9 @@ func (ix *Index) newWriter(ctx context.Context) (*writer, error) {
 }
 
 func (w *writer) close() {
-	if w.tx != nil {
-		w.tx.Rollback()
+	if w.inTx {
+		w.conn.ExecContext(w.ctx, `ROLLBACK`)
+		w.inTx = false
 	}
 	for _, s := range w.stmt {
 		s.Close()
@@ -82,35 +105,49 @@ func (w *writer) exec(name string, args ...any) (sql.Result, error) {
 	if err := w.begin(); err != nil {
 		return nil, err
 	}
-	res, err := w.tx.StmtContext(w.ctx, w.stmt[name]).ExecContext(w.ctx, args...)
+	res, err := w.stmt[name].ExecContext(w.ctx, args...)
 	return res, w.ix.fail("index write", err)
 }
 
+// execSQL runs a statement that is not prepared in the open transaction.
+func (w *writer) execSQL(query string) error {
+	if err := w.begin(); err != nil {
+		return err
+	}
+	_, err := w.conn.ExecContext(w.ctx, query)
+	return w.ix.fail("index write", err)
+}
+
 func (w *writer) begin() error {
-	if w.tx != nil {
+	if w.inTx {
 		return nil
 	}
-	tx, err := w.conn.BeginTx(w.ctx, nil)
-	if err != nil {
+	if _, err := w.conn.ExecContext(w.ctx, `BEGIN IMMEDIATE`); err != nil {
 		return w.ix.fail("index write", err)
 	}
-	w.tx, w.files, w.bytes, w.opened, w.changed = tx, 0, 0, time.Now(), false
+	w.inTx, w.files, w.bytes, w.opened, w.changed = true, 0, 0, time.Now(), false
 	return nil
 }
 
-// commit ends the open transaction, if any, bumping the generation when
-// the content changed.
+// commit writes the batch and ends the open transaction, if any, bumping
+// the generation when the content changed.
 func (w *writer) commit() error {
-	if w.tx == nil {
+	if err := w.flush(); err != nil {
+		return err
+	}
+	if !w.inTx {
 		return nil
 	}
 	if w.changed {
-		if _, err := w.tx.StmtContext(w.ctx, w.stmt["generation"]).ExecContext(w.ctx); err != nil {
+		if _, err := w.stmt["generation"].ExecContext(w.ctx); err != nil {
 			return w.ix.fail("index write", err)
 		}
 	}
-	err := w.tx.Commit()
-	w.tx = nil
+	_, err := w.conn.ExecContext(w.ctx, `COMMIT`)
+	if err != nil {
+		w.conn.ExecContext(w.ctx, `ROLLBACK`)
+	}
+	w.inTx = false
 	return w.ix.fail("index commit", err)
 }
 
@@ -122,7 +159,8 @@ func (w *writer) maybeCommit() error {
 	return nil
 }
 
-// put stores one processed file.
+// put stores one processed file: at once when it goes or is touched, with
+// the batch otherwise.
 func (w *writer) put(r record) error {
 	if err := w.begin(); err != nil {
 		return err
@@ -140,42 +178,71 @@ func (w *writer) put(r record) error {
 			return err
 		}
 	default:
-		if err := w.storeFile(r); err != nil {
-			return err
+		w.batch = append(w.batch, r)
+		for _, c := range r.chunks {
+			w.bytes += len(c.text)
 		}
 	}
 	return w.maybeCommit()
 }
 
-// storeFile replaces a file's row and chunks.
-func (w *writer) storeFile(r record) error {
+// flush writes the batch's files and chunks, then all their full-text
+// rows together. FTS5 writes its pending rows out as a segment whenever
+// another statement of the transaction opens a savepoint, as the file
+// upsert does: interleaved, every file made its own tiny segment, and
+// merging those was a fifth of indexing. In this order a batch makes a
+// few large ones.
+func (w *writer) flush() error {
+	if len(w.batch) == 0 {
+		return nil
+	}
+	batch := w.batch
+	w.batch = nil
+	ids := make([][]int64, len(batch))
+	for i, r := range batch {
+		var err error
+		if ids[i], err = w.storeFile(r); err != nil {
+			return err
+		}
+	}
+	for i, r := range batch {
+		for j, c := range r.chunks {
+			if _, err := w.exec("insertFTS", ids[i][j], c.name, r.pathWords, c.text, c.words); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// storeFile replaces a file's row and chunks, and returns the chunks' ids.
+func (w *writer) storeFile(r record) ([]int64, error) {
+	if err := w.begin(); err != nil {
+		return nil, err
+	}
 	if r.known != nil {
 		if err := w.deleteChunks(r.known.id); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	var id int64
-	err := w.tx.StmtContext(w.ctx, w.stmt["upsertFile"]).QueryRowContext(w.ctx,
+	err := w.stmt["upsertFile"].QueryRowContext(w.ctx,
 		r.rel, r.size, r.mtime, r.hash, r.lang, r.skip, r.idents).Scan(&id)
 	if err != nil {
-		return w.ix.fail("index write", err)
+		return nil, w.ix.fail("index write", err)
 	}
-	for _, c := range r.chunks {
+	ids := make([]int64, len(r.chunks))
+	for i, c := range r.chunks {
 		res, err := w.exec("insertChunk", id, c.start+1, c.end+1, c.kind, c.symbol, c.sig, c.text, c.hash)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		cid, err := res.LastInsertId()
-		if err != nil {
-			return w.ix.fail("index write", err)
+		if ids[i], err = res.LastInsertId(); err != nil {
+			return nil, w.ix.fail("index write", err)
 		}
-		if _, err := w.exec("insertFTS", cid, c.name, r.pathWords, c.text, c.words); err != nil {
-			return err
-		}
-		w.bytes += len(c.text)
 	}
 	w.changed = true
-	return nil
+	return ids, nil
 }
 
 func (w *writer) deleteChunks(fileID int64) error {
@@ -216,12 +283,8 @@ func (w *writer) collectGarbage() error {
 	if !w.dropped {
 		return nil
 	}
-	if err := w.begin(); err != nil {
+	if err := w.execSQL(`DELETE FROM vectors WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.hash = vectors.hash)`); err != nil {
 		return err
-	}
-	_, err := w.tx.ExecContext(w.ctx, `DELETE FROM vectors WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.hash = vectors.hash)`)
-	if err != nil {
-		return w.ix.fail("index write", err)
 	}
 	return w.commit()
 }
