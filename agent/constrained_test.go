@@ -145,3 +145,18 @@ func TestConstrainedRequestOverridesStops(t *testing.T) {
 		t.Errorf("stop = %v, format %s", req.Options["stop"], req.Format)
 	}
 }
+
+// TestConstrainedReplyAfterLeakedReasoning: Qwen3 behind a server that
+// does not split its reasoning off streams it into the content, then
+// "</think>" and the JSON the schema holds it to.
+func TestConstrainedReplyAfterLeakedReasoning(t *testing.T) {
+	specs := []models.ToolSpec{{Name: "read_file", Parameters: models.Schema(models.Param{Name: "path", Type: "string", Required: true})}}
+	rec := models.RepairConstrainedReply(models.Message{Content: "The user wants the file. I should read it.\n</think>\n\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.go\"}}"}, specs, models.ConstrainedLimits{})
+	if len(rec.Calls) != 1 || rec.Calls[0].Problem != "" || rec.Calls[0].Repair() != models.RepairConstrained {
+		t.Errorf("calls = %+v", rec.Calls)
+	}
+	rec = models.RepairConstrainedReply(models.Message{Content: "Done thinking.\n</think>{\"answer\": \"It reads a.go.\"}"}, specs, models.ConstrainedLimits{})
+	if len(rec.Calls) != 0 || rec.Rest != "It reads a.go." {
+		t.Errorf("answer = %q, calls %+v", rec.Rest, rec.Calls)
+	}
+}

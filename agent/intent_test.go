@@ -59,6 +59,26 @@ func TestCallOnlyInThinkingRuns(t *testing.T) {
 	}
 }
 
+// TestOnlyTheLastCallInThinkingRuns: thinking weighs options; the call
+// the model settled on is its last one, and a write it talked itself out
+// of must not run.
+func TestOnlyTheLastCallInThinkingRuns(t *testing.T) {
+	wf := writeFileTool()
+	h := newHarness(t, ollamatest.Qwen3(), withTools(wf), allowAll, withConfig(func(c *Config) { c.Think = "true" }))
+	h.srv.Script(ollamatest.Reply{Thinking: "I could overwrite it right away: {\"name\": \"write_file\", \"arguments\": {\"path\": \"hello.txt\", \"content\": \"bye\"}}\n" +
+		"No, I should see it first.\n<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"hello.txt\"}}\n</tool_call>"},
+		ollamatest.Reply{Content: "It says hello."})
+	if err := h.run(t.Context(), "what does hello.txt say?"); err != nil {
+		t.Fatal(err)
+	}
+	if len(wf.ran) != 0 {
+		t.Fatalf("the write the model decided against ran: %v", wf.ran)
+	}
+	if ends := toolEnds(h); len(ends) != 1 || ends[0].IsError || !strings.Contains(ends[0].Output, "hello from the fixture") {
+		t.Errorf("tool ends = %+v; want only the read", ends)
+	}
+}
+
 func TestThinkingCallIgnoredWhenTheReplyAnswers(t *testing.T) {
 	h := newHarness(t, ollamatest.Qwen3(), withConfig(func(c *Config) { c.Think = "true" }))
 	h.srv.Script(ollamatest.Reply{Thinking: `Maybe {"name": "read_file", "arguments": {"path": "hello.txt"}} but I know it.`,

@@ -31,7 +31,9 @@ type recovered struct {
 //
 // A reply whose text holds no call, and says nothing or only announces an
 // action, is searched for calls in its thinking: models plan the call there
-// and never write it out. A reply cut at the output limit (doneReason
+// and never write it out. Thinking weighs options ("I could write_file {…}
+// — no, first read_file {…}"), so only its last call is taken: the one the
+// model settled on. A reply cut at the output limit (doneReason
 // "length") has its calls answered with a correction instead of run.
 func (a *Agent) recoverCalls(m *models.Message, doneReason string) recovered {
 	restricted := a.guard.takeRestriction()
@@ -42,10 +44,9 @@ func (a *Agent) recoverCalls(m *models.Message, doneReason string) recovered {
 	if len(rec.Calls) == 0 && rec.Broken == "" && len(m.ToolCalls) == 0 && m.Thinking != "" &&
 		(strings.TrimSpace(rec.Rest) == "" || announcesAction(rec.Rest)) {
 		if th := models.RepairReply(models.Message{Role: models.RoleAssistant, Content: m.Thinking}, a.allSpecs()); len(th.Calls) > 0 {
-			for i := range th.Calls {
-				th.Calls[i].Fixes = append(th.Calls[i].Fixes, RepairThinking)
-			}
-			rec.Calls = th.Calls
+			last := th.Calls[len(th.Calls)-1]
+			last.Fixes = append(last.Fixes, RepairThinking)
+			rec.Calls = []models.RepairedCall{last}
 		}
 	}
 	if len(rec.Calls) == 0 {

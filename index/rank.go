@@ -21,8 +21,10 @@ const (
 	// candidates is how many chunks the full-text search ranks for the
 	// file scores; files come from these.
 	candidates = 300
-	// k1 and b are the BM25 constants of the whole-file score.
-	k1, b = 1.2, 0.75
+	// k1 and b are the BM25 constants of the whole-file score. b is low:
+	// term frequencies count chunks, which grow slower than the file, and
+	// large files are where changes land more often.
+	k1, b = 1.2, 0.1
 	// fileShare is the weight of the whole-file score against the best
 	// chunk's in a file's score.
 	fileShare = 0.5
@@ -158,10 +160,10 @@ type cand struct {
 // candidates returns the best limit chunks for an FTS5 expression.
 func (ix *Index) candidates(ctx context.Context, expr string, f Filter, limit int) ([]cand, error) {
 	cond, args := f.where()
-	q := `SELECT ` + chunkColumns + `, f.id, f.size, chunks_fts.rank FROM chunks_fts
+	q := `SELECT ` + chunkColumns + `, f.id, f.size, chunks_fts.rank AS r FROM chunks_fts
 		JOIN chunks c ON c.id = chunks_fts.rowid
 		JOIN files f ON f.id = c.file_id
-		WHERE chunks_fts MATCH ?` + cond + ` ORDER BY chunks_fts.rank LIMIT ?`
+		WHERE chunks_fts MATCH ?` + cond + ` ORDER BY r LIMIT ?`
 	args = append([]any{expr}, args...)
 	args = append(args, limit)
 	rows, err := ix.db.QueryContext(ctx, q, args...)

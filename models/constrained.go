@@ -210,6 +210,11 @@ func RepairConstrainedReply(m Message, specs []ToolSpec, limits ConstrainedLimit
 	if len(m.ToolCalls) > 0 {
 		return RepairReply(m, specs)
 	}
+	// Reasoning that leaked into the content ahead of the JSON: a server
+	// that did not split it off ("…so I read it.\n</think>{…}").
+	if i := strings.LastIndex(m.Content, "</think>"); i >= 0 {
+		m.Content = m.Content[i+len("</think>"):]
+	}
 	if answer, ok := ConstrainedAnswer(m.Content); ok {
 		return Recovery{Rest: answer}
 	}

@@ -175,6 +175,7 @@ func (a *App) announce(b *Backend) {
 	for _, n := range b.Notices {
 		a.note(n)
 	}
+	a.resumePlan()
 }
 
 // setOffline shows why the model cannot be reached and what fixes it.
@@ -219,9 +220,13 @@ func (a *App) switchBackend(req ConnectRequest) {
 				b.close()
 				return
 			}
-			old := a.back
+			old, planning := a.back, a.planMode
 			a.install(b)
 			old.close()
+			if planning && old != nil && b.SessionID == old.SessionID && b.Planner != nil {
+				b.Planner.SetPlanMode(true) // another model, the same session: still planning
+				a.readPlan()
+			}
 			if old == nil || b.SessionID != old.SessionID {
 				a.conv.clear()
 				for _, h := range blocks {

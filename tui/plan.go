@@ -19,8 +19,10 @@ import (
 type Planner interface {
 	PlanMode() bool
 	SetPlanMode(on bool)
-	// Goal is the accepted plan pinned in the window ("" if none).
+	// Goal is the accepted plan pinned in the window ("" if none), and
+	// ProposedPlan the plan awaiting the user's answer ("" if none).
 	Goal() string
+	ProposedPlan() string
 	RevisePlan(ctx context.Context, comment string, emit func(agent.Event)) error
 	AcceptPlan(ctx context.Context, note string, emit func(agent.Event)) error
 }
@@ -58,14 +60,29 @@ func (a *App) readPlan() {
 	}
 }
 
-// cmdPlan is /plan: it answers a plan that awaits an answer, else it
-// toggles plan mode.
+// cmdPlan is /plan: it answers a plan that awaits an answer (in plan
+// mode: one a resumed session left waiting turns it on), else it toggles
+// plan mode.
 func (a *App) cmdPlan(string) {
-	if a.plan != "" && a.planMode && a.job == nil {
+	if a.plan != "" && a.job == nil && a.back != nil && a.back.Planner != nil {
+		if !a.planMode {
+			a.back.Planner.SetPlanMode(true)
+			a.readPlan()
+		}
 		a.planDialog()
 		return
 	}
 	a.togglePlan()
+}
+
+// resumePlan takes up a plan a resumed session left waiting for an answer.
+func (a *App) resumePlan() {
+	if a.back == nil || a.back.Planner == nil {
+		return
+	}
+	if a.plan = a.back.Planner.ProposedPlan(); a.plan != "" {
+		a.note("this session has a plan waiting for your answer: /plan opens it")
+	}
 }
 
 // planReady keeps the plan a turn ended with; the dialog opens once the

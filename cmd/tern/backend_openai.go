@@ -146,7 +146,10 @@ func (a *app) connectOpenAI(ctx context.Context, cfg Config, addr string) (*back
 		return nil, err
 	}
 	b.textTools, b.textWhy = toolMode(cfg, b.info, b.profile)
-	if !ts.Native && b.textTools {
+	// The schema goes as response_format, which llama-server, vLLM and LM
+	// Studio turn into a grammar as Ollama does with format.
+	b.constrained = effectiveToolMode(cfg, b.profile) == "constrained"
+	if !ts.Native && b.textTools && !b.constrained {
 		b.textWhy = fmt.Sprintf("the server refused tools (%q); using the text tool protocol. %s", ts.Why, toolsFix(srv.Kind))
 	}
 	if !ts.Usage {

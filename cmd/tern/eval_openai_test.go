@@ -49,3 +49,20 @@ func TestEvalReplayOpenAI(t *testing.T) {
 		t.Errorf("loop-recovery: %+v; want the third read refused and an answer", res)
 	}
 }
+
+// TestEvalReplayOpenAIModes: --modes compares the tool modes on an
+// OpenAI-compatible server too; constrained is its own mode there, not
+// the text protocol under another name.
+func TestEvalReplayOpenAIModes(t *testing.T) {
+	f := newFixture(t)
+	code, out, errOut := f.tern(t.Context(), "eval", "--replay", "--backend", "openai", "--json", "--modes", "native,text,constrained", "--run", "find-definition")
+	var r eval.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("exit %d, output is not a report: %v\n%s\n%s", code, err, out, errOut)
+	}
+	for _, mode := range []string{"native", "text", "constrained"} {
+		if m := r.Summary.Modes[mode]; m == nil || m.Tasks != 1 || m.Passed != 1 || m.Valid != 1 {
+			t.Errorf("%s: %+v; want the task passed with its one call valid", mode, m)
+		}
+	}
+}

@@ -294,3 +294,28 @@ func TestExploreStatusInTmux(t *testing.T) {
 	tt.keys("Enter")
 	tt.waitPane("steps of the subagent (its messages stay out of the model's window):", `▸ read_file {"path":"store1.go"}`, "store1.go:5 — load1_1 reads record 1")
 }
+
+// TestExploreSubagentSearchesCode: with an index, the subagent's tools
+// are the session's read-only ones, search_code included, and nothing
+// else.
+func TestExploreSubagentSearchesCode(t *testing.T) {
+	f := newCodeFixture(t)
+	f.mustTern("index")
+	f.srv.Script(
+		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "explore", Args: `{"task":"where is the bill total computed"}`}}},
+		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "search_code", Args: `{"query":"bill total"}`}}},
+		ollamatest.Reply{Content: "calc/total.go:3 — Total adds up a bill"},
+		ollamatest.Reply{Content: "In calc/total.go."},
+	)
+	f.mustTern("ask", "where is the bill total computed?")
+	reqs := f.srv.Requests()
+	sub := reqs[len(reqs)-3 : len(reqs)-1]
+	for i, r := range sub {
+		if names := toolNames(r); !slices.Equal(names, []string{"read_file", "list_dir", "grep", "glob", "search_code"}) {
+			t.Errorf("subagent request %d offers %v", i, names)
+		}
+	}
+	if res := lastContent(sub[1]); !strings.Contains(res, "calc/total.go:3-10 (function Total)") {
+		t.Errorf("the subagent's search_code result:\n%s", res)
+	}
+}

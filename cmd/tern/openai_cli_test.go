@@ -154,3 +154,57 @@ func TestOpenAIEmbedBaseURL(t *testing.T) {
 		t.Errorf("the query was embedded at base_url")
 	}
 }
+
+// TestOpenAIConstrainedToolMode: --tool-mode constrained holds each reply
+// of an OpenAI-compatible server to the schema through response_format
+// (llama-server and vLLM compile it to a grammar), with no tools sent.
+func TestOpenAIConstrainedToolMode(t *testing.T) {
+	for _, flavor := range []openaitest.Flavor{openaitest.LlamaServer, openaitest.VLLM, openaitest.LMStudio} {
+		t.Run(string(flavor), func(t *testing.T) {
+			f, srv := newOpenAIFixture(t, openaitest.WithFlavor(flavor))
+			srv.Script(
+				openaitest.Reply{Content: `{"name": "list_dir", "arguments": {"path": "."}}`},
+				openaitest.Reply{Content: `{"answer": "Three files."}`},
+			)
+			code, out, errOut := f.tern(t.Context(), "ask", "--host", srv.URL(), "--tool-mode", "constrained", "what files are here?")
+			if code != 0 || out != "Three files.\n" {
+				t.Fatalf("exit %d, out %q:\n%s", code, out, errOut)
+			}
+			if !strings.Contains(errOut, "replies held to a JSON schema (--tool-mode constrained)") || !strings.Contains(errOut, "✓ ") {
+				t.Errorf("stderr:\n%s", errOut)
+			}
+			chats := srv.Chats()
+			if len(chats) != 2 {
+				t.Fatalf("%d chat requests", len(chats))
+			}
+			for _, r := range chats {
+				if len(r.Tools) > 0 || r.ResponseFormat == nil || r.ResponseFormat.Type != "json_schema" ||
+					!strings.Contains(string(r.ResponseFormat.JSONSchema.Schema), `{"const":"list_dir"}`) {
+					t.Fatalf("request not held to the schema: %d tools, response_format %+v", len(r.Tools), r.ResponseFormat)
+				}
+			}
+		})
+	}
+}
+
+// TestOpenAIWindowHintPerServer: a server that does not say its window
+// (LM Studio with the model not loaded yet, a proxy in front of vLLM that
+// drops max_model_len) stops tern with the fix for that server.
+func TestOpenAIWindowHintPerServer(t *testing.T) {
+	for flavor, want := range map[openaitest.Flavor]string{
+		openaitest.LlamaServer: "the -c/--ctx-size the server was started with",
+		openaitest.LMStudio:    "load the model in LM Studio first (`lms load MODEL --context-length N`)",
+		openaitest.VLLM:        "vLLM's --max-model-len",
+	} {
+		t.Run(string(flavor), func(t *testing.T) {
+			f, srv := newOpenAIFixture(t, openaitest.WithFlavor(flavor), openaitest.WithHiddenWindow())
+			code, _, errOut := f.tern(t.Context(), "ask", "--backend", "openai", "--host", srv.URL(), "hi")
+			if code != 1 || !strings.Contains(errOut, "tern never guesses one: pass --ctx N") || !strings.Contains(errOut, want) {
+				t.Errorf("exit %d: %s", code, errOut)
+			}
+			if len(srv.Chats()) != 0 {
+				t.Errorf("a chat request went out with no known window")
+			}
+		})
+	}
+}

@@ -183,3 +183,47 @@ func TestPlanModeInTmux(t *testing.T) {
 		t.Errorf("main.go: %q", b)
 	}
 }
+
+// TestPlanResumedInTmux: a plan made by tern ask --plan waits in the
+// session; the TUI resuming it says so, and /plan opens it to accept.
+func TestPlanResumedInTmux(t *testing.T) {
+	f := newFixture(t)
+	f.srv.Script(ollamatest.Reply{Content: firstPlan})
+	code, _, errOut := f.tern(t.Context(), "ask", "--plan", "make main print bonjour")
+	m := regexp.MustCompile("--resume (\\S+) --accept-plan").FindStringSubmatch(errOut)
+	if code != 0 || m == nil {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+	f.srv.Script(
+		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "edit_file", Args: `{"path":"main.go","old_string":"println(\"hi\")","new_string":"println(\"bonjour\")"}`}}},
+		ollamatest.Reply{Content: "main.go now prints bonjour."},
+	)
+	tt := startTmux(t, f, 110, 32, "--yes", "--resume", m[1])
+	tt.waitPane("resumed session", "this session has a plan waiting for your answer: /plan opens it")
+	tt.keys("/plan", "Enter")
+	tt.waitPane("The plan · accept it or send it back", "Edit main.go", "PLAN")
+	tt.keys("2")
+	tt.waitPane("main.go now prints bonjour.", "goal pinned", "tier 2")
+	tt.waitIdle()
+	reqs := f.srv.Requests()
+	last := reqs[len(reqs)-1]
+	if !strings.Contains(last.Messages[0].Content, firstPlan) || !slices.Contains(toolNames(last), "run_command") {
+		t.Errorf("accepted at tier 2: tools %v, system:\n%s", toolNames(last), last.Messages[0].Content)
+	}
+}
+
+// TestPlanJSONEvent: with --json the plan comes as a plan event, just
+// before done.
+func TestPlanJSONEvent(t *testing.T) {
+	f := newFixture(t)
+	f.srv.Script(ollamatest.Reply{Content: firstPlan})
+	code, out, errOut := f.tern(t.Context(), "ask", "--json", "--plan", "make main print bonjour")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	want := `{"type":"plan","plan":"Goal: main prints bonjour.\n1. Edit main.go: println(\"bonjour\")."}`
+	if n := len(lines); n < 2 || lines[n-2] != want || !strings.HasPrefix(lines[n-1], `{"type":"done","reason":"stop"`) {
+		t.Errorf("the events end:\n%s", strings.Join(lines[max(0, len(lines)-2):], "\n"))
+	}
+}
