@@ -303,7 +303,7 @@ func xmlStrings(kv [][2]string) []byte {
 // not shown them.
 var (
 	leftoverHeaders = regexp.MustCompile(`<\|start_header_id\|>\w*<\|end_header_id\|>|(?:<\|start\|>\s*\w+\s*)?<\|channel\|>\s*\w+[^<\n]{0,60}<\|message\|>`)
-	leftoverTokens  = regexp.MustCompile(`<\|[\w\-]{1,40}\|>|<｜[^｜<>\n]{1,40}｜>|</?s>|<(?:tool_use|tool|tools|think|function_calls?)>\s*</(?:tool_use|tool|tools|think|function_calls?)>`)
+	leftoverTokens  = regexp.MustCompile(`<\|[\w\-]{1,40}\|>|<｜[^｜<>\n]{1,40}｜>|</?s>|<(?:tool_use|tool|tools|think|function_calls?|function_invocation)>\s*</(?:tool_use|tool|tools|think|function_calls?|function_invocation)>|</?(?:tool_calls?|function_calls?|function_invocation|function)>`)
 )
 
 // dropLeftovers takes leftover headers and tokens out of text, and the

@@ -26,6 +26,7 @@ var toolParseShapes = []*regexp.Regexp{
 	regexp.MustCompile(`invalid character '.{1,4}' (after|looking for|in)\b`),
 	regexp.MustCompile(`^json: cannot unmarshal\b`),
 	regexp.MustCompile(`^XML syntax error\b`),
+	regexp.MustCompile(`^expected element type <[\w:\-]+> but have <[\w:\-]+>`),
 	// Parsers that found no usable function name or arguments.
 	regexp.MustCompile(`(?i)^(empty function name|invalid (function call )?format|mismatched arg_key and arg_value counts)`),
 }

@@ -19,6 +19,10 @@ func TestIsToolParseMessage(t *testing.T) {
 		{"empty function name", true},
 		{"json: cannot unmarshal string into Go value of type map[string]interface {}", true},
 		{"Failed to parse tool_call arguments", true},
+		// qwen3-coder's parser passes encoding/xml's words on (ollama#17276,
+		// continue#10896).
+		{"XML syntax error on line 8: element <function> closed by </parameter>", true},
+		{"expected element type <function> but have <parameter>", true},
 		// Not a parser failing on the model's output.
 		{"llama runner process has terminated: exit status 2", false},
 		{"an error was encountered while running the model: unexpected EOF", false},

@@ -86,8 +86,14 @@ func (a *app) doctor(ctx context.Context) error {
 	}
 	version, err := client.Version(ctx)
 	if err != nil {
-		r.bad("Ollama", "not reachable at %s", client.Host())
-		r.detail("start it with `ollama serve` (or open the Ollama app), or set --host / OLLAMA_HOST")
+		if errors.Is(err, models.ErrUnreachable) || errors.Is(err, context.DeadlineExceeded) {
+			r.bad("Ollama", "not reachable at %s", client.Host())
+			r.detail("start it with `ollama serve` (or open the Ollama app), or set --host / OLLAMA_HOST")
+		} else {
+			// Something answers there, but not /api/version as Ollama does.
+			r.bad("Ollama", "the server at %s is not Ollama (/api/version: %v)", client.Host(), err)
+			r.detail("for llama-server, LM Studio or vLLM pass --backend openai (or leave --backend unset to detect it)")
+		}
 		a.doctorWorkspace(ctx, r, root, cfg)
 		a.doctorMCP(ctx, r, cfg, root)
 		return exitCodeError{code: exitError}

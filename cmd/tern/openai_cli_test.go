@@ -133,6 +133,10 @@ func TestOpenAIAutoDetection(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "is not Ollama") || !strings.Contains(errOut, "--backend openai") {
 		t.Errorf("--backend ollama at an LM Studio: exit %d: %s", code, errOut)
 	}
+	code, out, _ = f2.tern(t.Context(), "doctor", "--backend", "ollama")
+	if code != 1 || !strings.Contains(out, "is not Ollama") || !strings.Contains(out, "pass --backend openai") || strings.Contains(out, "not reachable") {
+		t.Errorf("doctor --backend ollama at an LM Studio: exit %d:\n%s", code, out)
+	}
 }
 
 // TestOpenAIEmbedBaseURL: llama-server serves one model, so chat and
