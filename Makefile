@@ -5,7 +5,7 @@ PKGS     := ./...
 ARGS     ?=
 FUZZTIME ?= 10s
 
-.PHONY: help build run test test-short test-real bench lint fuzz fake clean
+.PHONY: help build run test test-short test-real bench bench-summary lint fuzz fake clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -29,6 +29,9 @@ test-real: ## integration tests against a real Ollama (built once, cached; needs
 
 bench: ## run the benchmarks (speed and memory targets)
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime=3x $(PKGS)
+
+bench-summary: ## run the performance-target benchmarks one by one and print their figures in a table (ONLY="AskStartup Stream20k" for some)
+	GO=$(GO) bash scripts/bench-summary.sh
 
 lint: ## gofmt, go vet and the go.mod tidiness check
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/ternhq/tern/models"
 )
@@ -207,9 +208,17 @@ func encodeVector(v []float32) []byte {
 }
 
 // DecodeVector reads a vector stored by the index into dst, which must
-// have room for len(b)/4 numbers.
+// have room for len(b)/4 numbers. On a little-endian machine the stored
+// bytes are the numbers' memory, so loading the vectors of a large index
+// is one copy, not a conversion per number.
 func DecodeVector(dst []float32, b []byte) {
+	if littleEndian && len(dst) > 0 {
+		copy(unsafe.Slice((*byte)(unsafe.Pointer(&dst[0])), 4*len(dst)), b)
+		return
+	}
 	for i := range dst {
 		dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 	}
 }
+
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1

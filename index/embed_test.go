@@ -1,8 +1,10 @@
 package index
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,5 +100,21 @@ func TestEmbeddingFailures(t *testing.T) {
 				t.Errorf("status %+v", status)
 			}
 		})
+	}
+}
+
+func TestDecodeVectorRoundTrip(t *testing.T) {
+	v := []float32{3, -4, 0, 1e-3}
+	b := encodeVector(v)
+	got := make([]float32, len(v))
+	DecodeVector(got, b)
+	for i, x := range got {
+		want := math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+		if x != want {
+			t.Errorf("number %d = %v, want %v", i, x, want)
+		}
+	}
+	if got[0] < 0.59 || got[0] > 0.61 || got[1] > -0.79 || got[1] < -0.81 {
+		t.Errorf("decoded %v, want the unit vector of %v", got, v)
 	}
 }

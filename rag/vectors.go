@@ -3,7 +3,9 @@ package rag
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strconv"
+	"sync"
 
 	chromem "github.com/philippgille/chromem-go"
 
@@ -25,6 +27,12 @@ type vectorSet struct {
 	dim   int
 	have  map[int64]bool
 	slab  []float32 // spare room for decoded vectors
+}
+
+// loadedVector is a vector read before its chunk is known to be wanted.
+type loadedVector struct {
+	id  int64
+	vec []float32
 }
 
 // slabVectors is how many vectors are allocated at once.
@@ -51,8 +59,39 @@ func (v *vectorSet) refresh(ctx context.Context, ix *index.Index) error {
 		}
 		*v = vectorSet{col: col, model: model, dim: dim, have: map[int64]bool{}}
 	}
+	// A first load reads every vector, in parts on all cores, while
+	// another goroutine reads what the chunks are.
+	var loaded []loadedVector
+	var loadErr error
+	var loading sync.WaitGroup
+	if len(v.have) == 0 {
+		loading.Go(func() {
+			parts := max(1, runtime.GOMAXPROCS(0))
+			got := make([][]loadedVector, parts)
+			slabs := make([]vectorSet, parts) // a slab for each part
+			for i := range slabs {
+				slabs[i].dim = dim
+			}
+			loadErr = ix.AllVectors(ctx, parts, func(p int, id int64, b []byte) {
+				if len(b) != 4*dim {
+					return
+				}
+				vec := slabs[p].alloc()
+				index.DecodeVector(vec, b)
+				got[p] = append(got[p], loadedVector{id, vec})
+			})
+			for _, g := range got {
+				loaded = append(loaded, g...)
+			}
+		})
+	}
 	refs, err := ix.VectorRefs(ctx)
+	loading.Wait()
+	if err == nil {
+		err = loadErr
+	}
 	if err != nil {
+		v.col = nil // start over next time
 		return err
 	}
 	content := map[string]string{} // one string per file, shared by its chunks
@@ -77,29 +116,32 @@ func (v *vectorSet) refresh(ctx context.Context, ix *index.Index) error {
 			return fmt.Errorf("vector collection: %w", err)
 		}
 	}
+	var addErr error
+	add := func(id int64, vec []float32) {
+		c, ok := want[id]
+		if !ok || v.have[id] || addErr != nil || zero(vec) { // chromem would turn a zero vector into NaNs
+			return
+		}
+		addErr = v.col.AddDocument(ctx, chromem.Document{ID: strconv.FormatInt(id, 10), Embedding: vec, Content: c})
+		v.have[id] = true
+	}
+	for _, lv := range loaded {
+		add(lv.id, lv.vec)
+	}
 	var missing []int64
 	for id := range want {
 		if !v.have[id] {
 			missing = append(missing, id)
 		}
 	}
-	if len(missing) > 0 {
-		if len(v.have) == 0 {
-			missing = nil // load everything in one pass
-		}
-		var addErr error
+	if len(missing) > 0 && loaded == nil {
 		err := ix.Vectors(ctx, missing, func(id int64, b []byte) {
-			c, ok := want[id]
-			if !ok || v.have[id] || addErr != nil || len(b) != 4*dim {
+			if len(b) != 4*dim || v.have[id] {
 				return
 			}
 			vec := v.alloc()
 			index.DecodeVector(vec, b)
-			if zero(vec) {
-				return // chromem would turn it into NaNs
-			}
-			addErr = v.col.AddDocument(ctx, chromem.Document{ID: strconv.FormatInt(id, 10), Embedding: vec, Content: c})
-			v.have[id] = true
+			add(id, vec)
 		})
 		if err == nil {
 			err = addErr
@@ -108,6 +150,10 @@ func (v *vectorSet) refresh(ctx context.Context, ix *index.Index) error {
 			v.col = nil // start over next time
 			return fmt.Errorf("load vectors: %w", err)
 		}
+	}
+	if addErr != nil {
+		v.col = nil
+		return fmt.Errorf("load vectors: %w", addErr)
 	}
 	v.gen = gen
 	return nil

@@ -153,8 +153,12 @@ func (c *convo) stream(id string, kind blockKind, add, tail []line) {
 		}
 	}
 	// short shares stable's array: appending the tail writes past its
-	// end, where the last tail was.
+	// end, where the last tail was. Keep room for the tail there, or
+	// each flush would copy the whole array.
 	b.stable = append(b.stable, add...)
+	if need := len(b.stable) + len(tail); need > cap(b.stable) {
+		b.stable = append(make([]line, 0, 2*need), b.stable...)
+	}
 	b.short = append(b.stable, tail...)
 }
 

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# bench-summary runs the benchmarks behind tern's performance targets
+# (start-up, streaming, indexing, search) one at a time and prints their
+# figures in one table, next to the targets and the zoekt-index reference
+# measured on the same kind of machine. Run it on a quiet machine: wall
+# times stretch when other processes compete for the cores; CPU times
+# stretch less.
+#
+#   scripts/bench-summary.sh            # all (several minutes: it indexes the Go tree)
+#   ONLY="AskStartup Stream20k" scripts/bench-summary.sh
+set -euo pipefail
+GO=${GO:-go}
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+
+run() { # package benchmark benchtime
+	if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $2 "* ]]; then
+		return
+	fi
+	echo "running $2 ($1)…" >&2
+	if ! "$GO" test -run '^$' -bench "^Benchmark$2\$" -benchtime="$3" "$1" >>"$out" 2>&1; then
+		echo "bench-summary: Benchmark$2 failed:" >&2
+		tail -20 "$out" >&2
+		exit 1
+	fi
+}
+
+run ./cmd/tern AskStartup 20x
+run ./tui Stream20k 1x
+run ./index IndexStdlib 1x
+run ./index ReindexNoChange 5x
+run ./rag SearchLexical 20x
+run ./rag SearchHybridStdlib 20x
+
+cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo "?")
+load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
+awk -v cores="$cores" -v load="$load" '
+/^Benchmark/ {
+	name = $1; sub(/^Benchmark/, "", name); sub(/-[0-9]+$/, "", name)
+	for (i = 3; i < NF; i += 2) m[name, $(i+1)] = $i
+	have[name] = 1
+}
+function row(what, value, target) { printf "%-44s %-30s %s\n", what, value, target }
+END {
+	printf "tern performance figures (%s cores, load average %s)\n\n", cores, load
+	row("figure", "measured", "target / reference")
+	row("------", "--------", "------------------")
+	if (have["AskStartup"])
+		row("tern ask: start-up to first request", sprintf("%.1f ms CPU, %.1f ms wall", m["AskStartup", "cpu-ms-to-request"], m["AskStartup", "ms-to-request"]), "under 30 ms (was 118 ms)")
+	if (have["Stream20k"])
+		row("TUI: CPU per streamed token, 20k tokens", sprintf("%.0f us first 1k, %.0f us last 1k (x%.2f)", m["Stream20k", "µs/token-first1k"], m["Stream20k", "µs/token-last1k"], m["Stream20k", "last/first"]), "flat: x1 (was x16)")
+	if (have["IndexStdlib"]) {
+		wall = m["IndexStdlib", "ns/op"] / 1e9; cpu = m["IndexStdlib", "cpu-s/op"]
+		row("index Go src, lexical: wall, CPU", sprintf("%.1f s, %.1f s (%.1f cores)", wall, cpu, cpu / wall), "zoekt-index 9.1 s, 6.1 s")
+		row("  ratio to zoekt-index", sprintf("%.1fx wall, %.1fx CPU", wall / 9.1, cpu / 6.1), "at most 1.5x (was 2.8x, 3.1x)")
+		row("  files, chunks, peak memory", sprintf("%d, %d, %.0f MiB", m["IndexStdlib", "files"], m["IndexStdlib", "chunks"], m["IndexStdlib", "peak-MiB"]), "")
+	}
+	if (have["ReindexNoChange"])
+		row("reindex, nothing changed", sprintf("%.0f ms, %.0f ms CPU", m["ReindexNoChange", "ns/op"] / 1e6, m["ReindexNoChange", "cpu-ms/op"]), "keep: 0.3 s")
+	if (have["SearchLexical"])
+		row("lexical search, stdlib: p50, p90", sprintf("%.1f ms, %.1f ms", m["SearchLexical", "p50-ms"], m["SearchLexical", "p90-ms"]), "keep")
+	if (have["SearchHybridStdlib"]) {
+		row("hybrid search, stdlib: first", sprintf("%.0f ms", m["SearchHybridStdlib", "first-ms"]), "under 1 s (was 3.97 s)")
+		row("hybrid search, stdlib: p50, p90", sprintf("%.0f ms, %.0f ms", m["SearchHybridStdlib", "p50-ms"], m["SearchHybridStdlib", "p90-ms"]), "under 300 ms (was 0.5 s)")
+	}
+}' "$out"
