@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -181,13 +182,40 @@ func killAll() bool {
 
 // descendants lists the live processes below pid, from /proc.
 func descendants(pid int) []int {
+	table := procTable()
+	for p, info := range table {
+		if info.state == "Z" || info.state == "X" {
+			delete(table, p)
+		}
+	}
+	return subtree(table, pid)
+}
+
+// tern itself is a child subreaper too, once it runs commands through the
+// reaper: if a command kills its reaper (kill -9 $PPID), what the command
+// started comes back to tern rather than to init, and sweepOrphans stops it.
+var subreaper = sync.OnceValue(func() bool {
+	return unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == nil
+})
+
+// becomeSubreaper makes this process a child subreaper, once.
+func becomeSubreaper() { subreaper() }
+
+// procInfo is what /proc/PID/stat says of a process.
+type procInfo struct {
+	state           string
+	ppid, pgid, sid int
+}
+
+// procTable reads every process's parent, group and session from /proc.
+func procTable() map[int]procInfo {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
 	}
-	children := map[int][]int{}
+	out := map[int]procInfo{}
 	for _, e := range entries {
-		p, err := strconv.Atoi(e.Name())
+		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
@@ -195,18 +223,79 @@ func descendants(pid int) []int {
 		if err != nil {
 			continue
 		}
-		// pid (comm) state ppid …; comm may hold spaces and parentheses.
 		s := string(data)
 		i := strings.LastIndexByte(s, ')')
 		if i < 0 {
 			continue
 		}
 		f := strings.Fields(s[i+1:])
-		if len(f) < 2 || f[0] == "Z" || f[0] == "X" {
+		if len(f) < 4 {
 			continue
 		}
 		ppid, _ := strconv.Atoi(f[1])
-		children[ppid] = append(children[ppid], p)
+		pgid, _ := strconv.Atoi(f[2])
+		sid, _ := strconv.Atoi(f[3])
+		out[pid] = procInfo{state: f[0], ppid: ppid, pgid: pgid, sid: sid}
+	}
+	return out
+}
+
+// sweepOrphans stops what a reaper that died left to this process: its
+// children that are still in the reaper's process group, or that left
+// this process's session (setsid), with everything below them, and reaps
+// them. tern's own children (git, MCP servers, other reapers) keep its
+// session and their own groups, so they are not touched. It reports
+// whether it found any.
+func sweepOrphans(reaper int) (found bool) {
+	if !subreaper() {
+		return false
+	}
+	self := os.Getpid()
+	sid, err := unix.Getsid(0)
+	if err != nil {
+		return false
+	}
+	for round := 0; round < 50; round++ {
+		table := procTable()
+		var orphans []int
+		for pid, p := range table {
+			if p.ppid == self && (p.pgid == reaper || p.sid != sid) {
+				orphans = append(orphans, pid)
+			}
+		}
+		if len(orphans) == 0 {
+			return found
+		}
+		found = true
+		var all []int
+		for _, pid := range orphans {
+			all = append(all, pid)
+			all = append(all, subtree(table, pid)...)
+		}
+		for _, pid := range all {
+			syscall.Kill(pid, syscall.SIGSTOP)
+		}
+		for _, pid := range all {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		for _, pid := range orphans {
+			for i := 0; i < 100; i++ {
+				var ws syscall.WaitStatus
+				if got, err := syscall.Wait4(pid, &ws, syscall.WNOHANG, nil); got == pid || err != nil {
+					break
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+		}
+	}
+	return found
+}
+
+// subtree lists the processes below pid in table.
+func subtree(table map[int]procInfo, pid int) []int {
+	children := map[int][]int{}
+	for p, info := range table {
+		children[info.ppid] = append(children[info.ppid], p)
 	}
 	var out []int
 	queue := []int{pid}
@@ -300,6 +389,16 @@ func runReaped(ctx context.Context, exe, shell, command, dir string, timeout tim
 		end.how = endCancel
 		waitErr = stopReaper()
 	}
+	// The reaper is gone, so its status pipe is closed: this does not
+	// wait.
+	status := <-statusLine
+	sr.Close()
+	swept := false
+	if status == "" {
+		// The reaper died without a word (the command killed it, or it
+		// was killed after the grace): what it held came back to tern.
+		swept = sweepOrphans(cmd.Process.Pid)
+	}
 	select {
 	case <-drained:
 	case <-time.After(stopGrace):
@@ -307,13 +406,12 @@ func runReaped(ctx context.Context, exe, shell, command, dir string, timeout tim
 		<-drained
 	}
 	pr.Close()
-	status := <-statusLine
-	sr.Close()
 	if end.how != endExit {
 		return end, nil
 	}
+	end.strays = swept
 	word, rest, _ := strings.Cut(status, " ")
-	end.strays = strings.HasSuffix(rest, " strays") || rest == "strays"
+	end.strays = end.strays || strings.HasSuffix(rest, " strays") || rest == "strays"
 	rest = strings.TrimSuffix(rest, " strays")
 	switch word {
 	case "exit":

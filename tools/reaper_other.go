@@ -21,3 +21,6 @@ func RunReaper(args []string) int { return 125 }
 func runReaped(ctx context.Context, exe, shell, command, dir string, timeout time.Duration, out io.Writer) (ending, error) {
 	return runGroup(ctx, shell, command, dir, timeout, out)
 }
+
+// becomeSubreaper does nothing: this system has no child subreapers.
+func becomeSubreaper() {}

@@ -84,3 +84,21 @@ func TestReaperOutlivesNoTern(t *testing.T) {
 	hold.Wait()
 	assertGone(t, pids(t, pidFile))
 }
+
+// TestReaperKilledByItsCommand: a command that starts a daemon and then
+// kills its own reaper (kill -9 $PPID) leaves nothing running: the
+// daemon comes back to tern, a subreaper too, which stops it.
+func TestReaperKilledByItsCommand(t *testing.T) {
+	exe := testReaper(t)
+	pidFile := filepath.Join(t.TempDir(), "pids")
+	t.Setenv("PIDS", pidFile)
+	tool, err := NewRunCommand(newFixture(t), nil, CommandPolicy{Reaper: exe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	command := `echo $$ > $PIDS; setsid -f sh -c 'echo $$ >> $PIDS; exec sleep 300 >/dev/null 2>&1'; (sleep 300 & echo $! >> $PIDS); ` +
+		`while [ $(wc -l < $PIDS) -lt 3 ]; do sleep 0.01; done; kill -9 $PPID; sleep 300`
+	r := call(t, tool, `{"command":`+quote(command)+`,"timeout":30}`, 0)
+	t.Logf("result: %s", r.Output)
+	assertGone(t, pids(t, pidFile))
+}

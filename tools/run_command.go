@@ -59,6 +59,9 @@ func NewRunCommand(ws *Workspace, cp *Checkpoint, policy CommandPolicy) (Tool, e
 	if err != nil {
 		shell = "sh"
 	}
+	if policy.Reaper != "" {
+		becomeSubreaper()
+	}
 	return &runCommand{ws: ws, cp: cp, rules: rules, shell: shell, reaper: policy.Reaper, spec: SpecFrom("run_command", runCommandDoc,
 		models.Param{Name: "command", Type: "string", Required: true},
 		models.Param{Name: "timeout", Type: "integer"},
@@ -179,8 +182,8 @@ func (t *runCommand) Run(ctx context.Context, in Input) Result {
 		b.WriteString("exit code: none (cancelled)")
 		summary += " → cancelled"
 	case endSignal:
-		fmt.Fprintf(&b, "killed by %s", ended.signal)
-		summary += " → killed by " + ended.signal
+		fmt.Fprintf(&b, "killed by a signal (%s)", ended.signal)
+		summary += " → killed (" + ended.signal + ")"
 	}
 	res.Output, res.Summary = b.String(), summary
 	return res

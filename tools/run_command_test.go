@@ -36,7 +36,7 @@ func TestRunCommand(t *testing.T) {
 		{name: "empty", args: `{"command":"  "}`, isError: true, want: []string{"command is required"}},
 		{name: "denied", args: `{"command":"git push origin main"}`, isError: true, want: []string{"denied by the user's configuration", `"git push*"`}},
 		{name: "denied inside a list", args: `{"command":"go vet && git   push --tags"}`, isError: true, want: []string{"denied"}},
-		{name: "killed by a signal", args: `{"command":"kill -9 $$"}`, isError: true, want: []string{"killed by killed"}},
+		{name: "killed by a signal", args: `{"command":"kill -9 $$"}`, isError: true, want: []string{"killed by a signal (killed)"}},
 	})
 }
 

@@ -146,8 +146,8 @@ func TestPlanModeInTmux(t *testing.T) {
 	tt.keys("s")
 	tt.waitPane("Comment for the model (Enter sends)")
 	tt.keys("say how to check it", "Enter")
-	// The revised plan's dialog may open before a poll sees the comment
-	// it covers; the request below shows the comment reached the model.
+	// The revised plan's dialog may open before a poll sees the comment's
+	// line, and covers it: the comment is checked in the request below.
 	tt.waitPane("The plan · accept it or send it back", "go run . prints bonjour")
 	tt.keys("Escape")
 	tt.waitPane("still planning")
