@@ -419,7 +419,7 @@ func (ix *Index) rank(ctx context.Context, q query, f Filter, terms []term, cand
 	out := make([]Chunk, len(cands))
 	for i, c := range cands {
 		fr := files[c.fileID]
-		rel := 0.0
+		rel := 1.0 // a file's representative chunk stands for it
 		if fr.best > 0 {
 			rel = c.text / fr.best
 		}
@@ -427,6 +427,20 @@ func (ix *Index) rank(ctx context.Context, q query, f Filter, terms []term, cand
 		out[i] = c.Chunk
 	}
 	slices.SortStableFunc(out, func(a, b Chunk) int { return cmp.Compare(b.Score, a.Score) })
+	// A file with many matching chunks must not fill the list: at most a
+	// sixteenth of n come from one file while others have chunks left.
+	perFile := max(2, n/16)
+	count := map[string]int{}
+	var kept, over []Chunk
+	for _, c := range out {
+		if count[c.Path] >= perFile {
+			over = append(over, c)
+			continue
+		}
+		count[c.Path]++
+		kept = append(kept, c)
+	}
+	out = append(kept, over...)
 	return out[:min(n, len(out))], nil
 }
 

@@ -187,9 +187,9 @@ func fuse(query string, lex, vec []index.Chunk, sims []float32, k int) []Hit {
 		}
 	}
 	slices.SortStableFunc(all, func(a, b *candidate) int { return cmp.Compare(b.score, a.score) })
-	// At most an eighth of k (and two) hits come from one file, so
+	// At most a tenth of k (and two) hits come from one file, so
 	// that the hits cover more files.
-	perFile := max(2, (k+4)/8)
+	perFile := max(2, k/10)
 	count := map[string]int{}
 	var hits, over []Hit
 	for _, c := range all {
