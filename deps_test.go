@@ -31,9 +31,9 @@ var allowed = map[string][]string{
 	"tools":             {"models", "index/ignore", "context/budget", "tools/", "statedir"},
 	"tools/mcp":         {"models", "tools"},
 	"tools/shell":       {},
-	"disclosure":        {"models", "tools", "context/budget"},
-	"agent":             {"models", "tools", "session", "context/", "disclosure", "prompts"},
-	"tui":               {"agent", "session", "models", "context/budget", "disclosure"},
+	"disclosure":        {"models", "tools"},
+	"agent":             {"models", "tools", "session", "context/", "prompts"},
+	"tui":               {"agent", "session", "models"}, // shows the window's use the agent reports; computes none
 	"cmd/fakeollama":    {"models/ollamatest"},
 	"cmd/tern":          {""}, // the top: may import anything
 	// The eval suite reads transcripts; cmd/tern runs the agent on it.

@@ -146,9 +146,10 @@ type Agent struct {
 	// always remembers tools the user allowed for the rest of the session.
 	always map[string]bool
 
-	// cal corrects token counts toward the model's; verdict says why the
-	// last reply was taken as truncated.
-	cal     budget.Calibration
+	// win is the window with its reserve and the calibration that corrects
+	// token counts toward the model's; verdict says why the last reply was
+	// taken as truncated.
+	win     budget.Window
 	verdict string
 	// callLimit is the output cap of the tool calls being run, in bytes.
 	callLimit int
@@ -193,7 +194,7 @@ func New(cfg Config, model chatModel, tb toolbox, rec recorder, ap Approver, cou
 		cfg.MaxTurns = 25
 	}
 	if cfg.Reserve <= 0 {
-		cfg.Reserve = max(cfg.NumCtx/5, 512)
+		cfg.Reserve = budget.DefaultReserve(cfg.NumCtx)
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -212,10 +213,12 @@ func New(cfg Config, model chatModel, tb toolbox, rec recorder, ap Approver, cou
 		log: cfg.Logger, now: cfg.Now,
 		always:    make(map[string]bool),
 		prefixKey: "\xff", // no tool list
-		cal:       cfg.Calibration,
-		rag:       cfg.RAG,
-		planMode:  cfg.PlanMode,
-		proposed:  cfg.ProposedPlan,
+		win: budget.Window{
+			NumCtx: cfg.NumCtx, Limit: cfg.Window, Reserve: cfg.Reserve, Calibration: cfg.Calibration,
+		},
+		rag:      cfg.RAG,
+		planMode: cfg.PlanMode,
+		proposed: cfg.ProposedPlan,
 	}
 	a.setGoal(cfg.Goal)
 	for _, m := range closeCalls(cfg.History) {
@@ -343,7 +346,7 @@ func (a *Agent) turn(ctx context.Context, text, words string, unlock bool, emit 
 		shown.Content = rec.shown
 		send(Message{Message: shown, Usage: usage})
 		if reply.DoneReason == "length" && len(rec.calls) == 0 {
-			send(Notice{Level: Warn, Text: fmt.Sprintf("the reply was cut at the output limit (%d tokens)", a.cfg.Reserve)})
+			send(Notice{Level: Warn, Text: fmt.Sprintf("the reply was cut at the output limit (%d tokens)", a.win.Reserve)})
 		}
 		if len(rec.calls) == 0 {
 			if more, err := a.noCalls(ctx, rec, reply, send, &done); !more || err != nil {
@@ -408,13 +411,13 @@ func (a *Agent) step(ctx context.Context, send func(Event)) (models.Reply, *Usag
 	reply.Message.Role = models.RoleAssistant
 	usage := &Usage{
 		Estimate: asm.Estimate, Calibrated: asm.Plan.Used(), PromptTokens: reply.Metrics.PromptTokens,
-		EvalTokens: reply.Metrics.EvalTokens, NumCtx: a.cfg.NumCtx, Dropped: asm.Dropped,
+		EvalTokens: reply.Metrics.EvalTokens, NumCtx: a.win.NumCtx, Dropped: asm.Dropped,
 		DoneReason: reply.DoneReason, Duration: a.now().Sub(began),
 	}
 	if err == nil {
 		a.calibrate(ctx, usage)
 		m := session.TurnMetrics{
-			Model: a.cfg.Model, NumCtx: a.cfg.NumCtx, Estimate: asm.Estimate,
+			Model: a.cfg.Model, NumCtx: a.win.NumCtx, Estimate: asm.Estimate,
 			PromptTokens: reply.Metrics.PromptTokens, EvalTokens: reply.Metrics.EvalTokens,
 			Duration: usage.Duration, PromptDuration: reply.Metrics.PromptDuration,
 			EvalDuration: reply.Metrics.EvalDuration, LoadDuration: reply.Metrics.LoadDuration,
@@ -482,8 +485,8 @@ func (a *Agent) request() (models.Request, budget.Assembly) {
 		Messages: msgs,
 		Tools:    specs,
 		Options: models.Options{
-			NumCtx:      a.cfg.NumCtx,
-			NumPredict:  a.cfg.Reserve,
+			NumCtx:      a.win.NumCtx,
+			NumPredict:  a.win.Reserve,
 			Temperature: a.cfg.Temperature,
 			Think:       a.think(),
 			KeepAlive:   a.cfg.KeepAlive,

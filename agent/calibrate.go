@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 
-	"github.com/ternhq/tern/context/budget"
 	"github.com/ternhq/tern/models"
 )
 
@@ -16,14 +15,12 @@ type CalibrationStore interface {
 // calibrate learns from a reply's prompt count and checks whether the
 // server cut the prompt; it completes u with what it found.
 func (a *Agent) calibrate(ctx context.Context, u *Usage) {
-	v := a.cal.Observe(budget.Sample{
-		Estimate: u.Estimate, Reported: u.PromptTokens, NumCtx: a.cfg.NumCtx, Reserve: a.cfg.Reserve,
-	})
-	u.Factor, u.Truncated, a.verdict = a.cal.Value(), v.Truncated, v.Reason
+	v := a.win.Observe(u.Estimate, u.PromptTokens)
+	u.Factor, u.Truncated, a.verdict = a.win.Calibration.Value(), v.Truncated, v.Reason
 	if a.cfg.Calibrations == nil || u.PromptTokens <= 0 {
 		return
 	}
-	if err := a.cfg.Calibrations.SaveCalibration(ctx, a.cfg.Model, a.cal.Factor, a.cal.Samples); err != nil {
+	if err := a.cfg.Calibrations.SaveCalibration(ctx, a.cfg.Model, a.win.Calibration.Factor, a.win.Calibration.Samples); err != nil {
 		a.log.Warn("save calibration", "model", a.cfg.Model, "err", err)
 	}
 }

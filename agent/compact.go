@@ -58,11 +58,11 @@ func (a *Agent) autoCompact(ctx context.Context, send func(Event)) error {
 		return nil
 	}
 	h := a.historyCost()
-	used := a.cal.Scale(a.PrefixTokens() + a.ret.cost + h)
-	if float64(used) <= a.cfg.CompactAt*float64(a.window()) {
+	used := a.win.Model(a.PrefixTokens() + a.ret.cost + h)
+	if used <= a.win.Share(a.cfg.CompactAt) {
 		return nil
 	}
-	if a.stalledAt > 0 && h < a.stalledAt+a.cal.Unscale(int(stallShare*float64(a.window()))) {
+	if a.stalledAt > 0 && h < a.stalledAt+a.win.Tern(a.win.Share(stallShare)) {
 		return nil
 	}
 	_, err := a.compact(ctx, send, false)
@@ -73,12 +73,12 @@ func (a *Agent) autoCompact(ctx context.Context, send func(Event)) error {
 // what it did. thorough, for /compact, folds all but the current turn
 // whatever the history's size.
 func (a *Agent) compact(ctx context.Context, send func(Event), thorough bool) (compact.Result, error) {
-	target := a.cal.Unscale(a.room() / 2)
-	summaryMax := a.cal.Unscale(int(summaryShare * float64(a.window())))
+	target := a.win.Tern(a.room() / 2)
+	summaryMax := a.win.Tern(a.win.Share(summaryShare))
 	ladder := compact.Ladder{
 		Cost: a.cost, Count: a.counter.Count, Summarize: a.summarize,
 		SummaryMax: summaryMax, TranscriptMax: a.transcriptMax(summaryMax),
-		Limit: a.cal.Unscale(a.room()), Thorough: thorough,
+		Limit: a.win.Tern(a.room()), Thorough: thorough,
 	}
 	res, err := ladder.Compact(ctx, a.history, a.costs, target)
 	if err != nil {
@@ -87,7 +87,7 @@ func (a *Agent) compact(ctx context.Context, send func(Event), thorough bool) (c
 	if res.Freed() <= 0 {
 		a.stalledAt = res.Before
 		if thorough {
-			send(Notice{Level: Info, Text: fmt.Sprintf("nothing to compact: the conversation takes %d tokens", a.cal.Scale(res.Before))})
+			send(Notice{Level: Info, Text: fmt.Sprintf("nothing to compact: the conversation takes %d tokens", a.win.Model(res.Before))})
 		}
 		return res, nil
 	}
@@ -98,14 +98,14 @@ func (a *Agent) compact(ctx context.Context, send func(Event), thorough bool) (c
 	}
 	a.history, a.costs = res.History, res.Costs
 	a.stalledAt = 0
-	if a.cal.Scale(res.Freed()) < int(stallShare*float64(a.window())) {
+	if a.win.Model(res.Freed()) < a.win.Share(stallShare) {
 		a.stalledAt = res.After
 	}
 	if res.SummaryErr != nil {
 		send(Notice{Level: Warn, Text: fmt.Sprintf("the summary of the earlier conversation could not be used (%v); dropped the oldest messages instead", res.SummaryErr)})
 	}
 	send(Notice{Level: Info, Text: fmt.Sprintf("compacted the conversation from %d to %d tokens: %s (the full history stays in the session)",
-		a.cal.Scale(res.Before), a.cal.Scale(res.After), res)})
+		a.win.Model(res.Before), a.win.Model(res.After), res)})
 	return res, nil
 }
 
@@ -117,12 +117,12 @@ func (a *Agent) transcriptMax(summaryMax int) int {
 		return 0
 	}
 	fixed := a.counter.Count(system) + a.counter.Count(user) + 16
-	return max(a.cal.Unscale(a.cfg.NumCtx-a.summaryPredict(summaryMax))-fixed-64, 0)
+	return max(a.win.Tern(a.win.NumCtx-a.summaryPredict(summaryMax))-fixed-64, 0)
 }
 
 // summaryPredict is the reply cap of the summary request: the note's cap in
 // the model's tokens, with room for it to finish a sentence.
-func (a *Agent) summaryPredict(maxTokens int) int { return a.cal.Scale(maxTokens) * 5 / 4 }
+func (a *Agent) summaryPredict(maxTokens int) int { return a.win.Model(maxTokens) * 5 / 4 }
 
 // summarize asks the model for the notes of compaction: no tools, no
 // thinking, the session's window (a different one would reload the model).
@@ -135,7 +135,7 @@ func (a *Agent) summarize(ctx context.Context, system, user string, maxTokens in
 			{Role: models.RoleUser, Content: user},
 		},
 		Options: models.Options{
-			NumCtx:      a.cfg.NumCtx,
+			NumCtx:      a.win.NumCtx,
 			NumPredict:  a.summaryPredict(maxTokens),
 			Temperature: a.cfg.Temperature,
 			KeepAlive:   a.cfg.KeepAlive,
@@ -145,12 +145,12 @@ func (a *Agent) summarize(ctx context.Context, system, user string, maxTokens in
 		return "", err
 	}
 	m := session.TurnMetrics{
-		Model: a.cfg.Model, NumCtx: a.cfg.NumCtx,
+		Model: a.cfg.Model, NumCtx: a.win.NumCtx,
 		Estimate:     a.counter.Count(system) + a.counter.Count(user),
 		PromptTokens: reply.Metrics.PromptTokens, EvalTokens: reply.Metrics.EvalTokens,
 		Duration: a.now().Sub(began), PromptDuration: reply.Metrics.PromptDuration,
 		EvalDuration: reply.Metrics.EvalDuration, LoadDuration: reply.Metrics.LoadDuration,
-		Truncated: reply.Metrics.PromptTokens >= a.cfg.NumCtx, DoneReason: "summary " + reply.DoneReason,
+		Truncated: reply.Metrics.PromptTokens >= a.win.NumCtx, DoneReason: "summary " + reply.DoneReason,
 	}
 	if err := a.rec.RecordTurn(context.WithoutCancel(ctx), a.cfg.SessionID, m); err != nil {
 		a.log.Error("record summary turn", "err", err)

@@ -58,7 +58,7 @@ func (a *Agent) constrain(req *models.Request) {
 
 // limits bound the strings of a constrained reply to the reply reserve.
 func (a *Agent) limits() models.ConstrainedLimits {
-	return models.ConstrainedLimitsFor(a.allSpecs(), a.cfg.Reserve)
+	return models.ConstrainedLimitsFor(a.allSpecs(), a.win.Reserve)
 }
 
 // repair reads the calls of a reply in the session's tool mode.

@@ -27,20 +27,11 @@ func (a *Agent) cost(m models.Message) int {
 	return a.counter.MessageTokens(m)
 }
 
-// window is the part of the served window this agent's prompts may fill:
-// all of it, or a subagent's share (Config.Window).
-func (a *Agent) window() int {
-	if a.cfg.Window > 0 && a.cfg.Window < a.cfg.NumCtx {
-		return a.cfg.Window
-	}
-	return a.cfg.NumCtx
-}
-
 // room is what the conversation may take of the window, in the model's
 // tokens: the window less the reply's reserve, the prefix and the turn's
 // retrieved code.
 func (a *Agent) room() int {
-	return a.window() - a.cfg.Reserve - a.cal.Scale(a.PrefixTokens()+a.ret.cost)
+	return a.win.Room(a.PrefixTokens() + a.ret.cost)
 }
 
 // admit prepares m for the in-memory history and counts it. A message
@@ -49,7 +40,7 @@ func (a *Agent) room() int {
 // store keeps it whole.
 func (a *Agent) admit(m models.Message) (models.Message, int) {
 	c := a.cost(m)
-	limit := a.cal.Unscale(max(a.room()/2, 64))
+	limit := a.win.Tern(max(a.room()/2, 64))
 	if c <= limit {
 		return m, c
 	}
@@ -66,7 +57,7 @@ func (a *Agent) admit(m models.Message) (models.Message, int) {
 	}
 	a.notices = append(a.notices, Notice{Level: Warn, Text: fmt.Sprintf(
 		"%s is about %d tokens, too large for the %d-token window; the model gets its start and end (%d tokens) with a note",
-		what, a.cal.Scale(c), a.cfg.NumCtx, a.cal.Scale(sc))})
+		what, a.win.Model(c), a.win.NumCtx, a.win.Model(sc))})
 	return short, sc
 }
 
@@ -74,7 +65,7 @@ func (a *Agent) admit(m models.Message) (models.Message, int) {
 // of the history as fits next to the reply's reserve, by calibrated count.
 func (a *Agent) assemble() budget.Assembly {
 	return budget.Assemble(wireMeter{a}, budget.Input{
-		Window: a.window(), Reserve: a.cfg.Reserve, Calibration: a.cal,
+		Window: a.win.Size(), Reserve: a.win.Reserve, Calibration: a.win.Calibration,
 		Prefix: a.PrefixTokens(), Retrieval: a.ret.cost, History: a.history, Costs: a.costs,
 	})
 }
@@ -84,7 +75,7 @@ func (a *Agent) assemble() budget.Assembly {
 func (a *Agent) Plan() budget.Plan { return a.assemble().Plan }
 
 // Calibration returns the token-count correction learnt for the model.
-func (a *Agent) Calibration() budget.Calibration { return a.cal }
+func (a *Agent) Calibration() budget.Calibration { return a.win.Calibration }
 
 // outputLimit is the byte cap for each of n tool outputs about to be
 // produced, from what the current turn leaves of the room: earlier turns
@@ -97,7 +88,7 @@ func (a *Agent) outputLimit(n int) int {
 			break
 		}
 	}
-	return budget.OutputLimit(a.room()-a.cal.Scale(turn), n)
+	return budget.OutputLimit(a.room()-a.win.Model(turn), n)
 }
 
 // minRoomShare is the least share of the window the conversation should
@@ -107,11 +98,11 @@ const minRoomShare = 0.25
 // flushNotices sends the notices queued while the history changed, and
 // says so once when the prefix leaves the conversation too little room.
 func (a *Agent) flushNotices(send func(Event)) {
-	if room := a.room(); !a.roomWarned && float64(room) < minRoomShare*float64(a.window()) {
+	if room := a.room(); !a.roomWarned && float64(room) < minRoomShare*float64(a.win.Size()) {
 		a.roomWarned = true
 		send(Notice{Level: Warn, Text: fmt.Sprintf(
 			"the system prompt and tools take %d of the %d-token window and the reply keeps %d, leaving %d for the conversation; a larger --ctx would help",
-			a.cal.Scale(a.PrefixTokens()), a.cfg.NumCtx, a.cfg.Reserve, max(room, 0))})
+			a.win.Model(a.PrefixTokens()), a.win.NumCtx, a.win.Reserve, max(room, 0))})
 	}
 	for _, n := range a.notices {
 		send(n)

@@ -141,7 +141,7 @@ func checkRequest(t *testing.T, c *budget.Counter, a *Agent, req models.Request,
 		raw += c.Count(string(s.WireJSON()))
 	}
 	limit := a.cfg.NumCtx - a.cfg.Reserve
-	if got := a.cal.Scale(raw); got > limit {
+	if got := a.win.Model(raw); got > limit {
 		t.Fatalf("request counts %d calibrated tokens, over the %d-token limit (window %d)", got, limit, a.cfg.NumCtx)
 	}
 	if req.Options.NumCtx != a.cfg.NumCtx || req.Options.NumPredict != a.cfg.Reserve {

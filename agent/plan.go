@@ -110,7 +110,7 @@ func (a *Agent) setGoal(plan string) {
 	if plan == "" {
 		return
 	}
-	cut := cutReport(a.counter, strings.TrimSpace(plan), max(a.window()/8, 256))
+	cut := cutReport(a.counter, strings.TrimSpace(plan), max(a.win.Size()/8, 256))
 	text, err := prompts.RenderPlan(prompts.PlanGoal, prompts.Plan{Plan: cut})
 	if err != nil {
 		a.log.Error("render goal", "err", err)

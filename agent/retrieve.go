@@ -64,8 +64,8 @@ func (a *Agent) retrieve(ctx context.Context, prompt string, send func(Event)) e
 		share = DefaultRAGShare
 	}
 	// The conversation keeps at least half of its room.
-	limit := min(int(share*float64(a.cfg.NumCtx)), a.room()/2)
-	budget := a.cal.Unscale(limit) - header
+	limit := min(a.win.Share(share), a.room()/2)
+	budget := a.win.Tern(limit) - header
 	if budget < 64 {
 		return nil
 	}

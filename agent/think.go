@@ -41,7 +41,7 @@ func (a *Agent) watch(ctx context.Context, req models.Request) (context.Context,
 	}
 	budget := a.cfg.ThinkBudget
 	if budget <= 0 {
-		budget = max(a.cfg.Reserve/2, 256)
+		budget = max(a.win.Reserve/2, 256)
 	}
 	w.budget = budget * bytesPerToken
 	ctx, w.cancel = context.WithCancelCause(ctx)

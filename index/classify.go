@@ -1,9 +1,21 @@
 package index
 
 import (
+	"database/sql/driver"
 	"path"
 	"strings"
+
+	"modernc.org/sqlite"
 )
+
+func init() {
+	// tern_class(path, lang) is Classify, for filtering in SQL.
+	sqlite.MustRegisterDeterministicScalarFunction("tern_class", 2, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+		p, _ := args[0].(string)
+		l, _ := args[1].(string)
+		return Classify(p, l), nil
+	})
+}
 
 // File classes: what a file is for, judged from its path and language.
 // Search ranks code first; the other classes rank lower unless the query
@@ -61,10 +73,10 @@ func Classify(rel, lang string) string {
 		}
 		return ClassTest
 	}
-	if prose {
+	if prose && !strings.HasPrefix(base, ".") {
 		return ClassDocs
 	}
-	if configLangs[lang] || strings.HasPrefix(lowerDir, "/.") {
+	if configLangs[lang] || strings.HasPrefix(lowerDir, "/.") || strings.HasPrefix(base, ".") {
 		return ClassConfig
 	}
 	return ClassCode

@@ -62,7 +62,7 @@ type Index struct {
 	update sync.Mutex
 
 	statsMu sync.Mutex // guards stats
-	stats   corpus
+	stats   *corpus
 }
 
 // Open opens the index of the repository at root, creating .tern/index.db

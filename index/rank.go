@@ -25,9 +25,18 @@ const (
 	// term frequencies count chunks, which grow slower than the file, and
 	// large files are where changes land more often.
 	k1, b = 1.2, 0.1
+	// rankRows is how many chunks may match a word that the full-text
+	// search ranks in every column.
+	rankRows = 1000
+	// extraFiles is how many files without a candidate chunk may rank by
+	// their whole text.
+	extraFiles = 30
 	// fileShare is the weight of the whole-file score against the best
 	// chunk's in a file's score.
 	fileShare = 0.5
+	// minorLang is the weight of code in a language with under a fifth
+	// of the main language's files, rising to 1 at a fifth.
+	minorLang = 0.6
 	// symbolShare bounds the symbol boost as a share of the text score.
 	symbolShare = 0.5
 )
@@ -39,41 +48,132 @@ type term struct {
 	// word, in a symbol name or path only).
 	ids    []int64
 	common bool
-	idf    float64
+	// idf is the word's inverse document frequency among chunks;
+	// fileIDF among files.
+	idf, fileIDF float64
 }
 
-// corpus holds the index-wide numbers the scores need, cached per
-// generation.
+// corpus holds the index-wide numbers the scores need, and which file
+// each chunk belongs to, cached per generation.
 type corpus struct {
 	gen           int64
 	chunks, files int
-	avgSize       float64
+	// Chunk ids are runs of consecutive ids of one file: run i holds
+	// starts[i]..ends[i] of file owners[i], runs sorted by start.
+	starts, ends, owners []int64
+	// size counts the chunks of each file.
+	size map[int64]int
+	// langShare is each language's count of files against the most
+	// common code language's.
+	langShare map[string]float64
 }
 
-func (ix *Index) corpus(ctx context.Context) (corpus, error) {
+// langWeight scales code in the repository's minor languages (scripts,
+// completions and build helpers around the main code) down, unless the
+// query names the language.
+func (c *corpus) langWeight(lang string, q query) float64 {
+	share, ok := c.langShare[lang]
+	if !ok || share >= 0.2 || q.words[lang] {
+		return 1
+	}
+	return minorLang + (1-minorLang)*share/0.2
+}
+
+// fileCount counts the files the chunks ids belong to.
+func (c *corpus) fileCount(ids []int64) int {
+	seen := map[int64]bool{}
+	for _, id := range ids {
+		seen[c.owner(id)] = true
+	}
+	delete(seen, 0)
+	return len(seen)
+}
+
+// owner returns the file of chunk id, or 0.
+func (c *corpus) owner(id int64) int64 {
+	i, found := slices.BinarySearch(c.starts, id)
+	if !found {
+		i--
+	}
+	if i < 0 || id > c.ends[i] {
+		return 0
+	}
+	return c.owners[i]
+}
+
+func (ix *Index) corpus(ctx context.Context) (*corpus, error) {
 	gen, err := ix.Generation(ctx)
 	if err != nil {
-		return corpus{}, err
+		return nil, err
 	}
 	ix.statsMu.Lock()
 	defer ix.statsMu.Unlock()
-	if ix.stats.gen == gen && ix.stats.chunks > 0 {
+	if ix.stats != nil && ix.stats.gen == gen {
 		return ix.stats, nil
 	}
-	c := corpus{gen: gen}
-	var avg *float64
-	err = ix.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM chunks), count(*), avg(size) FROM files WHERE skip = ''`).
-		Scan(&c.chunks, &c.files, &avg)
+	// The chunks_file index covers this query: the chunk texts are not read.
+	rows, err := ix.db.QueryContext(ctx, `SELECT file_id, id FROM chunks ORDER BY file_id, id`)
 	if err != nil {
-		return corpus{}, ix.fail("search index", err)
+		return nil, ix.fail("search index", err)
 	}
-	if avg != nil {
-		c.avgSize = *avg
+	defer rows.Close()
+	type run struct{ start, end, file int64 }
+	var runs []run
+	c := &corpus{gen: gen, size: map[int64]int{}}
+	for rows.Next() {
+		var file, id int64
+		if err := rows.Scan(&file, &id); err != nil {
+			return nil, ix.fail("search index", err)
+		}
+		c.chunks++
+		c.size[file]++
+		if l := len(runs) - 1; l >= 0 && runs[l].file == file && runs[l].end == id-1 {
+			runs[l].end = id
+		} else {
+			runs = append(runs, run{id, id, file})
+		}
 	}
-	c.chunks, c.files = max(c.chunks, 1), max(c.files, 1)
-	c.avgSize = max(c.avgSize, 1)
+	if err := rows.Err(); err != nil {
+		return nil, ix.fail("search index", err)
+	}
+	slices.SortFunc(runs, func(a, b run) int { return cmp.Compare(a.start, b.start) })
+	for _, r := range runs {
+		c.starts, c.ends, c.owners = append(c.starts, r.start), append(c.ends, r.end), append(c.owners, r.file)
+	}
+	c.files = max(len(c.size), 1)
+	if c.langShare, err = ix.langShares(ctx); err != nil {
+		return nil, err
+	}
+	c.chunks = max(c.chunks, 1)
 	ix.stats = c
 	return c, nil
+}
+
+// langShares counts the files of each code language against the most
+// common one's.
+func (ix *Index) langShares(ctx context.Context) (map[string]float64, error) {
+	rows, err := ix.db.QueryContext(ctx, `SELECT lang, path FROM files WHERE skip = ''`)
+	if err != nil {
+		return nil, ix.fail("search index", err)
+	}
+	defer rows.Close()
+	count := map[string]int{}
+	top := 1
+	for rows.Next() {
+		var lang, path string
+		if err := rows.Scan(&lang, &path); err != nil {
+			return nil, ix.fail("search index", err)
+		}
+		if Classify(path, lang) == ClassCode {
+			count[lang]++
+			top = max(top, count[lang])
+		}
+	}
+	shares := map[string]float64{}
+	for l, n := range count {
+		shares[l] = float64(n) / float64(top)
+	}
+	return shares, ix.fail("search index", rows.Err())
 }
 
 // idf is BM25's inverse document frequency of a word in df of n chunks.
@@ -99,7 +199,7 @@ func (ix *Index) Lexical(ctx context.Context, query string, f Filter, n int) ([]
 		return nil, err
 	}
 	terms := make([]term, len(words))
-	var rare, common []string
+	var rare, all, common []string
 	for i, w := range words {
 		t := &terms[i]
 		t.word, t.expr = w, ftsTerm(w)
@@ -108,27 +208,49 @@ func (ix *Index) Lexical(ctx context.Context, query string, f Filter, n int) ([]
 		}
 		t.common = len(t.ids) >= commonRows
 		t.idf = idf(cs.chunks, len(t.ids))
-		if t.common {
-			// Words most chunks have are looked up among names and paths.
+		t.fileIDF = idf(cs.files, cs.fileCount(t.ids))
+		all = append(all, t.expr)
+		switch {
+		case t.common:
 			common = append(common, t.expr)
-			if t.ids, err = ix.rowids(ctx, "{name path} : "+t.expr, commonRows); err != nil {
-				return nil, err
-			}
-		} else {
+		case len(t.ids) < rankRows:
 			rare = append(rare, t.expr)
 		}
 	}
-	expr := strings.Join(rare, " OR ")
-	if len(common) > 0 {
-		names := "{name path} : (" + strings.Join(common, " OR ") + ")"
-		expr = strings.TrimPrefix(expr+" OR "+names, " OR ")
+	// Ranking costs microseconds per matching chunk, so the full-text
+	// search ranks the chunks holding a rare word, or every word (cheap
+	// to find: the rarest word leads). With no rare word at all, names
+	// and paths are searched for the common words.
+	var expr string
+	switch {
+	case len(rare) > 0 && len(all) > 1:
+		expr = strings.Join(rare, " OR ") + " OR (" + strings.Join(all, " AND ") + ")"
+	case len(rare) > 0:
+		expr = rare[0]
+	case len(common) < len(all):
+		expr = strings.Join(all, " AND ")
+	default:
+		expr = "{name path} : (" + strings.Join(all, " OR ") + ")"
+		for i := range terms {
+			// Words most chunks have count among names and paths.
+			if terms[i].ids, err = ix.rowids(ctx, "{name path} : "+terms[i].expr, commonRows); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if len(rare) > 0 || len(common) < len(all) {
+		for i := range terms {
+			if terms[i].common {
+				terms[i].ids = nil // too common to tell files apart
+			}
+		}
 	}
 	cands, err := ix.candidates(ctx, expr, f, max(candidates, n))
-	if err != nil || len(cands) == 0 {
+	if err != nil {
 		return nil, err
 	}
 	q := analyse(query, words)
-	return ix.rank(ctx, q, terms, cands, cs, n)
+	return ix.rank(ctx, q, f, terms, cands, cs, n)
 }
 
 // rowids returns the chunks matching an FTS5 expression, at most limit.
@@ -186,80 +308,52 @@ func (ix *Index) candidates(ctx context.Context, expr string, f Filter, limit in
 	return out, ix.fail("search index", rows.Err())
 }
 
-// fileChunks maps every chunk of the given files to its file.
-func (ix *Index) fileChunks(ctx context.Context, files []int64) (map[int64]int64, error) {
-	out := map[int64]int64{}
-	for len(files) > 0 {
-		batch := files[:min(len(files), 500)]
-		files = files[len(batch):]
-		args := make([]any, len(batch))
-		for i, id := range batch {
-			args[i] = id
-		}
-		rows, err := ix.db.QueryContext(ctx, `SELECT id, file_id FROM chunks WHERE file_id IN (?`+
-			strings.Repeat(",?", len(batch)-1)+`)`, args...)
-		if err != nil {
-			return nil, ix.fail("search index", err)
-		}
-		for rows.Next() {
-			var id, file int64
-			if err := rows.Scan(&id, &file); err != nil {
-				rows.Close()
-				return nil, ix.fail("search index", err)
-			}
-			out[id] = file
-		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return nil, ix.fail("search index", err)
-		}
-	}
-	return out, nil
-}
-
 // fileRank is the ranking state of one candidate file.
 type fileRank struct {
 	id     int64
-	size   int64
 	class  string
+	lang   string
 	counts []int   // chunks of the file holding each term
 	best   float64 // best chunk text score
 	whole  float64 // whole-file BM25
 	score  float64
+	seen   bool // a candidate chunk comes from the file
+	// rep is the chunk holding the rarest query words, repCover their idf.
+	rep      int64
+	repCover float64
 }
 
-func (ix *Index) rank(ctx context.Context, q query, terms []term, cands []cand, cs corpus, n int) ([]Chunk, error) {
+func (ix *Index) rank(ctx context.Context, q query, f Filter, terms []term, cands []cand, cs *corpus, n int) ([]Chunk, error) {
+	// Whole-file BM25 over every file holding a query word, counting the
+	// chunks that hold it; and the chunk of each file that holds the
+	// rarest words, to stand for files no candidate comes from.
 	files := map[int64]*fileRank{}
-	var order []int64
-	for i := range cands {
-		c := &cands[i]
-		c.text *= 1 + q.symbolBoost(c.Chunk, terms, cs)
-		fr := files[c.fileID]
-		if fr == nil {
-			fr = &fileRank{id: c.fileID, size: c.size, class: Classify(c.Path, c.Lang), counts: make([]int, len(terms))}
-			files[c.fileID] = fr
-			order = append(order, c.fileID)
-		}
-		fr.best = max(fr.best, c.text)
-	}
-	owner, err := ix.fileChunks(ctx, order)
-	if err != nil {
-		return nil, err
-	}
+	cover := map[int64]float64{}
 	for ti, t := range terms {
 		for _, id := range t.ids {
-			if fid, ok := owner[id]; ok {
-				files[fid].counts[ti]++
+			fid := cs.owner(id)
+			if fid == 0 {
+				continue
+			}
+			fr := files[fid]
+			if fr == nil {
+				fr = &fileRank{id: fid, counts: make([]int, len(terms)), rep: -1}
+				files[fid] = fr
+			}
+			fr.counts[ti]++
+			cover[id] += t.idf
+			if cover[id] > fr.repCover {
+				fr.rep, fr.repCover = id, cover[id]
 			}
 		}
 	}
-	var maxWhole, maxBest float64
+	avg := float64(cs.chunks) / float64(cs.files)
+	var maxWhole float64
 	for _, fr := range files {
-		norm := k1 * (1 - b + b*float64(fr.size)/cs.avgSize)
+		norm := k1 * (1 - b + b*float64(cs.size[fr.id])/avg)
 		for ti, t := range terms {
 			if n := float64(fr.counts[ti]); n > 0 {
-				w := t.idf
+				w := t.fileIDF
 				if t.common {
 					w /= 2 // matched in a name or path only
 				}
@@ -267,7 +361,47 @@ func (ix *Index) rank(ctx context.Context, q query, terms []term, cands []cand, 
 			}
 		}
 		maxWhole = max(maxWhole, fr.whole)
+	}
+	// The best chunk of each candidate file.
+	var maxBest float64
+	for i := range cands {
+		c := &cands[i]
+		c.text *= 1 + q.symbolBoost(c.Chunk, terms, cs)
+		fr := files[c.fileID]
+		if fr == nil {
+			fr = &fileRank{id: c.fileID, counts: make([]int, len(terms)), rep: -1}
+			files[c.fileID] = fr
+		}
+		fr.class, fr.lang = Classify(c.Path, c.Lang), c.Lang
+		fr.best = max(fr.best, c.text)
+		fr.seen = true
 		maxBest = max(maxBest, fr.best)
+	}
+	// Files that rank by their whole text but have no candidate chunk
+	// are shown by their representative chunk.
+	var extra []*fileRank
+	for _, fr := range files {
+		if !fr.seen && fr.rep >= 0 {
+			extra = append(extra, fr)
+		}
+	}
+	slices.SortFunc(extra, func(a, b *fileRank) int { return cmp.Compare(b.whole, a.whole) })
+	extra = extra[:min(len(extra), extraFiles)]
+	var ids []int64
+	for _, fr := range extra {
+		ids = append(ids, fr.rep)
+	}
+	more, err := ix.Chunks(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range more {
+		if !f.Keeps(c.Path, c.Lang) {
+			continue
+		}
+		fr := files[cs.owner(c.ID)]
+		fr.class, fr.lang = Classify(c.Path, c.Lang), c.Lang
+		cands = append(cands, cand{Chunk: c, fileID: fr.id})
 	}
 	for _, fr := range files {
 		s := 0.0
@@ -278,11 +412,14 @@ func (ix *Index) rank(ctx context.Context, q query, terms []term, cands []cand, 
 			s += (1 - fileShare) * fr.best / maxBest
 		}
 		fr.score = s * q.intent.classWeight(fr.class)
+		if fr.class == ClassCode {
+			fr.score *= cs.langWeight(fr.lang, q)
+		}
 	}
 	out := make([]Chunk, len(cands))
 	for i, c := range cands {
 		fr := files[c.fileID]
-		rel := 0.0
+		rel := 1.0 // a file's representative chunk stands for it
 		if fr.best > 0 {
 			rel = c.text / fr.best
 		}
@@ -290,6 +427,20 @@ func (ix *Index) rank(ctx context.Context, q query, terms []term, cands []cand, 
 		out[i] = c.Chunk
 	}
 	slices.SortStableFunc(out, func(a, b Chunk) int { return cmp.Compare(b.Score, a.Score) })
+	// A file with many matching chunks must not fill the list: at most a
+	// sixteenth of n come from one file while others have chunks left.
+	perFile := max(2, n/16)
+	count := map[string]int{}
+	var kept, over []Chunk
+	for _, c := range out {
+		if count[c.Path] >= perFile {
+			over = append(over, c)
+			continue
+		}
+		count[c.Path]++
+		kept = append(kept, c)
+	}
+	out = append(kept, over...)
 	return out[:min(n, len(out))], nil
 }
 
@@ -354,7 +505,7 @@ func analyse(raw string, words []string) query {
 // query names its symbol: fully when the query writes the name as an
 // identifier, half when it has every word of a multi-word name; scaled by
 // how rare the name is. Markdown headings and plain code get none.
-func (q query) symbolBoost(c Chunk, terms []term, cs corpus) float64 {
+func (q query) symbolBoost(c Chunk, terms []term, cs *corpus) float64 {
 	if c.Symbol == "" || c.Kind == "section" || c.Kind == "code" || c.Kind == "text" || proseLangs[c.Lang] {
 		return 0
 	}

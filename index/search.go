@@ -35,6 +35,16 @@ type Filter struct {
 	// PathPrefix keeps files whose slash-separated path, relative to the
 	// root, starts with it.
 	PathPrefix string
+	// Class keeps files of one class (ClassCode, ClassTest, ClassDocs,
+	// ClassFixture, ClassConfig; see Classify).
+	Class string
+}
+
+// Keeps reports whether a file at path rel in language lang passes the
+// filter.
+func (f Filter) Keeps(rel, lang string) bool {
+	return (f.Lang == "" || lang == f.Lang) && strings.HasPrefix(rel, f.PathPrefix) &&
+		(f.Class == "" || Classify(rel, lang) == f.Class)
 }
 
 // Clean normalises the filter the way the index stores paths and
@@ -67,6 +77,10 @@ func (f Filter) where() (string, []any) {
 	if f.PathPrefix != "" {
 		conds = append(conds, "substr(f.path, 1, ?) = ?")
 		args = append(args, utf8.RuneCountInString(f.PathPrefix), f.PathPrefix)
+	}
+	if f.Class != "" {
+		conds = append(conds, "tern_class(f.path, f.lang) = ?")
+		args = append(args, f.Class)
 	}
 	if len(conds) == 0 {
 		return "", nil

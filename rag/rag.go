@@ -1,7 +1,6 @@
 // Package rag retrieves code for prompts and for the search command. It
-// fuses the index's lexical (BM25) results with vector similarity by
-// reciprocal rank, boosts hits whose symbol the query names, drops
-// overlapping and duplicate chunks, packs hits under a token budget with
+// combines the index's ranked lexical results with vector similarity,
+// drops overlapping and duplicate chunks, caps the hits of one file, packs hits under a token budget with
 // file and line headers, and draws a repository map that fits a budget.
 //
 // Vectors come from the index's SQLite store and are held in memory in a
@@ -42,6 +41,9 @@ type Options struct {
 	// whose path starts with it.
 	Lang       string
 	PathPrefix string
+	// Class keeps files of one class: index.ClassCode, ClassTest,
+	// ClassDocs, …
+	Class string
 }
 
 // Hit is one retrieved chunk.
@@ -97,7 +99,7 @@ const (
 // Search returns the chunks that best match query.
 func (r *Retriever) Search(ctx context.Context, query string, opts Options) (Result, error) {
 	k := cmp.Or(opts.K, 10)
-	f := index.Filter{Lang: opts.Lang, PathPrefix: opts.PathPrefix}.Clean()
+	f := index.Filter{Lang: opts.Lang, PathPrefix: opts.PathPrefix, Class: opts.Class}.Clean()
 	n := max(pool*k, 40)
 	// The two searches are independent; run them side by side.
 	var (
@@ -112,6 +114,14 @@ func (r *Retriever) Search(ctx context.Context, query string, opts Options) (Res
 	wg.Wait()
 	if err = cmp.Or(err, vecErr); err != nil {
 		return Result{}, err
+	}
+	if f.Class != "" { // the vector store filters by language and path only
+		for i := len(vec) - 1; i >= 0; i-- {
+			if !f.Keeps(vec[i].Path, vec[i].Lang) {
+				vec = slices.Delete(vec, i, i+1)
+				sims = slices.Delete(sims, i, i+1)
+			}
+		}
 	}
 	var res Result
 	if why != "" {
@@ -177,9 +187,9 @@ func fuse(query string, lex, vec []index.Chunk, sims []float32, k int) []Hit {
 		}
 	}
 	slices.SortStableFunc(all, func(a, b *candidate) int { return cmp.Compare(b.score, a.score) })
-	// At most an eighth of k (and two) hits come from one file, so
+	// At most a tenth of k (and two) hits come from one file, so
 	// that the hits cover more files.
-	perFile := max(2, (k+4)/8)
+	perFile := max(2, k/10)
 	count := map[string]int{}
 	var hits, over []Hit
 	for _, c := range all {

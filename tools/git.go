@@ -43,6 +43,11 @@ type gitRun struct {
 	dir   string
 	env   []string // added to gitEnv
 	stdin io.Reader
+	// hooks lets git run the repository's hooks (git_commit's commit, which
+	// the user approves). Otherwise none run: a repository's .git/hooks
+	// would run a program of its choosing when tern checkpoints
+	// (reference-transaction, post-index-change) or reads its status.
+	hooks bool
 }
 
 // run runs git with args in g.dir and returns its standard output. The
@@ -53,7 +58,11 @@ func (g gitRun) run(ctx context.Context, args ...string) (string, error) {
 	defer cancel()
 	// An fsmonitor hook set in the repository's own config would run a
 	// program of its choosing on every status and diff.
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.fsmonitor=false"}, args...)...)
+	pre := []string{"-c", "core.fsmonitor=false"}
+	if !g.hooks {
+		pre = append(pre, "-c", "core.hooksPath="+os.DevNull)
+	}
+	cmd := exec.CommandContext(ctx, "git", append(pre, args...)...)
 	cmd.Dir = g.dir
 	cmd.Env = append(append(os.Environ(), gitEnv...), g.env...)
 	cmd.Stdin = g.stdin

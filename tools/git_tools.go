@@ -215,7 +215,7 @@ func (t *gitCommit) Run(ctx context.Context, in Input) Result {
 	if refused != nil {
 		return *refused
 	}
-	g := gitRun{dir: t.ws.root}
+	g := gitRun{dir: t.ws.root, hooks: true}
 	add := []string{"add", "-A", "--", "."}
 	if len(p.files) > 0 {
 		add = append([]string{"add", "-A", "--"}, p.files...)

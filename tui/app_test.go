@@ -64,9 +64,11 @@ func TestStreamingShowsSpinnerAndRate(t *testing.T) {
 	}
 	h.srv.Script(ollamatest.Reply{Chunks: chunks, ChunkDelay: 15 * time.Millisecond})
 	h.send("count")
-	s := h.waitFor("generating", "tok/s")
-	if !strings.Contains(s, "w1 ") {
-		t.Logf("screen:\n%s", s)
+	// The reply shows as it streams: its first words are on the screen
+	// while the spinner still runs (waitFor fails the test otherwise).
+	s := h.waitFor("generating", "tok/s", "w1 ")
+	if strings.Contains(s, "w59") {
+		t.Errorf("the whole reply arrived before the screen showed any of it:\n%s", s)
 	}
 	h.waitFor("w59")
 	h.idle()
@@ -91,7 +93,17 @@ func TestCtrlTChangesTier(t *testing.T) {
 	if got := tiers.set; fmt.Sprint(got) != "[1 2 3 0]" {
 		t.Errorf("SetTier calls = %v", got)
 	}
-	_ = s
+	// Only lowering the tier (3 to 0) throws away the prompt prefix; the
+	// notice names the tools left.
+	if n := strings.Count(s, "fresh prompt prefix"); n != 1 {
+		t.Errorf("%d notices of a fresh prompt prefix after three raises and one lowering, want 1:\n%s", n, s)
+	}
+	if !strings.Contains(s, "tier 0: read_file list_dir grep glob; lowering the tier") {
+		t.Errorf("the notice of tier 0 does not name its tools:\n%s", s)
+	}
+	if bar := statusBar(s); !strings.Contains(bar, "tier 0") || strings.Contains(bar, "+") {
+		t.Errorf("the status bar does not show tier 0 without added tools: %q", bar)
+	}
 	h.send("/tier 2")
 	h.waitFor("tier 2 ")
 	h.send("/tier 9")

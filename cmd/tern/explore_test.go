@@ -154,6 +154,12 @@ func TestExploreKeepsTheMainWindowSmall(t *testing.T) {
 			callID = ev.ID
 		}
 	}
+	for _, l := range strings.Split(out, "\n") {
+		var ev struct{ Type, Name, Summary string }
+		if json.Unmarshal([]byte(l), &ev) == nil && ev.Type == "tool_end" && ev.Name == "explore" {
+			t.Logf("the call's summary: %s", ev.Summary)
+		}
+	}
 	if !strings.Contains(out, `"type":"tool_progress"`) {
 		t.Error("no tool_progress events while the subagent ran")
 	}

@@ -155,6 +155,23 @@ func TestIndexAndSearch(t *testing.T) {
 		{[]string{"--lang", "markdown", "bills settings"}, func(h []hitJSON) bool {
 			return len(h) > 0 && h[0].Path == "README.md" && h[len(h)-1].Lang == "markdown"
 		}},
+		{[]string{"--docs", "bills settings"}, func(h []hitJSON) bool {
+			for _, x := range h {
+				if x.Lang != "markdown" {
+					return false
+				}
+			}
+			return len(h) > 0 && h[0].Path == "README.md"
+		}},
+		{[]string{"--code", "bills settings"}, func(h []hitJSON) bool {
+			for _, x := range h {
+				if x.Lang == "markdown" {
+					return false
+				}
+			}
+			return len(h) > 0
+		}},
+		{[]string{"--tests", "bills settings"}, func(h []hitJSON) bool { return len(h) == 0 }},
 		{[]string{"--path", "config/", "file"}, func(h []hitJSON) bool {
 			for _, x := range h {
 				if !strings.HasPrefix(x.Path, "config/") {
@@ -168,6 +185,9 @@ func TestIndexAndSearch(t *testing.T) {
 		if got := hits(t, out); !tt.want(got) {
 			t.Errorf("search %v = %+v", tt.args, got)
 		}
+	}
+	if code, _, errOut := f.tern(t.Context(), "search", "--tests", "--docs", "bill"); code != exitUsage || !strings.Contains(errOut, "exclude each other") {
+		t.Errorf("search --tests --docs: exit %d, %s", code, errOut)
 	}
 }
 

@@ -34,6 +34,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{[]string{"ask", "--modle", "qwen3:8b", "hi"}, "unknown flag: --modle; did you mean --model?"},
 		{[]string{"askk", "hi"}, "unknown command \"askk\" for \"tern\"\n\nDid you mean this?\n\task"},
 		{[]string{"sesions"}, "Did you mean this?\n\tsessions"},
+		{[]string{"fix the bug"}, "unknown command \"fix the bug\" for \"tern\"\nTo ask without the TUI: tern ask \"PROMPT\""},
 		{[]string{"ask"}, "requires at least 1 arg"},
 		{[]string{"ask", ""}, "the prompt is empty"},
 	} {

@@ -146,7 +146,8 @@ func TestPlanModeInTmux(t *testing.T) {
 	tt.keys("s")
 	tt.waitPane("Comment for the model (Enter sends)")
 	tt.keys("say how to check it", "Enter")
-	tt.waitPane("(plan sent back) say how to check it")
+	// The revised plan's dialog may open before a poll sees the comment's
+	// line, and covers it: the comment is checked in the request below.
 	tt.waitPane("The plan · accept it or send it back", "go run . prints bonjour")
 	tt.keys("Escape")
 	tt.waitPane("still planning")

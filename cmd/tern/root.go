@@ -94,7 +94,12 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		fmt.Fprintln(stderr, "tern: cancelled")
 		return exitCanceled
 	case isUsage(err):
-		fmt.Fprintf(stderr, "tern: %v\nRun 'tern --help' for usage.\n", err)
+		msg := err.Error()
+		if strings.HasPrefix(msg, "unknown command") && !strings.Contains(msg, "Did you mean") {
+			// `tern "fix the bug"`: the TUI takes no prompt.
+			msg += "\nTo ask without the TUI: tern ask \"PROMPT\"; the TUI (tern) takes no arguments."
+		}
+		fmt.Fprintf(stderr, "tern: %s\nRun 'tern --help' for usage.\n", msg)
 		return exitUsage
 	}
 	fmt.Fprintf(stderr, "tern: %v\n", err)

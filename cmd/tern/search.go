@@ -11,13 +11,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ternhq/tern/index"
 	"github.com/ternhq/tern/rag"
 )
 
 func (a *app) searchCommand() *cobra.Command {
 	var flags indexFlags
 	var opts rag.Options
-	var jsonOut bool
+	var jsonOut, code, tests, docs bool
 	cmd := &cobra.Command{
 		Use:   `search "QUERY"`,
 		Short: "Search the repository's index: ranked code hits",
@@ -29,8 +30,10 @@ question) and print the best hits, best first:
 
 Hits come from full-text search fused with vector similarity when the index
 has embeddings and Ollama can embed the query; otherwise the search is
-lexical and tern says why, once, on stderr. The score ranks hits within one
-search only. With --json, stdout carries one JSON object per hit (see
+lexical and tern says why, once, on stderr. Code ranks before tests,
+documentation, test data and configuration unless the query asks for them
+("tests", "docs", …); --code, --tests and --docs keep one kind of file.
+The score ranks hits within one search only. With --json, stdout carries one JSON object per hit (see
 README for the fields). The index is searched as it was last built: run
 tern index after changing files.`,
 		Args: cobra.MinimumNArgs(1),
@@ -38,6 +41,21 @@ tern index after changing files.`,
 			query := strings.TrimSpace(strings.Join(args, " "))
 			if query == "" {
 				return exitCodeError{exitUsage, errors.New("the query is empty")}
+			}
+			var classes []string
+			for _, c := range []struct {
+				on    bool
+				class string
+			}{{code, index.ClassCode}, {tests, index.ClassTest}, {docs, index.ClassDocs}} {
+				if c.on {
+					classes = append(classes, c.class)
+				}
+			}
+			if len(classes) > 1 {
+				return exitCodeError{exitUsage, errors.New("--code, --tests and --docs exclude each other")}
+			}
+			if len(classes) == 1 {
+				opts.Class = classes[0]
 			}
 			if opts.K < 1 {
 				return exitCodeError{exitUsage, fmt.Errorf("-k must be at least 1, not %d", opts.K)}
@@ -49,6 +67,9 @@ tern index after changing files.`,
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print one JSON object per hit")
 	cmd.Flags().StringVar(&opts.Lang, "lang", "", "only files of this language (go, python, typescript, markdown, …)")
 	cmd.Flags().StringVar(&opts.PathPrefix, "path", "", "only files whose path starts with this prefix (a directory, or part of a name)")
+	cmd.Flags().BoolVar(&code, "code", false, "only code: no tests, documentation, test data or configuration")
+	cmd.Flags().BoolVar(&tests, "tests", false, "only tests (foo_test.go, test_foo.py, tests/, *.spec.ts, …)")
+	cmd.Flags().BoolVar(&docs, "docs", false, "only documentation (Markdown, text, README, CHANGELOG, …)")
 	flags.add(cmd, "to embed the query with, when it is not the index's")
 	return cmd
 }

@@ -420,6 +420,26 @@ func TestJudgeAttacks(t *testing.T) {
 		{"! rm -rf x", destructive},
 		{"[[ $(rm -rf x) ]]", destructive},
 
+		// bash evaluates a variable's value as arithmetic in $((x)),
+		// ((x)), let, [[ x -eq 1 ]], subscripts and slices, and a[$(…)]
+		// in that value runs; ${x@P} and ${!x} run what values hold too.
+		{"x='a[$(touch p)]'; echo $((x))", opaque},
+		{"echo $(( x + 1 ))", opaque},
+		{"echo $[x]", opaque},
+		{"(( x > 1 )) && ls", opaque},
+		{"let y=x+1", opaque},
+		{"for ((i=0; i<n; i++)); do ls; done", opaque},
+		{"[[ $x -eq 1 ]] && ls", opaque},
+		{"[[ x -gt 1 ]]", opaque},
+		{"echo ${a[$i]}", opaque},
+		{"echo ${a[i]}", opaque},
+		{"echo ${s:$o:2}", opaque},
+		{"x='$(touch p)'; echo ${x@P}", opaque},
+		{"echo ${!x}", opaque},
+		{"echo $((1+2*3)) ${a[0]} ${s:1:2} $(( $? + 1 ))", allowed},
+		{"[[ 2 -gt 1 ]] && ls", allowed},
+		{"echo ${#x} ${x:-d} ${x@Q} ${!pre*}", allowed},
+
 		// Killing tern's own reaper would free what a command started.
 		{"kill -9 $PPID", destructive},
 		{"pkill -9 -f tern-reaper", destructive},

@@ -33,6 +33,27 @@ func (j *judge) script(src string, depth int) {
 		switch n := n.(type) {
 		case *syntax.CmdSubst:
 			j.opaque("uses command substitution ($(…) or backquotes), whose output tern cannot know")
+		case *syntax.ParamExp:
+			j.paramExp(n)
+		case *syntax.ArithmExp:
+			j.arithm(n.X)
+		case *syntax.ArithmCmd:
+			j.arithm(n.X)
+		case *syntax.LetClause:
+			for _, x := range n.Exprs {
+				j.arithm(x)
+			}
+		case *syntax.CStyleLoop:
+			j.arithm(n.Init, n.Cond, n.Post)
+		case *syntax.BinaryTest:
+			switch n.Op {
+			case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
+				for _, x := range []syntax.TestExpr{n.X, n.Y} {
+					if w, ok := x.(*syntax.Word); ok && !isNumeral(w.Lit()) {
+						j.opaque(arithWhy)
+					}
+				}
+			}
 		case *syntax.FuncDecl:
 			if n.Name != nil && calls(n.Body, n.Name.Value) {
 				j.destroys("defines a function that starts itself (a fork bomb)")
@@ -59,6 +80,63 @@ func (j *judge) script(src string, depth int) {
 		}
 		return true
 	})
+}
+
+// arithWhy says why arithmetic over variables cannot be judged: bash
+// evaluates a variable's value as an expression there, and an array
+// subscript in it (a[$(…)]) runs commands.
+const arithWhy = "evaluates variables as arithmetic, which runs any command their values hold (a[$(…)])"
+
+// arithm makes the line opaque when an arithmetic expression reads a
+// variable.
+func (j *judge) arithm(xs ...syntax.ArithmExpr) {
+	for _, x := range xs {
+		if x != nil && readsVariables(x) {
+			j.opaque(arithWhy)
+			return
+		}
+	}
+}
+
+// readsVariables reports whether an arithmetic expression reads a
+// variable other than $?, $#, $$ and $!.
+func readsVariables(x syntax.Node) bool {
+	found := false
+	syntax.Walk(x, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.ParamExp:
+			if n.Param == nil || !strings.Contains("?#$!", n.Param.Value) || n.Index != nil {
+				found = true
+			}
+		case *syntax.Word:
+			if lit := n.Lit(); lit != "" && !isNumeral(lit) {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// isNumeral reports whether s is an integer constant (10, 0x1f, 2#101).
+func isNumeral(s string) bool {
+	return s != "" && s[0] >= '0' && s[0] <= '9'
+}
+
+// paramExp judges expansions that evaluate a value as code: ${!x}
+// (indirection, whose target may be a[$(…)]), ${x@P} (prompt expansion,
+// which runs $(…)), and subscripts or slices computed from variables.
+func (j *judge) paramExp(n *syntax.ParamExp) {
+	switch {
+	case n.Excl && n.Names == 0:
+		j.opaque("expands a variable named by another variable (${!x}), which can run commands")
+	case n.Exp != nil && n.Exp.Op == syntax.OtherParamOps && n.Exp.Word != nil && strings.Contains(n.Exp.Word.Lit(), "P"):
+		j.opaque("expands a variable as a prompt (${x@P}), which runs the commands its value holds")
+	case n.Index != nil && readsVariables(n.Index):
+		j.opaque(arithWhy)
+	case n.Slice != nil && (n.Slice.Offset != nil && readsVariables(n.Slice.Offset) || n.Slice.Length != nil && readsVariables(n.Slice.Length)):
+		j.opaque(arithWhy)
+	}
 }
 
 // calls reports whether body runs the command name.

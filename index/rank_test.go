@@ -1,0 +1,493 @@
+package index
+
+import (
+	"testing"
+)
+
+// Small repositories in four languages, each with the code a question is
+// about, its tests, a changelog and test data that restate the question's
+// words, and generic methods (Add, Update, Bytes, drop, url) that prose
+// queries name by accident.
+var rankRepos = map[string]map[string]string{
+	"go": {
+		"sniff.go": `package web
+
+// DetectContentType implements the algorithm of the MIME sniffing
+// standard: it looks at the first 512 bytes of data and guesses the
+// content type, "application/octet-stream" when nothing matches.
+func DetectContentType(data []byte) string {
+	if len(data) > sniffLen {
+		data = data[:sniffLen]
+	}
+	for _, sig := range sniffSignatures {
+		if ct := sig.match(data); ct != "" {
+			return ct
+		}
+	}
+	return "application/octet-stream"
+}
+
+const sniffLen = 512
+
+type sniffSig interface{ match(data []byte) string }
+
+var sniffSignatures = []sniffSig{htmlSig("<!DOCTYPE HTML"), htmlSig("<HTML")}
+
+type htmlSig string
+
+func (h htmlSig) match(data []byte) string { return "" }
+`,
+		"sniff_test.go": `package web
+
+import "testing"
+
+// The content type of every sample must be detected: content type
+// detection of html, of text, of images; the content type is sniffed.
+func TestDetectContentType(t *testing.T) {
+	for _, tt := range []struct{ data, contentType string }{
+		{"<html>", "text/html; charset=utf-8"},
+		{"GIF87a", "image/gif"},
+	} {
+		if ct := DetectContentType([]byte(tt.data)); ct != tt.contentType {
+			t.Errorf("content type of %q: %s, want %s", tt.data, ct, tt.contentType)
+		}
+	}
+}
+`,
+		"server.go": `package web
+
+import (
+	"net"
+	"time"
+)
+
+// Server serves HTTP connections.
+type Server struct {
+	// ReadHeaderTimeout is how long reading the request header may take.
+	ReadHeaderTimeout time.Duration
+	Handler           Handler
+}
+
+// readRequest reads the next request from a connection; the header must
+// arrive within ReadHeaderTimeout.
+func (srv *Server) readRequest(c net.Conn) (*Request, error) {
+	if d := srv.ReadHeaderTimeout; d > 0 {
+		c.SetReadDeadline(time.Now().Add(d))
+	}
+	hdr, err := readHeader(c)
+	if err != nil {
+		return nil, err
+	}
+	c.SetReadDeadline(time.Time{})
+	return &Request{Header: hdr}, nil
+}
+`,
+		"header.go": `package web
+
+// Header holds the fields of a request or response header.
+type Header map[string][]string
+
+// Add adds the value to the values of key.
+func (h Header) Add(key, value string) { h[key] = append(h[key], value) }
+
+// Update replaces the values of key.
+func (h Header) Update(key, value string) { h[key] = []string{value} }
+
+// Buffer collects bytes.
+type Buffer struct{ buf []byte }
+
+// Bytes returns the bytes collected.
+func (b *Buffer) Bytes() []byte { return b.buf }
+
+// Request is a parsed request.
+type Request struct{ Header Header }
+
+// Handler responds to requests.
+type Handler interface{ Serve(r *Request) }
+`,
+		"gzip.go": `package web
+
+import (
+	"compress/gzip"
+	"io"
+)
+
+// gzipReader decompresses a request body sent with Content-Encoding
+// gzip, so handlers read plain bytes.
+func gzipReader(body io.Reader) (io.Reader, error) {
+	return gzip.NewReader(body)
+}
+`,
+		"CHANGELOG.md": `# Changes
+
+## 1.4
+- The content type is now sniffed from the first 512 bytes.
+- ReadHeaderTimeout is enforced while the request header is read.
+- Add support for gzip request bodies: read the bytes decompressed.
+`,
+		"testdata/sniff/golden.txt": "content type sniffed: text/html\ncontent type sniffed: image/gif\n",
+	},
+	"python": {
+		"clicky/parser.py": `"""Command line option parsing."""
+
+
+def _normalize_opt(opt, ctx):
+    """Apply the token normalization function of the context to an option
+    name, keeping its prefix characters."""
+    prefix, name = _split_opt(opt)
+    return prefix + ctx.token_normalize_func(name)
+
+
+def _split_opt(opt):
+    first = opt[:1]
+    if first.isalnum():
+        return "", opt
+    if opt[1:2] == first:
+        return opt[:2], opt[2:]
+    return first, opt[1:]
+
+
+class OptionParser:
+    """Parses command line arguments against declared options and
+    arguments, honouring the prefixes an option was declared with."""
+
+    def __init__(self, ctx=None):
+        self.ctx = ctx
+        self._long_opt = {}
+        self._short_opt = {}
+
+    def add_option(self, obj, opts, dest, action=None):
+        opts = [_normalize_opt(opt, self.ctx) for opt in opts]
+        for opt in opts:
+            prefix, _ = _split_opt(opt)
+            if len(prefix) == 1:
+                self._short_opt[opt] = obj
+            else:
+                self._long_opt[opt] = obj
+`,
+		"clicky/utils.py": `"""Small helpers."""
+
+
+def update(target, other):
+    """Update a dict with another, skipping None values."""
+    for k, v in other.items():
+        if v is not None:
+            target[k] = v
+
+
+def add(a, b):
+    return a + b
+
+
+def drop(seq, n):
+    """Drop the first n items."""
+    return seq[n:]
+`,
+		"clicky/termui.py": `"""Terminal interaction."""
+import os
+
+
+def get_terminal_width():
+    """Return the width of the terminal window, from the COLUMNS
+    environment variable or the operating system, at least 80."""
+    try:
+        return max(os.get_terminal_size().columns, 80)
+    except OSError:
+        return int(os.environ.get("COLUMNS", 80))
+`,
+		"tests/test_parser.py": `from clicky.parser import OptionParser
+
+
+def test_custom_prefix_options():
+    """Options declared with a custom prefix character are parsed."""
+    parser = OptionParser()
+    parser.add_option(None, ["+p"], "p")
+    parser.add_option(None, ["++plus"], "plus")
+    assert "+p" in parser._short_opt  # prefix option parsed
+`,
+		"CHANGES.rst": `Version 8.1
+-----------
+
+-   Options with a custom prefix character are parsed again.
+-   Update the terminal width detection to drop the old fallback.
+`,
+	},
+	"typescript": {
+		"src/router/trie.ts": `// TrieRouter matches request paths against routes kept in a trie,
+// including named parameters such as /users/:id and wildcards.
+export class TrieRouter<T> {
+  private root = new Node<T>()
+
+  add(method: string, path: string, handler: T): void {
+    this.root.insert(method, path.split('/'), handler)
+  }
+
+  match(method: string, path: string): [T, Record<string, string>] | undefined {
+    const params: Record<string, string> = {}
+    const handler = this.root.search(method, path.split('/'), params)
+    return handler ? [handler, params] : undefined
+  }
+}
+
+class Node<T> {
+  children: Record<string, Node<T>> = {}
+  handlers: Record<string, T> = {}
+  insert(method: string, parts: string[], handler: T): void {}
+  search(method: string, parts: string[], params: Record<string, string>): T | undefined {
+    return undefined
+  }
+}
+`,
+		"src/router/trie.test.ts": `import { TrieRouter } from './trie'
+
+describe('TrieRouter', () => {
+  it('matches a route with named parameters', () => {
+    const router = new TrieRouter<string>()
+    router.add('GET', '/users/:id', 'user')
+    expect(router.match('GET', '/users/1')).toEqual(['user', { id: '1' }])
+  })
+})
+`,
+		"src/utils/url.ts": `// getPath returns the path of a request URL, with percent-encoded
+// characters decoded.
+export const getPath = (request: Request): string => {
+  const url = request.url
+  const start = url.indexOf('/', 8)
+  return tryDecodeURI(url.slice(start))
+}
+
+const tryDecodeURI = (str: string): string => {
+  try {
+    return decodeURI(str)
+  } catch {
+    return str
+  }
+}
+`,
+		"src/context.ts": `export class Context {
+  // url returns the request URL.
+  url(): string {
+    return ''
+  }
+  // update sets a header of the response.
+  update(name: string, value: string): void {}
+}
+`,
+		"docs/routing.md": `# Routing
+
+Routes match paths with named parameters (/users/:id) and wildcards.
+The router decodes percent-encoded characters in the url path.
+`,
+	},
+	"rust": {
+		"crates/walk/src/walk.rs": `use std::path::Path;
+
+/// Walks a directory tree in parallel, skipping hidden files and
+/// directories unless asked to show them.
+pub struct WalkBuilder {
+    hidden: bool,
+}
+
+impl WalkBuilder {
+    /// Whether to skip hidden files and directories (on by default).
+    pub fn hidden(&mut self, yes: bool) -> &mut WalkBuilder {
+        self.hidden = yes;
+        self
+    }
+}
+
+/// Reports whether a path names a hidden file: one whose name starts
+/// with a dot.
+fn is_hidden(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|name| name.to_str())
+        .map(|name| name.starts_with('.'))
+        .unwrap_or(false)
+}
+`,
+		"crates/walk/src/glob.rs": `/// Translates a glob into a regular expression, using non-capturing
+/// groups for alternations.
+pub fn glob_to_regex(glob: &str) -> String {
+    let mut re = String::from("^");
+    for c in glob.chars() {
+        match c {
+            '*' => re.push_str("[^/]*"),
+            '{' => re.push_str("(?:"),
+            '}' => re.push(')'),
+            ',' => re.push('|'),
+            c => re.push(c),
+        }
+    }
+    re.push('$');
+    re
+}
+`,
+		"crates/walk/src/lib.rs": `pub mod glob;
+pub mod walk;
+
+/// A file the walk found. Dropping it closes its handle.
+pub struct DirEntry;
+
+impl Drop for DirEntry {
+    fn drop(&mut self) {}
+}
+
+impl DirEntry {
+    /// add appends a component to the entry's path.
+    pub fn add(&mut self, _part: &str) {}
+}
+`,
+		"tests/hidden.rs": `// hidden files are skipped while walking; hidden directories too.
+#[test]
+fn skips_hidden_files() {
+    let hidden = vec![".hidden", ".git"];
+    assert!(hidden.iter().all(|h| h.starts_with('.')));
+}
+`,
+		"CHANGELOG.md": `# 14.0
+- Skip hidden files while walking directories, unless --hidden is given.
+- Use non-capturing groups when translating globs to regexes.
+- Drop the old add API of DirEntry.
+`,
+	},
+}
+
+func TestNaturalLanguageQueriesFindTheCode(t *testing.T) {
+	tests := []struct {
+		repo, query, want string
+	}{
+		// Stemming: "sniffed" finds sniff; the test, changelog and golden
+		// file restate the words but are not where the code is.
+		{"go", "where is the content type sniffed", "sniff.go"},
+		{"go", "where is ReadHeaderTimeout enforced", "server.go"},
+		// "add", "bytes", "update" are methods of header.go.
+		{"go", "add support for reading gzip request bytes", "gzip.go"},
+		{"go", "update the deadline when reading the request header", "server.go"},
+		{"python", "options with a custom prefix character are parsed", "clicky/parser.py"},
+		{"python", "update the terminal width detection to drop the old fallback", "clicky/termui.py"},
+		{"python", "normalize option names with the context's token function", "clicky/parser.py"},
+		{"typescript", "match a route with named parameters", "src/router/trie.ts"},
+		{"typescript", "decode percent-encoded characters in the url path", "src/utils/url.ts"},
+		{"rust", "skip hidden files while walking directories", "crates/walk/src/walk.rs"},
+		{"rust", "use non-capturing groups when translating globs", "crates/walk/src/glob.rs"},
+		{"rust", "drop a file handle and add to the path", "crates/walk/src/lib.rs"},
+	}
+	indexes := map[string]*Index{}
+	for repo, files := range rankRepos {
+		root := t.TempDir()
+		writeFiles(t, root, files)
+		indexes[repo] = openIndex(t, root)
+		update(t, indexes[repo], Options{})
+	}
+	for _, tt := range tests {
+		t.Run(tt.repo+"/"+tt.query, func(t *testing.T) {
+			ix := indexes[tt.repo]
+			hits, err := ix.Lexical(t.Context(), tt.query, Filter{}, 30)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files := distinctFiles(hits)
+			if i := indexOf(files, tt.want); i < 0 || i > 2 {
+				t.Errorf("%s is not in the top 3 files: %v", tt.want, files)
+			}
+		})
+	}
+}
+
+func TestQueriesAskingForTestsOrDocsGetThem(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, rankRepos["go"])
+	ix := openIndex(t, root)
+	update(t, ix, Options{})
+	for _, tt := range []struct {
+		query string
+		f     Filter
+		want  string
+	}{
+		{"content type detection tests", Filter{}, "sniff_test.go"},
+		{"changelog: content type sniffed", Filter{}, "CHANGELOG.md"},
+		{"content type sniffed", Filter{Class: ClassTest}, "sniff_test.go"},
+		{"content type sniffed", Filter{Class: ClassDocs}, "CHANGELOG.md"},
+	} {
+		hits, err := ix.Lexical(t.Context(), tt.query, tt.f, 30)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files := distinctFiles(hits)
+		if len(files) == 0 || files[0] != tt.want {
+			t.Errorf("%q %+v: files %v, want %s first", tt.query, tt.f, files, tt.want)
+		}
+		for _, h := range hits {
+			if !tt.f.Keeps(h.Path, h.Lang) {
+				t.Errorf("%q %+v: hit %s escapes the filter", tt.query, tt.f, h.Path)
+			}
+		}
+	}
+}
+
+func TestClassify(t *testing.T) {
+	for _, tt := range []struct{ path, lang, want string }{
+		{"net/http/server.go", "go", ClassCode},
+		{"net/http/server_test.go", "go", ClassTest},
+		{"testing/testing.go", "go", ClassCode},
+		{"go/doc/reader.go", "go", ClassCode},
+		{"net/http/testdata/file", "text", ClassFixture},
+		{"tests/regression.rs", "rust", ClassTest},
+		{"tests/data/sherlock.txt", "text", ClassFixture},
+		{"src/router/trie.test.ts", "typescript", ClassTest},
+		{"tests/test_parser.py", "python", ClassTest},
+		{"src/test_helpers.py", "python", ClassTest},
+		{"CHANGELOG.md", "markdown", ClassDocs},
+		{"CHANGES.rst", "text", ClassDocs},
+		{"docs/guide.md", "markdown", ClassDocs},
+		{"LICENSE", "text", ClassDocs},
+		{"cmd/golden/x.golden", "text", ClassFixture},
+		{".github/workflows/ci.yml", "yaml", ClassConfig},
+		{"Cargo.toml", "toml", ClassConfig},
+		{".gitignore", "text", ClassConfig},
+		{"src/main/java/FooTest.java", "java", ClassTest},
+	} {
+		if got := Classify(tt.path, tt.lang); got != tt.want {
+			t.Errorf("Classify(%q, %q) = %s, want %s", tt.path, tt.lang, got, tt.want)
+		}
+	}
+}
+
+func TestSymbolBoostNeedsAnIdentifier(t *testing.T) {
+	for _, tt := range []struct {
+		query, name string
+		named       bool
+	}{
+		{"where is ReadHeaderTimeout enforced", "readheadertimeout", true},
+		{"use `drop` here", "drop", true},
+		{"call http.Server from main", "server", true},
+		{"fix parse_config for empty files", "parse_config", true},
+		{"add a timeout", "add", false},
+		{"drop dependency on serde", "drop", false},
+		{"Update the url", "update", false},
+	} {
+		q := analyse(tt.query, queryWords(tt.query))
+		if got := q.idents[tt.name] == 1; got != tt.named {
+			t.Errorf("%q names %s: %v, want %v (%v)", tt.query, tt.name, got, tt.named, q.idents)
+		}
+	}
+}
+
+func distinctFiles(hits []Chunk) []string {
+	var files []string
+	for _, h := range hits {
+		if indexOf(files, h.Path) < 0 {
+			files = append(files, h.Path)
+		}
+	}
+	return files
+}
+
+func indexOf(list []string, s string) int {
+	for i, x := range list {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
