@@ -190,6 +190,23 @@ func (ix *Index) Lexical(ctx context.Context, query string, f Filter, n int) ([]
 	if len(words) == 0 || n <= 0 {
 		return nil, nil
 	}
+	q := analyse(query, words)
+	// The parts of an identifier count as words too: "serde_derive"
+	// finds a file that says serde and derive apart.
+	seen := map[string]bool{}
+	for _, w := range words {
+		seen[strings.ToLower(w)] = true
+	}
+	for _, w := range slices.Clone(words) {
+		if parts := splitIdent(w); len(parts) > 1 {
+			for _, p := range parts {
+				if len(p) > 2 && !seen[p] && !stopwords[p] {
+					seen[p] = true
+					words = append(words, p)
+				}
+			}
+		}
+	}
 	if len(words) > 32 {
 		words = words[:32]
 	}
@@ -249,7 +266,6 @@ func (ix *Index) Lexical(ctx context.Context, query string, f Filter, n int) ([]
 	if err != nil {
 		return nil, err
 	}
-	q := analyse(query, words)
 	return ix.rank(ctx, q, f, terms, cands, cs, n)
 }
 

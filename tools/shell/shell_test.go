@@ -436,8 +436,12 @@ func TestJudgeAttacks(t *testing.T) {
 		{"echo ${s:$o:2}", opaque},
 		{"x='$(touch p)'; echo ${x@P}", opaque},
 		{"echo ${!x}", opaque},
+		{"declare -i n; n=$x; echo $n", opaque},
+		{"local -ia y", opaque},
+		{"typeset -i z=1", opaque},
 		{"echo $((1+2*3)) ${a[0]} ${s:1:2} $(( $? + 1 ))", allowed},
 		{"[[ 2 -gt 1 ]] && ls", allowed},
+		{"declare -x A=1; ls", allowed},
 		{"echo ${#x} ${x:-d} ${x@Q} ${!pre*}", allowed},
 
 		// Killing tern's own reaper would free what a command started.

@@ -45,6 +45,19 @@ func (j *judge) script(src string, depth int) {
 			}
 		case *syntax.CStyleLoop:
 			j.arithm(n.Init, n.Cond, n.Post)
+		case *syntax.DeclClause:
+			// declare -i makes every later assignment arithmetic.
+			for _, a := range n.Args {
+				flag := ""
+				if a.Value != nil {
+					flag = a.Value.Lit()
+				} else if a.Name != nil {
+					flag = a.Name.Value
+				}
+				if a.Naked && strings.HasPrefix(flag, "-") && strings.Contains(flag, "i") {
+					j.opaque(arithWhy)
+				}
+			}
 		case *syntax.BinaryTest:
 			switch n.Op {
 			case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
