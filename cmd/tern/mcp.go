@@ -80,12 +80,19 @@ func (c mcpConfig) servers() ([]mcp.ServerConfig, error) {
 // are first wanted (tier 3), each after gate agrees. reserved are the
 // names of tern's own tools. The caller must Close it before exiting, so
 // no server outlives tern.
-func newMCPManager(cfg Config, ws *tools.Workspace, reserved []string, gate func(context.Context, mcp.ServerConfig) error) (*mcp.Manager, error) {
+// reserved lists the names MCP tools may not take; it is called only when
+// servers are configured (building the whole tool set to learn them is a
+// noticeable part of start-up) and may be nil.
+func newMCPManager(cfg Config, ws *tools.Workspace, reserved func() []string, gate func(context.Context, mcp.ServerConfig) error) (*mcp.Manager, error) {
 	servers, err := cfg.MCP.servers()
 	if err != nil || len(servers) == 0 {
 		return nil, err
 	}
-	return mcp.NewManager(mcp.Options{Servers: servers, Workspace: ws, Reserved: reserved, BeforeStart: gate})
+	var names []string
+	if reserved != nil {
+		names = reserved()
+	}
+	return mcp.NewManager(mcp.Options{Servers: servers, Workspace: ws, Reserved: names, BeforeStart: gate})
 }
 
 // trustGate asks before starting a server that the repository's own
