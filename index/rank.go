@@ -20,7 +20,7 @@ import (
 const (
 	// candidates is how many chunks the full-text search ranks for the
 	// file scores; files come from these.
-	candidates = 300
+	candidates = 600
 	// k1 and b are the BM25 constants of the whole-file score. b is low:
 	// term frequencies count chunks, which grow slower than the file, and
 	// large files are where changes land more often.
@@ -30,7 +30,7 @@ const (
 	rankRows = 1000
 	// extraFiles is how many files without a candidate chunk may rank by
 	// their whole text.
-	extraFiles = 30
+	extraFiles = 60
 	// fileShare is the weight of the whole-file score against the best
 	// chunk's in a file's score.
 	fileShare = 0.5
