@@ -37,8 +37,9 @@ const (
 	// minorLang is the weight of code in a language with under a fifth
 	// of the main language's files, rising to 1 at a fifth.
 	minorLang = 0.6
-	// symbolShare bounds the symbol boost as a share of the text score.
-	symbolShare = 0.5
+	// symbolShare bounds the symbol boost as a share of the text score:
+	// at most it doubles it.
+	symbolShare = 1
 )
 
 // term is one query word with the chunks that hold it.
