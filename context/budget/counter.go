@@ -12,7 +12,12 @@
 package budget
 
 import (
+	"fmt"
+	"sync"
 	"unicode/utf8"
+
+	tiktoken "github.com/pkoukk/tiktoken-go"
+	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
 )
 
 // cl100kPattern is cl100k_base's pre-tokenizer, as tiktoken-go defines it.
@@ -23,32 +28,64 @@ const cl100kPattern = `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{
 // spaces): 160k identical characters take 25 s whole, 0.1 s in pieces.
 const pieceBytes = 2048
 
-// Counter counts cl100k_base tokens, as tiktoken-go's EncodeOrdinary would
-// (bpe.go). It is safe for concurrent use. The tables are shared by all
-// Counters and built on the first count, in a few milliseconds.
+// Counter counts cl100k_base tokens with tiktoken-go. It is safe for
+// concurrent use. The encoder is shared by all Counters and built on the
+// first count (or by Warm), from the ranks embedded by tiktoken-go-loader.
 type Counter struct{}
 
-// NewCounter returns a Counter over the embedded cl100k_base ranks. It
-// never reaches for the network. The error is kept for callers that built
-// tiktoken-go's encoder here; the embedded tables cannot fail to load
-// except in a broken build, which the first count then reports by panic.
+// NewCounter returns a Counter; it builds nothing yet, so a process that
+// counts nothing pays nothing. It never reaches for the network.
 func NewCounter() (*Counter, error) {
 	return &Counter{}, nil
 }
 
-// Warm builds the tables now rather than at the first count.
+// Warm builds the encoder now rather than at the first count; tern calls
+// it in the background at start, so that the encoder's 100-200 ms of CPU
+// overlap with the connection to the server.
 func (c *Counter) Warm() error {
-	_, err := cl100k()
+	_, err := encoder()
 	return err
 }
 
+// encoder is tiktoken-go's cl100k_base encoder, built once per process.
+var encoder = sync.OnceValues(newEncoder)
+
+// newEncoder loads the embedded cl100k_base ranks. It does not touch
+// tiktoken-go's global loader, so it can never reach for the network.
+func newEncoder() (*tiktoken.Tiktoken, error) {
+	ranks, err := tiktokenloader.NewOfflineLoader().LoadTiktokenBpe("cl100k_base.tiktoken")
+	if err != nil {
+		return nil, fmt.Errorf("load cl100k_base ranks: %w", err)
+	}
+	special := map[string]int{
+		"<|endoftext|>":   100257,
+		"<|fim_prefix|>":  100258,
+		"<|fim_middle|>":  100259,
+		"<|fim_suffix|>":  100260,
+		"<|endofprompt|>": 100276,
+	}
+	bpe, err := tiktoken.NewCoreBPE(ranks, special, cl100kPattern)
+	if err != nil {
+		return nil, fmt.Errorf("build cl100k_base encoder: %w", err)
+	}
+	set := make(map[string]any, len(special))
+	for k := range special {
+		set[k] = true
+	}
+	return tiktoken.NewTiktoken(bpe, &tiktoken.Encoding{
+		Name: "cl100k_base", PatStr: cl100kPattern, MergeableRanks: ranks, SpecialTokens: special,
+	}, set), nil
+}
+
 // Count returns the number of tokens in text. Special-token spellings such
-// as "<|endoftext|>" count as the plain text they are.
+// as "<|endoftext|>" count as the plain text they are. The embedded ranks
+// cannot fail to load except in a broken build, which Count reports by
+// panic.
 func (c *Counter) Count(text string) int {
 	if text == "" {
 		return 0
 	}
-	e, err := cl100k()
+	enc, err := encoder()
 	if err != nil {
 		panic(err)
 	}
@@ -58,7 +95,7 @@ func (c *Counter) Count(text string) int {
 		if len(piece) > pieceBytes {
 			piece = text[:cut(text, pieceBytes)]
 		}
-		n += e.count(piece)
+		n += len(enc.EncodeOrdinary(piece))
 		text = text[len(piece):]
 	}
 	return n
