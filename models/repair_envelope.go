@@ -296,7 +296,11 @@ func xmlCalls(body string) []rawCall {
 
 // xmlArgs writes name/value pairs as a JSON object, values as
 // <parameter=…> values are (paramValue).
-func xmlArgs(kv [][2]string) []byte {
+func xmlArgs(kv [][2]string) []byte { return pairsObject(kv, paramValue) }
+
+// pairsObject writes name/value pairs as a JSON object, each value as
+// value writes it.
+func pairsObject(kv [][2]string, value func(string) string) []byte {
 	var b strings.Builder
 	b.WriteByte('{')
 	for i, p := range kv {
@@ -305,7 +309,7 @@ func xmlArgs(kv [][2]string) []byte {
 		}
 		b.WriteString(quoteJSON(p[0]))
 		b.WriteByte(':')
-		b.WriteString(paramValue(p[1]))
+		b.WriteString(value(p[1]))
 	}
 	b.WriteByte('}')
 	return []byte(b.String())

@@ -282,20 +282,7 @@ func xmlChildren(body string) ([][2]string, bool) {
 
 // xmlStrings writes name/value pairs as a JSON object of strings; the
 // schema check coerces numbers and booleans.
-func xmlStrings(kv [][2]string) []byte {
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, p := range kv {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(quoteJSON(p[0]))
-		b.WriteByte(':')
-		b.WriteString(quoteJSON(p[1]))
-	}
-	b.WriteByte('}')
-	return []byte(b.String())
-}
+func xmlStrings(kv [][2]string) []byte { return pairsObject(kv, quoteJSON) }
 
 // leftoverHeaders are the role and channel headers of Llama and gpt-oss
 // (harmony), and leftoverTokens a model's other special tokens and empty

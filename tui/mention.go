@@ -57,21 +57,7 @@ func (a *App) loadMentionFiles() {
 // segment of the files under it (directories end in /), or, when no path
 // starts so, the files whose name does.
 func (a *App) mentionMatches(prefix string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, f := range a.mention.files {
-		if !strings.HasPrefix(f, prefix) {
-			continue
-		}
-		next := f
-		if i := strings.IndexByte(f[len(prefix):], '/'); i >= 0 {
-			next = f[:len(prefix)+i+1]
-		}
-		if !seen[next] {
-			seen[next] = true
-			out = append(out, next)
-		}
-	}
+	out := NextSegments(a.mention.files, prefix)
 	if len(out) > 0 || strings.Contains(prefix, "/") {
 		return out
 	}
@@ -138,4 +124,27 @@ type mentionState struct {
 	files   []string
 	loaded  time.Time
 	loading bool
+}
+
+// NextSegments lists what prefix completes to among files (slash-separated
+// paths): each file's path up to the end of the next segment after prefix,
+// once, in the order of files; a directory ends in /. The TUI's @path
+// matches and tern ask's shell completion share it.
+func NextSegments(files []string, prefix string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, f := range files {
+		if !strings.HasPrefix(f, prefix) {
+			continue
+		}
+		next := f
+		if i := strings.IndexByte(f[len(prefix):], '/'); i >= 0 {
+			next = f[:len(prefix)+i+1]
+		}
+		if !seen[next] {
+			seen[next] = true
+			out = append(out, next)
+		}
+	}
+	return out
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/ternhq/tern/models/ollama"
 	"github.com/ternhq/tern/models/openai"
 	"github.com/ternhq/tern/session"
+	"github.com/ternhq/tern/tui"
 )
 
 // completionTimeout bounds what a completion may wait for the model
@@ -168,19 +169,8 @@ func (a *app) completeAskArgs(cmd *cobra.Command, args []string, toComplete stri
 	defer cancel()
 	files, _ := repoFiles(ctx, root)
 	var out []cobra.Completion
-	seen := map[string]bool{}
-	for _, f := range files {
-		if !strings.HasPrefix(f, prefix) {
-			continue
-		}
-		next := f
-		if i := strings.IndexByte(f[len(prefix):], '/'); i >= 0 {
-			next = f[:len(prefix)+i+1]
-		}
-		if !seen[next] {
-			seen[next] = true
-			out = append(out, at+next)
-		}
+	for _, next := range tui.NextSegments(files, prefix) {
+		out = append(out, at+next)
 	}
 	directive := cobra.ShellCompDirectiveNoFileComp
 	if len(out) == 1 && strings.HasSuffix(out[0], "/") {

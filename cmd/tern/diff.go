@@ -28,21 +28,7 @@ after the session, by anyone, show too.`,
 }
 
 func (a *app) diff(ctx context.Context, id string) error {
-	root, store, err := a.openStore(ctx)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	sess, err := undoSession(ctx, store, id)
-	if errors.Is(err, errNoCheckpoint) {
-		if gerr := tools.CheckGit(ctx, root); gerr != nil {
-			return fmt.Errorf("diff is unavailable: %s, so tern takes no checkpoints here", unavailable(gerr))
-		}
-	}
-	if err != nil {
-		return err
-	}
-	ws, err := tools.NewWorkspace(root)
+	ws, sess, err := a.checkpointed(ctx, id, "diff is unavailable: %s, so tern takes no checkpoints here")
 	if err != nil {
 		return err
 	}

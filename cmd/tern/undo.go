@@ -36,23 +36,7 @@ refs/tern/undone/ID, so an undo can itself be undone with git.`,
 }
 
 func (a *app) undo(ctx context.Context, id string) error {
-	root, store, err := a.openStore(ctx)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	sess, err := undoSession(ctx, store, id)
-	if errors.Is(err, errNoCheckpoint) {
-		if gerr := tools.CheckGit(ctx, root); gerr != nil {
-			// Not "none has changed files": without git there are no
-			// checkpoints, whatever the sessions changed.
-			return fmt.Errorf("undo is unavailable: %s, so tern takes no checkpoints here and cannot restore what a session changed", unavailable(gerr))
-		}
-	}
-	if err != nil {
-		return err
-	}
-	ws, err := tools.NewWorkspace(root)
+	ws, sess, err := a.checkpointed(ctx, id, "undo is unavailable: %s, so tern takes no checkpoints here and cannot restore what a session changed")
 	if err != nil {
 		return err
 	}
@@ -99,6 +83,30 @@ func (a *app) undo(ctx context.Context, id string) error {
 }
 
 // explainUndo says why a session's files cannot be restored.
+// checkpointed opens the workspace and finds the session id names (the
+// latest with a checkpoint when id is empty), for undo and diff. Outside
+// git, noGit words the error with the reason git is unavailable: not "none
+// has changed files", since without git there are no checkpoints, whatever
+// the sessions changed.
+func (a *app) checkpointed(ctx context.Context, id, noGit string) (*tools.Workspace, session.Session, error) {
+	root, store, err := a.openStore(ctx)
+	if err != nil {
+		return nil, session.Session{}, err
+	}
+	defer store.Close()
+	sess, err := undoSession(ctx, store, id)
+	if errors.Is(err, errNoCheckpoint) {
+		if gerr := tools.CheckGit(ctx, root); gerr != nil {
+			return nil, session.Session{}, fmt.Errorf(noGit, unavailable(gerr))
+		}
+	}
+	if err != nil {
+		return nil, session.Session{}, err
+	}
+	ws, err := tools.NewWorkspace(root)
+	return ws, sess, err
+}
+
 func explainUndo(sessionID string, err error) error {
 	if errors.Is(err, tools.ErrNoCheckpoint) {
 		return fmt.Errorf("session %s has no checkpoint: it changed no files, or changed them where git could not take one", sessionID)
