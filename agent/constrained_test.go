@@ -159,4 +159,15 @@ func TestConstrainedReplyAfterLeakedReasoning(t *testing.T) {
 	if len(rec.Calls) != 0 || rec.Rest != "It reads a.go." {
 		t.Errorf("answer = %q, calls %+v", rec.Rest, rec.Calls)
 	}
+	// A reply that is the schema's JSON as a whole keeps every string
+	// whole, "</think>" inside included (seen from a random-weight model
+	// under Ollama's grammar in make test-real).
+	rec = models.RepairConstrainedReply(models.Message{Content: `{"answer": "a</think> b"}`}, specs, models.ConstrainedLimits{})
+	if len(rec.Calls) != 0 || rec.Rest != "a</think> b" {
+		t.Errorf("answer = %q, calls %+v", rec.Rest, rec.Calls)
+	}
+	rec = models.RepairConstrainedReply(models.Message{Content: `{"name": "read_file", "arguments": {"path": "x</think>y.go"}}`}, specs, models.ConstrainedLimits{})
+	if len(rec.Calls) != 1 || rec.Calls[0].Problem != "" {
+		t.Errorf("calls = %+v", rec.Calls)
+	}
 }

@@ -211,8 +211,10 @@ func RepairConstrainedReply(m Message, specs []ToolSpec, limits ConstrainedLimit
 		return RepairReply(m, specs)
 	}
 	// Reasoning that leaked into the content ahead of the JSON: a server
-	// that did not split it off ("…so I read it.\n</think>{…}").
-	if i := strings.LastIndex(m.Content, "</think>"); i >= 0 {
+	// that did not split it off ("…so I read it.\n</think>{…}"). A reply
+	// that is one JSON value as a whole is the schema's, whatever its
+	// strings hold ("</think>" too).
+	if i := strings.LastIndex(m.Content, "</think>"); i >= 0 && !json.Valid([]byte(m.Content)) {
 		m.Content = m.Content[i+len("</think>"):]
 	}
 	if answer, ok := ConstrainedAnswer(m.Content); ok {
