@@ -27,7 +27,7 @@ var allowed = map[string][]string{
 	"session":           {"models", "statedir"},
 	"index/ignore":      {},
 	"index":             {"index/", "models", "statedir"},
-	"rag":               {"index", "models", "context/budget"},
+	"rag":               {"index"},
 	"tools":             {"models", "index/ignore", "context/budget", "tools/", "statedir"},
 	"tools/mcp":         {"models", "tools"},
 	"tools/shell":       {},
