@@ -81,34 +81,26 @@ func (a *App) approvalDialog(ap agent.Approval, answer chan agent.Decision) {
 			a.note("denied " + ap.Tool)
 		}
 	})
-	question.SetInputCapture(func(ev *tcell.EventKey) *tcell.EventKey {
-		switch ev.Key() {
-		case tcell.KeyPgUp, tcell.KeyUp:
-			preview.page(-1)
-		case tcell.KeyPgDn, tcell.KeyDown:
-			preview.page(1)
-		case tcell.KeyRune:
-			switch ev.Rune() {
-			case 'y', 'Y':
-				a.modalClose = nil
-				a.closeModal()
-				decide(agent.Decision{Allow: true})
-			case 'a', 'A':
-				if !offersAlways(ap) {
-					return nil
-				}
-				a.modalClose = nil
-				a.closeModal()
-				decide(agent.Decision{Allow: true, Always: true})
-				a.note("allowed " + ap.Tool + " for the rest of this session")
-			case 'n', 'N':
-				box.RemoveItem(question)
-				box.AddItem(reason, 1, 0, true)
-				a.app.SetFocus(reason)
+	question.SetInputCapture(pageOrRune(preview, func(r rune) {
+		switch r {
+		case 'y', 'Y':
+			a.modalClose = nil
+			a.closeModal()
+			decide(agent.Decision{Allow: true})
+		case 'a', 'A':
+			if !offersAlways(ap) {
+				return
 			}
+			a.modalClose = nil
+			a.closeModal()
+			decide(agent.Decision{Allow: true, Always: true})
+			a.note("allowed " + ap.Tool + " for the rest of this session")
+		case 'n', 'N':
+			box.RemoveItem(question)
+			box.AddItem(reason, 1, 0, true)
+			a.app.SetFocus(reason)
 		}
-		return nil
-	})
+	}))
 	a.openModal("approve", box, question, 9, 8, func() {
 		// Closed without an answer (Esc): deny.
 		decide(agent.Decision{Allow: false})

@@ -219,24 +219,16 @@ func (a *App) confirm(title string, lines []line, yes string, onYes, onNo func()
 	question := newBar(func(int) []span { return keys }, th.text)
 	box := tview.NewFlex().SetDirection(tview.FlexRow).AddItem(preview, 0, 1, false).AddItem(question, 1, 0, true)
 	a.framed(box.Box, title)
-	question.SetInputCapture(func(ev *tcell.EventKey) *tcell.EventKey {
-		switch ev.Key() {
-		case tcell.KeyPgUp, tcell.KeyUp:
-			preview.page(-1)
-		case tcell.KeyPgDn, tcell.KeyDown:
-			preview.page(1)
-		case tcell.KeyRune:
-			switch ev.Rune() {
-			case 'y', 'Y':
-				a.modalClose = nil
-				a.closeModal()
-				onYes()
-			case 'n', 'N':
-				a.closeModal()
-			}
+	question.SetInputCapture(pageOrRune(preview, func(r rune) {
+		switch r {
+		case 'y', 'Y':
+			a.modalClose = nil
+			a.closeModal()
+			onYes()
+		case 'n', 'N':
+			a.closeModal()
 		}
-		return nil
-	})
+	}))
 	a.openModal("confirm", box, question, 9, 9, onNo)
 }
 
@@ -260,4 +252,21 @@ func (a *App) undoDialog(u Undoer, plan UndoPlan) {
 	a.confirm("undo: restore the checkpoint?", lines, "restore",
 		func() { a.applyUndo(u, plan) },
 		func() { a.note("undo cancelled; nothing was changed") })
+}
+
+// pageOrRune is the input of a dialog under a scrolling preview: Up/PgUp
+// and Down/PgDn scroll the preview, a typed character goes to onRune, and
+// no key goes further.
+func pageOrRune(preview *convo, onRune func(rune)) func(*tcell.EventKey) *tcell.EventKey {
+	return func(ev *tcell.EventKey) *tcell.EventKey {
+		switch ev.Key() {
+		case tcell.KeyPgUp, tcell.KeyUp:
+			preview.page(-1)
+		case tcell.KeyPgDn, tcell.KeyDown:
+			preview.page(1)
+		case tcell.KeyRune:
+			onRune(ev.Rune())
+		}
+		return nil
+	}
 }

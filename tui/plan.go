@@ -121,26 +121,18 @@ func (a *App) planDialog() {
 		a.closeModal()
 		a.sendPlanBack(text)
 	})
-	question.SetInputCapture(func(ev *tcell.EventKey) *tcell.EventKey {
-		switch ev.Key() {
-		case tcell.KeyPgUp, tcell.KeyUp:
-			preview.page(-1)
-		case tcell.KeyPgDn, tcell.KeyDown:
-			preview.page(1)
-		case tcell.KeyRune:
-			switch ev.Rune() {
-			case '1', '2':
-				a.modalClose = nil
-				a.closeModal()
-				a.acceptPlan(int(ev.Rune() - '0'))
-			case 's', 'S':
-				box.RemoveItem(question)
-				box.AddItem(comment, 1, 0, true)
-				a.app.SetFocus(comment)
-			}
+	question.SetInputCapture(pageOrRune(preview, func(r rune) {
+		switch r {
+		case '1', '2':
+			a.modalClose = nil
+			a.closeModal()
+			a.acceptPlan(int(r - '0'))
+		case 's', 'S':
+			box.RemoveItem(question)
+			box.AddItem(comment, 1, 0, true)
+			a.app.SetFocus(comment)
 		}
-		return nil
-	})
+	}))
 	a.openModal("plan", box, question, 9, 8, func() {
 		a.note("still planning: type a comment to send the plan back, /plan to answer it, Shift+Tab to leave plan mode")
 	})
