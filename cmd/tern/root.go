@@ -14,6 +14,8 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/spf13/cobra"
+
+	"github.com/ternhq/tern/models/ollama"
 )
 
 // Exit codes.
@@ -222,7 +224,7 @@ func (a *app) overrideConfig(cfg Config) (Config, error) {
 	if v := a.getenv("TERN_MODEL"); v != "" {
 		cfg.Model = v
 	}
-	if v := a.getenv("OLLAMA_HOST"); v != "" && cfg.Host == "" {
+	if v := ollama.EnvHost(a.getenv); v != "" && cfg.Host == "" {
 		cfg.Host = v
 	}
 	flags := a.cmd.PersistentFlags()
