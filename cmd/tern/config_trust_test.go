@@ -190,7 +190,7 @@ func TestEveryConfigKeyIsJudged(t *testing.T) {
 			continue
 		}
 		n := 0
-		for _, m := range []map[string]bool{projectKeys, mergedKeys, {key: trustKeys[key] != ""}} {
+		for _, m := range []map[string]bool{projectKeys, {key: mergedKeys[key] != ""}, {key: trustKeys[key] != ""}} {
 			if m[key] {
 				n++
 			}
