@@ -29,9 +29,16 @@ func (f *indexFlags) add(cmd *cobra.Command, what string) {
 	cmd.Flags().BoolVar(&f.noEmbed, "no-embed", false, "no embeddings: lexical search only")
 }
 
+// indexOptions are tern index's argument and flags.
+type indexOptions struct {
+	// dir, when given, is the workspace to index instead of --dir's.
+	dir     string
+	embed   indexFlags
+	rebuild bool
+}
+
 func (a *app) indexCommand() *cobra.Command {
-	var flags indexFlags
-	var rebuild bool
+	o := &indexOptions{}
 	cmd := &cobra.Command{
 		Use:   "index [DIR]",
 		Short: "Build or update the repository's search index",
@@ -49,13 +56,13 @@ the next run completes (exit 130).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
-				a.dir = args[0]
+				o.dir = args[0]
 			}
-			return a.index(cmd.Context(), flags, rebuild)
+			return runCommand(cmd.Context(), a, o, a.index)
 		},
 	}
-	flags.add(cmd, "to embed with")
-	cmd.Flags().BoolVar(&rebuild, "rebuild", false, "delete the index and build it from scratch (for a damaged index)")
+	o.embed.add(cmd, "to embed with")
+	cmd.Flags().BoolVar(&o.rebuild, "rebuild", false, "delete the index and build it from scratch (for a damaged index)")
 	return cmd
 }
 
@@ -78,17 +85,20 @@ func (a *app) openCodeIndex(flags indexFlags) (*codeIndex, Config, error) {
 	return c, cfg, nil
 }
 
-func (a *app) index(ctx context.Context, flags indexFlags, rebuild bool) error {
+func (a *app) index(ctx context.Context, o *indexOptions) error {
+	if o.dir != "" {
+		a.dir = o.dir
+	}
 	ctx, stop := interruptible(ctx)
 	defer stop()
-	c, _, err := a.openCodeIndex(flags)
+	c, _, err := a.openCodeIndex(o.embed)
 	if err != nil {
 		return err
 	}
 	c.onWait = func(holder string) {
 		fmt.Fprintf(a.stderr, "tern: the index is being updated by %s; waiting for it to finish (Ctrl+C stops)\n", holder)
 	}
-	if rebuild {
+	if o.rebuild {
 		if err := removeIndex(c.dbPath()); err != nil {
 			return err
 		}
