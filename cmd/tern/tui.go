@@ -127,6 +127,7 @@ func (a *app) runTUI(ctx context.Context, resume string) (string, error) {
 			PrefixTokens: r.agent.PrefixTokens(),
 			History:      history,
 			Calls:        calls,
+			Describe:     r.agent.Describe,
 			Notices:      r.notices,
 			Installed:    back.installed,
 			Close:        func() error { r.closeTools(); return nil },
