@@ -57,11 +57,17 @@ func (a *Agent) autoCompact(ctx context.Context, send func(Event)) error {
 	if a.cfg.CompactAt >= 1 {
 		return nil
 	}
-	h := a.historyCost()
-	used := a.win.Model(a.PrefixTokens() + a.ret.cost + h)
-	if used <= a.win.Share(a.cfg.CompactAt) {
+	over := func() bool {
+		return a.win.Model(a.prefixTokens()+a.ret.cost+a.historyCost()) > a.win.Share(a.cfg.CompactAt)
+	}
+	if !over() {
+		return nil // by bounds too, while the agent is bounded
+	}
+	a.settle()
+	if !over() {
 		return nil
 	}
+	h := a.historyCost()
 	if a.stalledAt > 0 && h < a.stalledAt+a.win.Tern(a.win.Share(stallShare)) {
 		return nil
 	}
@@ -73,6 +79,7 @@ func (a *Agent) autoCompact(ctx context.Context, send func(Event)) error {
 // what it did. thorough, for /compact, folds all but the current turn
 // whatever the history's size.
 func (a *Agent) compact(ctx context.Context, send func(Event), thorough bool) (compact.Result, error) {
+	a.settle()
 	target := a.win.Tern(a.room() / 2)
 	summaryMax := a.win.Tern(a.win.Share(summaryShare))
 	ladder := compact.Ladder{
