@@ -60,11 +60,26 @@ func newRequestTools(s *Set) (tools.Tool, error) {
 	if err := tmpl.Execute(&b, lines); err != nil {
 		return nil, fmt.Errorf("request_tools description: %w", err)
 	}
-	ps := []models.Param{{Name: "tier", Type: "integer"}, {Name: "tool", Type: "string"}, {Name: "reason", Type: "string"}}
+	spec := tools.SpecOf[requestArgs]("request_tools", b.String())
 	if s.catalog != nil && s.max >= External {
-		ps = append(ps, models.Param{Name: "query", Type: "string"})
+		spec = tools.SpecOf[catalogRequestArgs]("request_tools", b.String())
 	}
-	return &requestTools{set: s, spec: tools.SpecFrom("request_tools", b.String(), ps...)}, nil
+	return &requestTools{set: s, spec: spec}, nil
+}
+
+// requestArgs are request_tools' parameters. Tier is read by hand
+// (parseTier): small models send 1, "1", "tier 1" or 1.0.
+type requestArgs struct {
+	Tier   json.RawMessage `json:"tier" tool:"type=integer"`
+	Tool   string          `json:"tool"`
+	Reason string          `json:"reason"`
+}
+
+// catalogRequestArgs adds the query that picks MCP tools, offered when the
+// session has a catalog to pick from.
+type catalogRequestArgs struct {
+	requestArgs
+	Query string `json:"query"`
 }
 
 // tierNames lists what tier t holds, for request_tools: its tools, and the
@@ -84,12 +99,7 @@ func (r *requestTools) Spec() models.ToolSpec { return r.spec }
 func (r *requestTools) Effect() tools.Effect { return tools.ReadOnly }
 
 func (r *requestTools) Run(ctx context.Context, in tools.Input) tools.Result {
-	var args struct {
-		Tier   json.RawMessage `json:"tier"`
-		Tool   string          `json:"tool"`
-		Reason string          `json:"reason"`
-		Query  string          `json:"query"`
-	}
+	var args catalogRequestArgs
 	if err := json.Unmarshal(bytes.TrimSpace(orEmpty(in.Args)), &args); err != nil {
 		return r.fail("invalid arguments: %v", err)
 	}

@@ -51,9 +51,13 @@ type askUser struct {
 // NewAskUser returns the ask_user tool. With a nil asker (headless runs)
 // every call returns NoUser at once.
 func NewAskUser(a Asker) Tool {
-	return &askUser{asker: a, spec: SpecFrom("ask_user", askUserDoc,
-		models.Param{Name: "questions", Type: "array", Items: "object", Required: true},
-	)}
+	return &askUser{asker: a, spec: SpecOf[askUserArgs]("ask_user", askUserDoc)}
+}
+
+// askUserArgs is ask_user's parameter. Questions is read by hand
+// (parseQuestions), for the shapes small models send it in.
+type askUserArgs struct {
+	Questions json.RawMessage `json:"questions" tool:"required,type=array,items=object"`
 }
 
 func (t *askUser) Spec() models.ToolSpec { return t.spec }
@@ -94,7 +98,7 @@ func (t *askUser) Run(ctx context.Context, in Input) Result {
 func parseQuestions(raw json.RawMessage) ([]Question, error) {
 	const want = `send {"questions":[{"question":"Which database?","options":["SQLite","Postgres"]}]}`
 	var args struct {
-		Questions json.RawMessage `json:"questions"`
+		askUserArgs
 		questionFields
 	}
 	if err := decodeArgs(raw, &args); err != nil {

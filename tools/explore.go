@@ -64,20 +64,19 @@ type explore struct {
 // subagent with its own small budget, and returns the subagent's report,
 // so that the reads it made never enter the caller's window.
 func NewExplore(ws *Workspace, ex Explorer) Tool {
-	return &explore{ws: ws, ex: ex, spec: SpecFrom("explore", exploreDoc,
-		models.Param{Name: "task", Type: "string", Required: true},
-		models.Param{Name: "files_hint", Type: "array"},
-	)}
+	return &explore{ws: ws, ex: ex, spec: SpecOf[exploreArgs]("explore", exploreDoc)}
+}
+
+type exploreArgs struct {
+	Task  string     `json:"task" tool:"required"`
+	Files stringList `json:"files_hint"`
 }
 
 func (t *explore) Spec() models.ToolSpec { return t.spec }
 func (t *explore) Effect() Effect        { return ReadOnly }
 
 func (t *explore) Run(ctx context.Context, in Input) Result {
-	var args struct {
-		Task  string     `json:"task"`
-		Files stringList `json:"files_hint"`
-	}
+	var args exploreArgs
 	if err := decodeArgs(in.Args, &args); err != nil {
 		return fail("explore: bad arguments", "%v", err)
 	}

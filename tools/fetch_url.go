@@ -74,18 +74,18 @@ func NewFetchURL(ws *Workspace, client *http.Client, allowHosts ...string) Tool 
 		}
 		return g.checkURL(req.Context(), req.URL)
 	}
-	return &fetchURL{ws: ws, client: c, guard: g, spec: SpecFrom("fetch_url", fetchURLDoc,
-		models.Param{Name: "url", Type: "string", Required: true},
-	)}
+	return &fetchURL{ws: ws, client: c, guard: g, spec: SpecOf[fetchArgs]("fetch_url", fetchURLDoc)}
+}
+
+type fetchArgs struct {
+	URL string `json:"url" tool:"required"`
 }
 
 func (t *fetchURL) Spec() models.ToolSpec { return t.spec }
 func (t *fetchURL) Effect() Effect        { return External }
 
 func (t *fetchURL) Run(ctx context.Context, in Input) Result {
-	var args struct {
-		URL string `json:"url"`
-	}
+	var args fetchArgs
 	if err := decodeArgs(in.Args, &args); err != nil {
 		return fail("fetch_url: bad arguments", "%v", err)
 	}

@@ -45,7 +45,7 @@ type gitStatus struct {
 // NewGitStatus returns the git_status tool: the branch and the changed
 // files of the workspace, as git status --short shows them.
 func NewGitStatus(ws *Workspace) Tool {
-	return &gitStatus{ws: ws, spec: SpecFrom("git_status", gitStatusDoc)}
+	return &gitStatus{ws: ws, spec: SpecOf[struct{}]("git_status", gitStatusDoc)}
 }
 
 func (t *gitStatus) Spec() models.ToolSpec { return t.spec }
@@ -74,20 +74,19 @@ type gitDiff struct {
 // NewGitDiff returns the git_diff tool: the unstaged (or staged) changes,
 // optionally of one path.
 func NewGitDiff(ws *Workspace) Tool {
-	return &gitDiff{ws: ws, spec: SpecFrom("git_diff", gitDiffDoc,
-		models.Param{Name: "staged", Type: "boolean"},
-		models.Param{Name: "path", Type: "string"},
-	)}
+	return &gitDiff{ws: ws, spec: SpecOf[diffArgs]("git_diff", gitDiffDoc)}
+}
+
+type diffArgs struct {
+	Staged boolArg `json:"staged"`
+	Path   string  `json:"path"`
 }
 
 func (t *gitDiff) Spec() models.ToolSpec { return t.spec }
 func (t *gitDiff) Effect() Effect        { return ReadOnly }
 
 func (t *gitDiff) Run(ctx context.Context, in Input) Result {
-	var args struct {
-		Staged boolArg `json:"staged"`
-		Path   string  `json:"path"`
-	}
+	var args diffArgs
 	if err := decodeArgs(in.Args, &args); err != nil {
 		return fail("git diff: bad arguments", "%v", err)
 	}
@@ -144,10 +143,12 @@ type gitCommit struct {
 // changes in the workspace) and commit them. The user approves every
 // commit; an earlier "allow for the session" does not cover it.
 func NewGitCommit(ws *Workspace) Tool {
-	return &gitCommit{ws: ws, spec: SpecFrom("git_commit", gitCommitDoc,
-		models.Param{Name: "message", Type: "string", Required: true},
-		models.Param{Name: "files", Type: "array", Items: "string"},
-	)}
+	return &gitCommit{ws: ws, spec: SpecOf[commitArgs]("git_commit", gitCommitDoc)}
+}
+
+type commitArgs struct {
+	Message string   `json:"message" tool:"required"`
+	Files   []string `json:"files"`
 }
 
 func (t *gitCommit) Spec() models.ToolSpec { return t.spec }
@@ -162,10 +163,7 @@ type commitPlan struct {
 // plan checks the call: a message, files inside the workspace, something
 // to commit.
 func (t *gitCommit) plan(ctx context.Context, raw json.RawMessage) (commitPlan, *Result) {
-	var args struct {
-		Message string   `json:"message"`
-		Files   []string `json:"files"`
-	}
+	var args commitArgs
 	refuse := func(what, format string, a ...any) (commitPlan, *Result) {
 		r := fail("git commit: "+what, format, a...)
 		return commitPlan{}, &r

@@ -30,20 +30,19 @@ type glob struct {
 // NewGlob returns the glob tool: the workspace's files whose paths match a
 // pattern, ** included.
 func NewGlob(ws *Workspace) Tool {
-	return &glob{ws: ws, spec: SpecFrom("glob", globDoc,
-		models.Param{Name: "pattern", Type: "string", Required: true},
-		models.Param{Name: "path", Type: "string"},
-	)}
+	return &glob{ws: ws, spec: SpecOf[globArgs]("glob", globDoc)}
+}
+
+type globArgs struct {
+	Pattern string `json:"pattern" tool:"required"`
+	Path    string `json:"path"`
 }
 
 func (t *glob) Spec() models.ToolSpec { return t.spec }
 func (t *glob) Effect() Effect        { return ReadOnly }
 
 func (t *glob) Run(ctx context.Context, in Input) Result {
-	var args struct {
-		Pattern string `json:"pattern"`
-		Path    string `json:"path"`
-	}
+	var args globArgs
 	if err := decodeArgs(in.Args, &args); err != nil {
 		return fail("glob: bad arguments", "%v", err)
 	}

@@ -42,12 +42,14 @@ type grep struct {
 // NewGrep returns the grep tool: the lines of the workspace's files that
 // match a regular expression.
 func NewGrep(ws *Workspace) Tool {
-	return &grep{ws: ws, spec: SpecFrom("grep", grepDoc,
-		models.Param{Name: "pattern", Type: "string", Required: true},
-		models.Param{Name: "path", Type: "string"},
-		models.Param{Name: "include", Type: "string"},
-		models.Param{Name: "ignore_case", Type: "boolean"},
-	)}
+	return &grep{ws: ws, spec: SpecOf[grepArgs]("grep", grepDoc)}
+}
+
+type grepArgs struct {
+	Pattern    string  `json:"pattern" tool:"required"`
+	Path       string  `json:"path"`
+	Include    string  `json:"include"`
+	IgnoreCase boolArg `json:"ignore_case"`
 }
 
 func (t *grep) Spec() models.ToolSpec { return t.spec }
@@ -77,12 +79,7 @@ type fileHits struct {
 }
 
 func (t *grep) Run(ctx context.Context, in Input) Result {
-	var args struct {
-		Pattern    string  `json:"pattern"`
-		Path       string  `json:"path"`
-		Include    string  `json:"include"`
-		IgnoreCase boolArg `json:"ignore_case"`
-	}
+	var args grepArgs
 	if err := decodeArgs(in.Args, &args); err != nil {
 		return fail("grep: bad arguments", "%v", err)
 	}

@@ -31,22 +31,20 @@ type readFile struct {
 // NewReadFile returns the read_file tool: numbered lines of a text file, a
 // page at a time.
 func NewReadFile(ws *Workspace) Tool {
-	return &readFile{ws: ws, spec: SpecFrom("read_file", readFileDoc,
-		models.Param{Name: "path", Type: "string", Required: true},
-		models.Param{Name: "offset", Type: "integer"},
-		models.Param{Name: "limit", Type: "integer"},
-	)}
+	return &readFile{ws: ws, spec: SpecOf[readFileArgs]("read_file", readFileDoc)}
+}
+
+type readFileArgs struct {
+	Path   string `json:"path" tool:"required"`
+	Offset intArg `json:"offset"`
+	Limit  intArg `json:"limit"`
 }
 
 func (t *readFile) Spec() models.ToolSpec { return t.spec }
 func (t *readFile) Effect() Effect        { return ReadOnly }
 
 func (t *readFile) Run(ctx context.Context, in Input) Result {
-	var args struct {
-		Path   string `json:"path"`
-		Offset intArg `json:"offset"`
-		Limit  intArg `json:"limit"`
-	}
+	var args readFileArgs
 	if err := decodeArgs(in.Args, &args); err != nil {
 		return fail("read_file: bad arguments", "%v", err)
 	}

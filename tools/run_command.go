@@ -62,17 +62,14 @@ func NewRunCommand(ws *Workspace, cp *Checkpoint, policy CommandPolicy) (Tool, e
 	if policy.Reaper != "" {
 		becomeSubreaper()
 	}
-	return &runCommand{ws: ws, cp: cp, rules: rules, shell: shell, reaper: policy.Reaper, spec: SpecFrom("run_command", runCommandDoc,
-		models.Param{Name: "command", Type: "string", Required: true},
-		models.Param{Name: "timeout", Type: "integer"},
-	)}, nil
+	return &runCommand{ws: ws, cp: cp, rules: rules, shell: shell, reaper: policy.Reaper, spec: SpecOf[commandArgs]("run_command", runCommandDoc)}, nil
 }
 
 func (t *runCommand) Spec() models.ToolSpec { return t.spec }
 func (t *runCommand) Effect() Effect        { return Executes }
 
 type commandArgs struct {
-	Command string `json:"command"`
+	Command string `json:"command" tool:"required"`
 	Timeout intArg `json:"timeout"`
 }
 

@@ -157,8 +157,8 @@ func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
 		return err
 	}
 	r.notices = append(r.notices, notes...)
-	if r.back.textTools {
-		r.notices = append(r.notices, r.back.textWhy)
+	if r.back.proto.Text {
+		r.notices = append(r.notices, r.back.proto.Why)
 	}
 	r.notices = append(r.notices, r.back.notes...)
 	var history []models.Message
@@ -181,8 +181,8 @@ func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
 		NumCtx:      r.back.plan.NumCtx,
 		MaxTurns:    r.cfg.MaxTurns,
 		System:      system,
-		TextTools:   r.back.textTools,
-		Constrained: r.back.constrained,
+		TextTools:   r.back.proto.Text,
+		Constrained: r.back.proto.Constrained,
 		Think:       think,
 		Temperature: temperature,
 		KeepAlive:   r.cfg.KeepAlive.Duration,
