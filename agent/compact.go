@@ -23,13 +23,6 @@ const (
 	stallShare = 0.05
 )
 
-// historyReplacer is a recorder that can swap the active history for a
-// compacted one, keeping the old messages on record; *session.Store is one.
-// Without it, compaction changes only what the model is sent.
-type historyReplacer interface {
-	ReplaceHistory(ctx context.Context, sessionID string, msgs []models.Message) error
-}
-
 // Compact shrinks the conversation now, as /compact asks, whatever its
 // size: old tool outputs become stubs, then the oldest turns are
 // summarised, or trimmed when the summary fails. It reports what it did as
@@ -98,7 +91,7 @@ func (a *Agent) compact(ctx context.Context, send func(Event), thorough bool) (c
 		}
 		return res, nil
 	}
-	if r, ok := a.rec.(historyReplacer); ok {
+	if r, ok := a.rec.(HistoryReplacer); ok {
 		if err := r.ReplaceHistory(ctx, a.cfg.SessionID, res.History); err != nil {
 			return res, fmt.Errorf("save compacted history: %w", err)
 		}
