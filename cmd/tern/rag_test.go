@@ -15,7 +15,6 @@ import (
 	"github.com/ternhq/tern/index"
 	"github.com/ternhq/tern/models/ollama"
 	"github.com/ternhq/tern/models/ollamatest"
-	"github.com/ternhq/tern/rag"
 )
 
 func TestSearchCodeToolThroughAsk(t *testing.T) {
@@ -229,22 +228,6 @@ func TestProgressView(t *testing.T) {
 	for _, want := range []string{"indexing · 17 chunks", "/10, ", "files", "embedding with nomic-embed-text", "/17, ", "chunks/"} {
 		if !strings.Contains(tty.String(), want) {
 			t.Errorf("the terminal bar lacks %q:\n%q", want, tty.String())
-		}
-	}
-}
-
-func TestRAGSkipsTrivialHits(t *testing.T) {
-	for _, tt := range []struct {
-		hit  rag.Hit
-		want bool
-	}{
-		{rag.Hit{Kind: "function", Symbol: "main", Text: "func main() {}"}, true},
-		{rag.Hit{Kind: "code", Text: "package calc\n"}, false},
-		{rag.Hit{Kind: "text", Text: "secret.txt\n\n"}, false},
-		{rag.Hit{Kind: "code", Text: "var (\n\ta = 1\n\tb = 2\n)\n"}, true},
-	} {
-		if got := substantial(tt.hit); got != tt.want {
-			t.Errorf("substantial(%q) = %v, want %v", tt.hit.Text, got, tt.want)
 		}
 	}
 }

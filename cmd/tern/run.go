@@ -60,13 +60,13 @@ func (a *app) startRun(ctx context.Context, resume string, approver agent.Approv
 		return nil, err
 	}
 
-	// Build the token tables while Ollama answers; the first count waits
-	// for them if they are not ready.
+	// The counter builds its encoder only when something must be counted:
+	// the agent sends its first request by upper bounds when they fit, and
+	// has the encoder built while the model reads it.
 	counter, err := budget.NewCounter()
 	if err != nil {
 		return nil, err
 	}
-	go counter.Warm()
 
 	back, err := a.connect(ctx, cfg)
 	if err != nil {
@@ -157,8 +157,8 @@ func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
 		return err
 	}
 	r.notices = append(r.notices, notes...)
-	if r.back.textTools {
-		r.notices = append(r.notices, r.back.textWhy)
+	if r.back.proto.Text {
+		r.notices = append(r.notices, r.back.proto.Why)
 	}
 	r.notices = append(r.notices, r.back.notes...)
 	var history []models.Message
@@ -181,8 +181,8 @@ func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
 		NumCtx:      r.back.plan.NumCtx,
 		MaxTurns:    r.cfg.MaxTurns,
 		System:      system,
-		TextTools:   r.back.textTools,
-		Constrained: r.back.constrained,
+		TextTools:   r.back.proto.Text,
+		Constrained: r.back.proto.Constrained,
 		Think:       think,
 		Temperature: temperature,
 		KeepAlive:   r.cfg.KeepAlive.Duration,
