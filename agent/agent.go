@@ -53,6 +53,15 @@ type tokenCounter interface {
 	MessageTokens(m models.Message) int
 }
 
+// boundingCounter is a tokenCounter that can also bound a count without
+// counting, and prepare to count in the background. *budget.Counter is
+// one: its encoder takes about 100 ms of CPU to build, which a one-turn
+// `tern ask` need not spend before its first request (see settle).
+type boundingCounter interface {
+	MessageBound(m models.Message) int
+	Warm() error
+}
+
 // Config holds the settings of one session. They stay fixed for its life:
 // a changed window reloads the model, and a changed system prompt throws
 // away the server's prompt cache.
@@ -143,6 +152,9 @@ type Agent struct {
 	// prefixCost caches PrefixTokens for the tool list named prefixKey.
 	prefixCost int
 	prefixKey  string
+	// bounded is set while costs and prefixCost are upper bounds of the
+	// counts rather than counts (see settle).
+	bounded bool
 	// always remembers tools the user allowed for the rest of the session.
 	always map[string]bool
 
@@ -220,6 +232,7 @@ func New(cfg Config, model chatModel, tb toolbox, rec recorder, ap Approver, cou
 		planMode: cfg.PlanMode,
 		proposed: cfg.ProposedPlan,
 	}
+	_, a.bounded = counter.(boundingCounter)
 	a.setGoal(cfg.Goal)
 	for _, m := range closeCalls(cfg.History) {
 		a.remember(m)
@@ -374,6 +387,12 @@ func (a *Agent) turn(ctx context.Context, text, words string, unlock bool, emit 
 // step makes one model request and streams its reply.
 func (a *Agent) step(ctx context.Context, send func(Event)) (models.Reply, *Usage, error) {
 	req, asm := a.request()
+	bounded := a.bounded
+	if bounded {
+		// The request was made without counting; the encoder is built
+		// while the model reads it.
+		go a.counter.(boundingCounter).Warm()
+	}
 	began := a.now()
 	filter := newCallFilter()
 	if a.constrained() {
@@ -409,6 +428,12 @@ func (a *Agent) step(ctx context.Context, send func(Event)) (models.Reply, *Usag
 		}
 	}
 	reply.Message.Role = models.RoleAssistant
+	if bounded && err == nil {
+		// The plan of the request sent, counted: the same messages, by
+		// the calibration it was made with (calibrate below moves it).
+		a.settle()
+		asm = a.assemble()
+	}
 	usage := &Usage{
 		Estimate: asm.Estimate, Calibrated: asm.Plan.Used(), PromptTokens: reply.Metrics.PromptTokens,
 		EvalTokens: reply.Metrics.EvalTokens, NumCtx: a.win.NumCtx, Dropped: asm.Dropped,
@@ -450,6 +475,13 @@ func (a *Agent) Prefix() (system string, specs []models.ToolSpec) {
 // PrefixTokens estimates what the prefix costs. The prefix only changes
 // when the tools do, so the count is kept until then.
 func (a *Agent) PrefixTokens() int {
+	a.settle()
+	return a.prefixTokens()
+}
+
+// prefixTokens is PrefixTokens, or an upper bound of it while the agent is
+// bounded.
+func (a *Agent) prefixTokens() int {
 	system, specs := a.Prefix()
 	key := toolKey(specs) + a.goalText
 	if a.textTools() {
@@ -458,9 +490,18 @@ func (a *Agent) PrefixTokens() int {
 	if key == a.prefixKey {
 		return a.prefixCost
 	}
-	cost := a.counter.MessageTokens(models.Message{Role: models.RoleSystem, Content: system})
-	for _, s := range specs {
-		cost += a.counter.Count(string(s.WireJSON()))
+	sys := models.Message{Role: models.RoleSystem, Content: system}
+	var cost int
+	if a.bounded {
+		cost = a.counter.(boundingCounter).MessageBound(sys)
+		for _, s := range specs {
+			cost += budget.Bound(string(s.WireJSON()))
+		}
+	} else {
+		cost = a.counter.MessageTokens(sys)
+		for _, s := range specs {
+			cost += a.counter.Count(string(s.WireJSON()))
+		}
 	}
 	a.prefixCost, a.prefixKey = cost, key
 	return cost

@@ -35,7 +35,8 @@ func (a *Agent) runCalls(ctx context.Context, calls []models.ToolCall, repairs [
 		}
 		var wg sync.WaitGroup
 		for k := i; k < j; k++ {
-			send(ToolStart{ID: calls[k].ID, Name: calls[k].Name, Args: calls[k].Arguments, Repair: repairLabel(repairs[k])})
+			send(ToolStart{ID: calls[k].ID, Name: calls[k].Name, Args: calls[k].Arguments, Repair: repairLabel(repairs[k]),
+				Subject: a.Describe(calls[k].Name, calls[k].Arguments)})
 			wg.Add(1)
 			go func() {
 				defer wg.Done()

@@ -23,13 +23,6 @@ const (
 	stallShare = 0.05
 )
 
-// historyReplacer is a recorder that can swap the active history for a
-// compacted one, keeping the old messages on record; *session.Store is one.
-// Without it, compaction changes only what the model is sent.
-type historyReplacer interface {
-	ReplaceHistory(ctx context.Context, sessionID string, msgs []models.Message) error
-}
-
 // Compact shrinks the conversation now, as /compact asks, whatever its
 // size: old tool outputs become stubs, then the oldest turns are
 // summarised, or trimmed when the summary fails. It reports what it did as
@@ -57,11 +50,17 @@ func (a *Agent) autoCompact(ctx context.Context, send func(Event)) error {
 	if a.cfg.CompactAt >= 1 {
 		return nil
 	}
-	h := a.historyCost()
-	used := a.win.Model(a.PrefixTokens() + a.ret.cost + h)
-	if used <= a.win.Share(a.cfg.CompactAt) {
+	over := func() bool {
+		return a.win.Model(a.prefixTokens()+a.ret.cost+a.historyCost()) > a.win.Share(a.cfg.CompactAt)
+	}
+	if !over() {
+		return nil // by bounds too, while the agent is bounded
+	}
+	a.settle()
+	if !over() {
 		return nil
 	}
+	h := a.historyCost()
 	if a.stalledAt > 0 && h < a.stalledAt+a.win.Tern(a.win.Share(stallShare)) {
 		return nil
 	}
@@ -73,6 +72,7 @@ func (a *Agent) autoCompact(ctx context.Context, send func(Event)) error {
 // what it did. thorough, for /compact, folds all but the current turn
 // whatever the history's size.
 func (a *Agent) compact(ctx context.Context, send func(Event), thorough bool) (compact.Result, error) {
+	a.settle()
 	target := a.win.Tern(a.room() / 2)
 	summaryMax := a.win.Tern(a.win.Share(summaryShare))
 	ladder := compact.Ladder{
@@ -91,7 +91,7 @@ func (a *Agent) compact(ctx context.Context, send func(Event), thorough bool) (c
 		}
 		return res, nil
 	}
-	if r, ok := a.rec.(historyReplacer); ok {
+	if r, ok := a.rec.(HistoryReplacer); ok {
 		if err := r.ReplaceHistory(ctx, a.cfg.SessionID, res.History); err != nil {
 			return res, fmt.Errorf("save compacted history: %w", err)
 		}

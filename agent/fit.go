@@ -11,6 +11,22 @@ import (
 // they are sent, cuts a message too large for the window when it enters the
 // history, assembles each request under the calibrated budget plan, and
 // sizes tool outputs to what the turn leaves free.
+//
+// Counting needs the cl100k encoder, which takes about 100 ms of CPU to
+// build: more than all the rest of a one-turn `tern ask` before its
+// request. So a new agent starts bounded: it enters each message, and the
+// prefix, at an upper bound of its count (its length in bytes, see
+// budget.Bound) instead of the count. Every decision taken with bounds is
+// one the counts could only confirm: a message within its limit by bound
+// is within it by count, a prefix that leaves enough room by bound leaves
+// it by count, and a history that fits whole by bounds is sent whole, as
+// the counts would have sent it (budget.Whole). The first decision that
+// bounds cannot take (a message to cut, a history that may not fit, a
+// tool output to size, retrieval to pack, a plan to show) settles the
+// agent: everything is counted and counts are exact from then on. A
+// request sent bounded starts building the encoder, and its plan and
+// estimate are counted when the reply is in, before calibration learns
+// from them.
 
 // wireMeter counts messages in the form they are sent: in the text tool
 // protocol, calls and results travel as text.
@@ -21,26 +37,61 @@ func (w wireMeter) MessageTokens(m models.Message) int { return w.a.cost(m) }
 
 // cost is tern's count of m as it is sent.
 func (a *Agent) cost(m models.Message) int {
+	return a.counter.MessageTokens(a.wire(m))
+}
+
+// charge is what m enters the history's costs at: its cost, or an upper
+// bound of it while the agent is bounded.
+func (a *Agent) charge(m models.Message) int {
+	if a.bounded {
+		return a.counter.(boundingCounter).MessageBound(a.wire(m))
+	}
+	return a.cost(m)
+}
+
+// wire is m in the form it is sent.
+func (a *Agent) wire(m models.Message) models.Message {
 	if a.textTools() && (m.Role == models.RoleTool || len(m.ToolCalls) > 0) {
 		m = textProtocol([]models.Message{m}, a.cfg.ToolFormat)[0]
 	}
-	return a.counter.MessageTokens(m)
+	return m
+}
+
+// settle ends the bounded start (see the top of this file): the history's
+// costs and the prefix's are counted, and counts are exact from now on.
+// The messages are the ones admitted: none was cut while bounded.
+func (a *Agent) settle() {
+	if !a.bounded {
+		return
+	}
+	a.bounded = false
+	for i, m := range a.history {
+		a.costs[i] = a.cost(m)
+	}
+	a.prefixKey = "\xff" // count it again
 }
 
 // room is what the conversation may take of the window, in the model's
 // tokens: the window less the reply's reserve, the prefix and the turn's
-// retrieved code.
+// retrieved code. While the agent is bounded it is at most that.
 func (a *Agent) room() int {
-	return a.win.Room(a.PrefixTokens() + a.ret.cost)
+	return a.win.Room(a.prefixTokens() + a.ret.cost)
 }
+
+// admitLimit is the most a message may cost when it enters the history.
+func (a *Agent) admitLimit() int { return a.win.Tern(max(a.room()/2, 64)) }
 
 // admit prepares m for the in-memory history and counts it. A message
 // larger than half the room (a pasted file, a tool that ignored its cap) is
 // cut to that, head and tail kept with a note, and the user told; the
 // store keeps it whole.
 func (a *Agent) admit(m models.Message) (models.Message, int) {
-	c := a.cost(m)
-	limit := a.win.Tern(max(a.room()/2, 64))
+	c := a.charge(m)
+	if a.bounded && c > a.admitLimit() {
+		a.settle()
+		c = a.cost(m)
+	}
+	limit := a.admitLimit()
 	if c <= limit {
 		return m, c
 	}
@@ -63,16 +114,30 @@ func (a *Agent) admit(m models.Message) (models.Message, int) {
 
 // assemble chooses what the next request carries: the prefix, then as much
 // of the history as fits next to the reply's reserve, by calibrated count.
+// While the agent is bounded, the messages are the ones the counts would
+// choose, and the plan's numbers are bounds.
 func (a *Agent) assemble() budget.Assembly {
-	return budget.Assemble(wireMeter{a}, budget.Input{
+	in := a.input()
+	if a.bounded && !budget.Whole(in) {
+		a.settle()
+		in = a.input()
+	}
+	return budget.Assemble(wireMeter{a}, in)
+}
+
+func (a *Agent) input() budget.Input {
+	return budget.Input{
 		Window: a.win.Size(), Reserve: a.win.Reserve, Calibration: a.win.Calibration,
-		Prefix: a.PrefixTokens(), Retrieval: a.ret.cost, History: a.history, Costs: a.costs,
-	})
+		Prefix: a.prefixTokens(), Retrieval: a.ret.cost, History: a.history, Costs: a.costs,
+	}
 }
 
 // Plan returns how the next request would spend the window, for a status
 // bar or `tern prompt`.
-func (a *Agent) Plan() budget.Plan { return a.assemble().Plan }
+func (a *Agent) Plan() budget.Plan {
+	a.settle()
+	return a.assemble().Plan
+}
 
 // Calibration returns the token-count correction learnt for the model.
 func (a *Agent) Calibration() budget.Calibration { return a.win.Calibration }
@@ -81,6 +146,7 @@ func (a *Agent) Calibration() budget.Calibration { return a.win.Calibration }
 // produced, from what the current turn leaves of the room: earlier turns
 // can be compacted or dropped, the current one cannot.
 func (a *Agent) outputLimit(n int) int {
+	a.settle()
 	turn := 0
 	for i := len(a.history) - 1; i >= 0; i-- {
 		turn += a.costs[i]
@@ -98,11 +164,15 @@ const minRoomShare = 0.25
 // flushNotices sends the notices queued while the history changed, and
 // says so once when the prefix leaves the conversation too little room.
 func (a *Agent) flushNotices(send func(Event)) {
+	short := func() bool { return float64(a.room()) < minRoomShare*float64(a.win.Size()) }
+	if !a.roomWarned && a.bounded && short() {
+		a.settle()
+	}
 	if room := a.room(); !a.roomWarned && float64(room) < minRoomShare*float64(a.win.Size()) {
 		a.roomWarned = true
 		send(Notice{Level: Warn, Text: fmt.Sprintf(
 			"the system prompt and tools take %d of the %d-token window and the reply keeps %d, leaving %d for the conversation; a larger --ctx would help",
-			a.win.Model(a.PrefixTokens()), a.win.NumCtx, a.win.Reserve, max(room, 0))})
+			a.win.Model(a.prefixTokens()), a.win.NumCtx, a.win.Reserve, max(room, 0))})
 	}
 	for _, n := range a.notices {
 		send(n)

@@ -21,7 +21,7 @@ import (
 // (RevisePlan). Raising the tier on acceptance is the caller's part.
 
 // Session meta keys under which a plan mode session keeps its plans, when
-// the recorder can (metaRecorder).
+// the recorder can (MetaRecorder).
 const (
 	MetaGoal     = "plan_goal"     // the accepted plan, pinned in the prompt
 	MetaProposed = "plan_proposed" // the plan awaiting the user's answer
@@ -96,7 +96,7 @@ func (a *Agent) AcceptPlan(ctx context.Context, note string, emit func(Event)) e
 // window, and keeps it in the session.
 func (a *Agent) pin(ctx context.Context, plan string) error {
 	a.setGoal(plan)
-	if ms, ok := a.rec.(metaRecorder); ok {
+	if ms, ok := a.rec.(MetaRecorder); ok {
 		if err := ms.SetMeta(context.WithoutCancel(ctx), a.cfg.SessionID, MetaGoal, plan); err != nil {
 			return fmt.Errorf("save the goal: %w", err)
 		}
@@ -122,7 +122,7 @@ func (a *Agent) setGoal(plan string) {
 // setProposed records the plan awaiting an answer, in the session too.
 func (a *Agent) setProposed(ctx context.Context, plan string) {
 	a.proposed = plan
-	if ms, ok := a.rec.(metaRecorder); ok {
+	if ms, ok := a.rec.(MetaRecorder); ok {
 		if err := ms.SetMeta(context.WithoutCancel(ctx), a.cfg.SessionID, MetaProposed, plan); err != nil {
 			a.log.Error("save the proposed plan", "err", err)
 		}

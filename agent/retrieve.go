@@ -54,6 +54,7 @@ func (a *Agent) retrieve(ctx context.Context, prompt string, send func(Event)) e
 	if !a.RAG() {
 		return nil
 	}
+	a.settle() // retrieval fills what the room leaves, by count
 	frame, err := prompts.RenderRetrieved("")
 	if err != nil {
 		return err

@@ -88,12 +88,6 @@ func (a *Agent) maybeSwitchToText(ctx context.Context, send func(Event)) bool {
 	return true
 }
 
-// metaRecorder is the part of the store that keeps session settings;
-// *session.Store has it.
-type metaRecorder interface {
-	SetMeta(ctx context.Context, sessionID, key, value string) error
-}
-
 // MetaToolMode is the session setting that records a fall back to the text
 // tool protocol ("text") or the constrained mode ("constrained"), and
 // MetaToolModeWhy says why; tern reads them to
@@ -115,7 +109,7 @@ func (a *Agent) switchToText(ctx context.Context, send func(Event), why string) 
 
 // recordMode keeps the session's move to another tool mode, and why.
 func (a *Agent) recordMode(ctx context.Context, mode, why string) {
-	if m, ok := a.rec.(metaRecorder); ok {
+	if m, ok := a.rec.(MetaRecorder); ok {
 		ctx = context.WithoutCancel(ctx)
 		if err := m.SetMeta(ctx, a.cfg.SessionID, MetaToolMode, mode); err != nil {
 			a.log.Error("record tool mode", "err", err)

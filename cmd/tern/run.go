@@ -60,13 +60,14 @@ func (a *app) startRun(ctx context.Context, o runOptions) (*run, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Build the token tables while Ollama answers; the first count waits
-	// for them if they are not ready.
+
+	// The counter builds its encoder only when something must be counted:
+	// the agent sends its first request by upper bounds when they fit, and
+	// has the encoder built while the model reads it.
 	counter, err := budget.NewCounter()
 	if err != nil {
 		return nil, err
 	}
-	go counter.Warm()
 	o.rag = o.rag || cfg.RAG
 	o.tierFlag = a.cmd.PersistentFlags().Changed("tier")
 	return a.openRun(ctx, workspace{root: root, cfg: cfg, counter: func() (*budget.Counter, error) { return counter, nil }}, o)
@@ -178,7 +179,7 @@ func (r *run) openSession(ctx context.Context, resume string) error {
 
 func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
 	if r.mcp == nil {
-		m, err := newMCPManager(r.cfg, r.ws, func() []string { return reservedNames(r.ws, r.cfg) }, trustGate(r.root, approver))
+		m, err := newMCPManager(r.cfg, r.ws, func() []string { return reservedNames(r.ws) }, trustGate(r.root, approver))
 		if err != nil {
 			return err
 		}
