@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ternhq/tern/index"
+	"github.com/ternhq/tern/rag"
 )
 
 // indexFlags are the flags of tern index and tern search that choose the
@@ -81,7 +82,7 @@ func (a *app) openCodeIndex(flags indexFlags) (*codeIndex, Config, error) {
 		cfg.EmbedModel = flags.embedModel
 	}
 	c := newCodeIndex(root, cfg)
-	c.noEmbed = flags.noEmbed
+	c.setNoEmbed(flags.noEmbed)
 	return c, cfg, nil
 }
 
@@ -99,12 +100,12 @@ func (a *app) index(ctx context.Context, o *indexOptions) error {
 		fmt.Fprintf(a.stderr, "tern: the index is being updated by %s; waiting for it to finish (Ctrl+C stops)\n", holder)
 	}
 	if o.rebuild {
-		if err := removeIndex(c.dbPath()); err != nil {
+		if err := removeIndex(c.DBPath()); err != nil {
 			return err
 		}
 		fmt.Fprintln(a.stderr, "tern: deleted .tern/index.db; building it from scratch")
 	}
-	ix, err := c.open(ctx, true)
+	ix, err := c.Open(ctx, true)
 	if err != nil {
 		return err
 	}
@@ -130,14 +131,14 @@ func (a *app) index(ctx context.Context, o *indexOptions) error {
 	case errors.As(err, &ee):
 		fmt.Fprintf(a.stderr, "tern: embedding stopped: %s; the code read so far is indexed, and tern index adds the missing embeddings when run again\n", ee.msg)
 	case err != nil:
-		return indexProblem(err)
+		return rag.IndexProblem(err)
 	}
 	for _, p := range st.Problems {
 		fmt.Fprintf(a.stderr, "tern: %s\n", p)
 	}
 	status, err := ix.Status(ctx)
 	if err != nil {
-		return indexProblem(err)
+		return rag.IndexProblem(err)
 	}
 	writeIndexSummary(a.stdout, st, status)
 	return nil
@@ -176,7 +177,7 @@ func (c *codeIndex) plan(ctx context.Context, ix *index.Index) (indexPlan, error
 	}
 	old, _, err := ix.Embedding(ctx)
 	if err != nil {
-		return indexPlan{}, indexProblem(err)
+		return indexPlan{}, rag.IndexProblem(err)
 	}
 	p := indexPlan{model: c.want}
 	if old != "" && old != c.want.key() {

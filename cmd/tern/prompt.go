@@ -89,7 +89,7 @@ func (a *app) prompt(ctx context.Context, po *promptOptions) error {
 		return err
 	}
 	o := toolOptions{ws: ws, cfg: cfg}
-	if code := newCodeIndex(root, cfg); code.exists() {
+	if code := newCodeIndex(root, cfg); code.Exists() {
 		o.search = code // only its schema is shown
 	}
 	set, err := buildToolSet(o)

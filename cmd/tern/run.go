@@ -280,7 +280,7 @@ func (r *run) retriever() agent.Retriever {
 	if r.code == nil {
 		return nil
 	}
-	return ragRetriever{code: r.code, counter: r.counter}
+	return r.code.retriever(r.counter)
 }
 
 // Close stops the MCP servers and releases the index and the store.

@@ -92,13 +92,13 @@ func (a *app) search(ctx context.Context, o *searchOptions) error {
 		return err
 	}
 	if flags.embedModel != "" {
-		c.query = newEmbedModel(flags.embedModel).key()
+		c.QueryModel = newEmbedModel(flags.embedModel).key()
 	}
 	defer c.Close()
-	res, err := c.search(ctx, query, opts, false)
+	res, err := c.Search(ctx, query, opts, false)
 	if err != nil {
-		if errors.Is(err, errNoIndex) {
-			return fmt.Errorf("%w (in %s)", err, c.root)
+		if errors.Is(err, rag.ErrNoIndex) {
+			return fmt.Errorf("%w (in %s)", err, c.Root)
 		}
 		return err
 	}
