@@ -19,7 +19,7 @@ type codeIndex struct {
 	// not valid. want is the configured embedding model; noEmbed turns
 	// embeddings off.
 	client  embedServer
-	want    embedModel
+	want    rag.EmbedModel
 	noEmbed bool
 	// onWait, when set, hears that another process is updating the
 	// index; the update then waits for it (tern index). Without it an
@@ -30,12 +30,12 @@ type codeIndex struct {
 // newCodeIndex returns the index of the workspace at root, as cfg
 // configures it.
 func newCodeIndex(root string, cfg Config) *codeIndex {
-	c := &codeIndex{client: newEmbedServer(cfg), want: newEmbedModel(cfg.EmbedModel)}
+	c := &codeIndex{client: newEmbedServer(cfg), want: rag.NewEmbedModel(cfg.EmbedModel)}
 	var emb rag.Embedder
 	if c.client != nil {
 		emb = embedder{client: c.client, query: true}
 	}
-	c.Workspace = rag.NewWorkspace(root, emb, c.want.key())
+	c.Workspace = rag.NewWorkspace(root, emb, c.want.Key())
 	return c
 }
 

@@ -36,7 +36,7 @@ func (a *app) doctorIndex(ctx context.Context, r *report, root string, cfg Confi
 		embedded = fmt.Sprintf("%d embedded with %s", st.Embedded, st.Model)
 	}
 	r.ok("Index", "%s: %d files, %d chunks, %s; %s", ".tern/index.db", st.Files, st.Chunks, embedded, updated)
-	want := c.want.key()
+	want := c.want.Key()
 	switch {
 	case st.Model != "" && st.Model != want:
 		r.detail("the index was embedded with %s, but embed_model is %s: `tern index` re-embeds it", st.Model, want)
@@ -61,7 +61,7 @@ func indexVectors(ctx context.Context, root string, cfg Config) (model string, v
 	if err != nil || st.Model == "" {
 		return "", 0
 	}
-	return parseEmbedKey(st.Model).name, st.Embedded
+	return rag.ParseEmbedKey(st.Model).Name, st.Embedded
 }
 
 // ago says how long ago something was, roughly.

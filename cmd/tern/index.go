@@ -119,9 +119,9 @@ func (a *app) index(ctx context.Context, o *indexOptions) error {
 	case plan.why != "":
 		fmt.Fprintf(a.stderr, "tern: indexing without embeddings (search will be lexical only): %s; then run tern index again to add them\n", plan.why)
 	case plan.previous != "":
-		fmt.Fprintf(a.stderr, "tern: the index was embedded with %s; re-embedding every chunk with %s\n", plan.previous, plan.model.key())
+		fmt.Fprintf(a.stderr, "tern: the index was embedded with %s; re-embedding every chunk with %s\n", plan.previous, plan.model.Key())
 	}
-	view := newProgressView(a.stderr, isTerminal(a.stderr), plan.model.key())
+	view := newProgressView(a.stderr, isTerminal(a.stderr), plan.model.Key())
 	st, err := c.update(ctx, ix, plan, view.update)
 	view.finish()
 	var ee embedError
@@ -157,7 +157,7 @@ func removeIndex(path string) error {
 // indexPlan is how an update embeds.
 type indexPlan struct {
 	// model is the embedding model; its zero value means none.
-	model embedModel
+	model rag.EmbedModel
 	// why says why there are no embeddings when some were wanted.
 	why string
 	// previous is the model of the vectors the update replaces.
@@ -180,7 +180,7 @@ func (c *codeIndex) plan(ctx context.Context, ix *index.Index) (indexPlan, error
 		return indexPlan{}, rag.IndexProblem(err)
 	}
 	p := indexPlan{model: c.want}
-	if old != "" && old != c.want.key() {
+	if old != "" && old != c.want.Key() {
 		p.previous = old
 	}
 	return p, nil
@@ -189,8 +189,8 @@ func (c *codeIndex) plan(ctx context.Context, ix *index.Index) (indexPlan, error
 // update runs an update of ix as planned.
 func (c *codeIndex) update(ctx context.Context, ix *index.Index, p indexPlan, progress func(index.Progress)) (index.Stats, error) {
 	opts := index.Options{Progress: progress, OnWait: c.onWait}
-	if p.model.name != "" {
-		opts.Embedder, opts.Model = embedder{client: c.client}, p.model.key()
+	if p.model.Name != "" {
+		opts.Embedder, opts.Model = embedder{client: c.client}, p.model.Key()
 	}
 	return ix.Update(ctx, opts)
 }

@@ -92,7 +92,7 @@ func (a *app) search(ctx context.Context, o *searchOptions) error {
 		return err
 	}
 	if flags.embedModel != "" {
-		c.QueryModel = newEmbedModel(flags.embedModel).key()
+		c.QueryModel = rag.NewEmbedModel(flags.embedModel).Key()
 	}
 	defer c.Close()
 	res, err := c.Search(ctx, query, opts, false)

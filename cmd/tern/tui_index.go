@@ -54,7 +54,7 @@ func (x tuiIndexer) Index(ctx context.Context, progress func(tui.IndexProgress))
 	if err != nil {
 		return "", err
 	}
-	model := plan.model.key()
+	model := plan.model.Key()
 	st, err := x.code.update(ctx, ix, plan, func(p index.Progress) {
 		switch p.Phase {
 		case index.PhaseChunk:
