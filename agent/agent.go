@@ -124,8 +124,9 @@ type Config struct {
 	PlanMode           bool
 }
 
-// Agent runs the turns of one session. Its methods must not be called
-// concurrently.
+// Agent runs the turns of one session and keeps what outlives a turn;
+// what lives only for one is a turn value (turn.go). Its methods must not
+// be called concurrently.
 type Agent struct {
 	cfg      Config
 	model    chatModel
@@ -147,12 +148,8 @@ type Agent struct {
 	always map[string]bool
 
 	// win is the window with its reserve and the calibration that corrects
-	// token counts toward the model's; verdict says why the last reply was
-	// taken as truncated.
-	win     budget.Window
-	verdict string
-	// callLimit is the output cap of the tool calls being run, in bytes.
-	callLimit int
+	// token counts toward the model's.
+	win budget.Window
 	// stalledAt is the history's cost after a compaction that freed too
 	// little to repeat; 0 when none did.
 	stalledAt int
@@ -161,21 +158,11 @@ type Agent struct {
 	notices    []Notice
 	roomWarned bool
 
-	// mode is the tool protocol state; guard the turn's loop detection.
-	mode  toolMode
-	guard *loopGuard
-	// preset answers calls of the current reply without running them;
-	// notes are prepended to the results of others. Both are filled
-	// before runCalls and only read while calls run.
-	preset map[string]tools.Result
-	notes  map[string][]string
-	// lastReq is the last request sent, for re-read detection.
-	lastReq models.Request
+	// mode is the tool protocol state.
+	mode toolMode
 
-	// rag is set while each prompt gets retrieved code; ret is the code
-	// of the turn in progress.
+	// rag is set while each prompt gets retrieved code.
 	rag bool
-	ret retrieval
 
 	// partialSaved is set while the store holds the text of a reply in
 	// flight (see partial).
@@ -222,7 +209,7 @@ func New(cfg Config, model chatModel, tb toolbox, rec recorder, ap Approver, cou
 	}
 	a.setGoal(cfg.Goal)
 	for _, m := range closeCalls(cfg.History) {
-		a.remember(m)
+		a.remember(nil, m)
 		for _, c := range m.ToolCalls {
 			// New calls get ids that the resumed ones do not have.
 			var n int
@@ -234,9 +221,10 @@ func New(cfg Config, model chatModel, tb toolbox, rec recorder, ap Approver, cou
 	return a
 }
 
-// remember adds m to the in-memory history with its token cost.
-func (a *Agent) remember(m models.Message) {
-	m, cost := a.admit(m)
+// remember adds m to the in-memory history with its token cost; t is the
+// turn in progress (nil between turns).
+func (a *Agent) remember(t *turn, m models.Message) {
+	m, cost := a.admit(t, m)
 	a.history = append(a.history, m)
 	a.costs = append(a.costs, cost)
 }
@@ -263,13 +251,13 @@ func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event)) error 
 		}
 		return a.planTurn(ctx, text, prompt, emit)
 	}
-	return a.turn(ctx, prompt, prompt, true, emit)
+	return a.runTurn(ctx, prompt, prompt, true, emit)
 }
 
-// turn runs one turn on text, the user message the model gets; words are
+// runTurn runs one turn on text, the user message the model gets; words are
 // the user's own in it, for retrieval. With unlock the toolbox reads them
 // for the tools the request needs; turns of plan mode unlock nothing.
-func (a *Agent) turn(ctx context.Context, text, words string, unlock bool, emit func(Event)) (err error) {
+func (a *Agent) runTurn(ctx context.Context, text, words string, unlock bool, emit func(Event)) (err error) {
 	var mu sync.Mutex
 	send := func(e Event) {
 		mu.Lock()
@@ -295,30 +283,29 @@ func (a *Agent) turn(ctx context.Context, text, words string, unlock bool, emit 
 	} else {
 		a.relayNotices(send)
 	}
-	a.guard = newGuard()
-	if err := a.append(ctx, models.Message{Role: models.RoleUser, Content: text}); err != nil {
+	t := newTurn()
+	if err := a.append(ctx, t, models.Message{Role: models.RoleUser, Content: text}); err != nil {
 		return err
 	}
-	defer func() { a.ret = retrieval{} }()
-	if err := a.retrieve(ctx, cmp.Or(words, text), send); err != nil {
+	if err := a.retrieve(ctx, t, cmp.Or(words, text), send); err != nil {
 		return err
 	}
-	if err := a.attachMentions(ctx, cmp.Or(words, text), send); err != nil {
+	if err := a.attachMentions(ctx, t, cmp.Or(words, text), send); err != nil {
 		return err
 	}
 	warnAt := (a.cfg.MaxTurns*4 + 4) / 5
-	for turn := 1; ; turn++ {
-		if turn > a.cfg.MaxTurns {
+	for n := 1; ; n++ {
+		if n > a.cfg.MaxTurns {
 			send(Notice{Level: Warn, Text: fmt.Sprintf("stopped after %d model requests (--max-turns); ask again to continue", a.cfg.MaxTurns)})
 			done.Reason = DoneMaxTurns
 			return nil
 		}
-		if turn == warnAt && warnAt < a.cfg.MaxTurns {
-			send(Notice{Level: Warn, Text: fmt.Sprintf("turn %d of %d: the model should finish soon", turn, a.cfg.MaxTurns)})
+		if n == warnAt && warnAt < a.cfg.MaxTurns {
+			send(Notice{Level: Warn, Text: fmt.Sprintf("turn %d of %d: the model should finish soon", n, a.cfg.MaxTurns)})
 		}
-		done.Turns = turn + a.guard.retries
+		done.Turns = n + t.guard.retries
 
-		reply, usage, err := a.answer(ctx, send)
+		reply, usage, err := a.answer(ctx, t, send)
 		done.PromptTokens += reply.Metrics.PromptTokens
 		done.EvalTokens += reply.Metrics.EvalTokens
 		if err != nil {
@@ -329,40 +316,40 @@ func (a *Agent) turn(ctx context.Context, text, words string, unlock bool, emit 
 				if errors.Is(err, context.Canceled) {
 					reply.Message.Content += CancelledNote
 				}
-				if perr := a.append(context.WithoutCancel(ctx), reply.Message); perr != nil {
+				if perr := a.append(context.WithoutCancel(ctx), t, reply.Message); perr != nil {
 					a.log.Error("save partial reply", "err", perr)
 				}
 			}
 			return err
 		}
 
-		rec := a.recoverCalls(&reply.Message, reply.DoneReason)
+		rec := a.recoverCalls(t, &reply.Message, reply.DoneReason)
 		// The reply and the results of its calls are saved even if the turn
 		// is cancelled meanwhile: a call in the history always has its result.
-		if err := a.append(context.WithoutCancel(ctx), reply.Message); err != nil {
+		if err := a.append(context.WithoutCancel(ctx), t, reply.Message); err != nil {
 			return err
 		}
 		shown := reply.Message
 		shown.Content = rec.shown
 		send(Message{Message: shown, Usage: usage})
-		if reply.DoneReason == "length" && len(rec.calls) == 0 {
+		if reply.DoneReason == "length" && len(rec.plan.calls) == 0 {
 			send(Notice{Level: Warn, Text: fmt.Sprintf("the reply was cut at the output limit (%d tokens)", a.win.Reserve)})
 		}
-		if len(rec.calls) == 0 {
-			if more, err := a.noCalls(ctx, rec, reply, send, &done); !more || err != nil {
+		if len(rec.plan.calls) == 0 {
+			if more, err := a.noCalls(ctx, t, rec, reply, send, &done); !more || err != nil {
 				return err
 			}
 			continue
 		}
-		a.callLimit = a.outputLimit(len(rec.calls))
-		results := a.runCalls(ctx, rec.calls, rec.repairs, send)
+		rec.plan.limit = a.outputLimit(t, len(rec.plan.calls))
+		results := a.runCalls(ctx, t, rec.plan, send)
 		a.relayNotices(send)
 		for _, m := range results {
-			if err := a.append(context.WithoutCancel(ctx), m); err != nil {
+			if err := a.append(context.WithoutCancel(ctx), t, m); err != nil {
 				return err
 			}
 		}
-		if a.stuck(send, &done) {
+		if a.stuck(t, send, &done) {
 			return nil
 		}
 		if err := ctx.Err(); err != nil {
@@ -371,9 +358,10 @@ func (a *Agent) turn(ctx context.Context, text, words string, unlock bool, emit 
 	}
 }
 
-// step makes one model request and streams its reply.
-func (a *Agent) step(ctx context.Context, send func(Event)) (models.Reply, *Usage, error) {
-	req, asm := a.request()
+// step makes one model request of turn t and streams its reply.
+func (a *Agent) step(ctx context.Context, t *turn, send func(Event)) (models.Reply, *Usage, error) {
+	req, asm := a.request(t)
+	t.sent = req
 	began := a.now()
 	filter := newCallFilter()
 	if a.constrained() {
@@ -415,7 +403,7 @@ func (a *Agent) step(ctx context.Context, send func(Event)) (models.Reply, *Usag
 		DoneReason: reply.DoneReason, Duration: a.now().Sub(began),
 	}
 	if err == nil {
-		a.calibrate(ctx, usage)
+		t.verdict = a.calibrate(ctx, usage)
 		m := session.TurnMetrics{
 			Model: a.cfg.Model, NumCtx: a.win.NumCtx, Estimate: asm.Estimate,
 			PromptTokens: reply.Metrics.PromptTokens, EvalTokens: reply.Metrics.EvalTokens,
@@ -435,13 +423,16 @@ func (a *Agent) step(ctx context.Context, send func(Event)) (models.Reply, *Usag
 // Prefix returns the stable start of every request: the system prompt and
 // the tools offered natively (none in the text tool protocol, where the
 // system prompt describes them).
-func (a *Agent) Prefix() (system string, specs []models.ToolSpec) {
-	all := a.offered(a.tools.All())
+func (a *Agent) Prefix() (system string, specs []models.ToolSpec) { return a.prefix(nil) }
+
+// prefix is the start of turn t's next request.
+func (a *Agent) prefix(t *turn) (system string, specs []models.ToolSpec) {
+	all := a.offered(t, a.tools.All())
 	specs = make([]models.ToolSpec, len(all))
-	for i, t := range all {
-		specs[i] = t.Spec()
+	for i, tl := range all {
+		specs[i] = tl.Spec()
 	}
-	if a.textTools() {
+	if a.textTools(t) {
 		return a.textSystemPrompt(specs), nil
 	}
 	return a.system(), specs
@@ -449,10 +440,13 @@ func (a *Agent) Prefix() (system string, specs []models.ToolSpec) {
 
 // PrefixTokens estimates what the prefix costs. The prefix only changes
 // when the tools do, so the count is kept until then.
-func (a *Agent) PrefixTokens() int {
-	system, specs := a.Prefix()
+func (a *Agent) PrefixTokens() int { return a.prefixTokens(nil) }
+
+// prefixTokens estimates what the prefix of turn t's next request costs.
+func (a *Agent) prefixTokens(t *turn) int {
+	system, specs := a.prefix(t)
 	key := toolKey(specs) + a.goalText
-	if a.textTools() {
+	if a.textTools(t) {
 		key = system
 	}
 	if key == a.prefixKey {
@@ -469,13 +463,13 @@ func (a *Agent) PrefixTokens() int {
 // request assembles the next request inside the window: the prefix, then as
 // much of the history as fits next to the reply's reserve and the turn's
 // retrieved code, which goes just before the question.
-func (a *Agent) request() (models.Request, budget.Assembly) {
-	system, specs := a.Prefix()
-	asm := a.assemble()
-	history := a.withRetrieval(asm.Messages)
+func (a *Agent) request(t *turn) (models.Request, budget.Assembly) {
+	system, specs := a.prefix(t)
+	asm := a.assemble(t)
+	history := t.withRetrieval(asm.Messages)
 	msgs := make([]models.Message, 0, len(history)+1)
 	msgs = append(msgs, models.Message{Role: models.RoleSystem, Content: system})
-	if a.textTools() {
+	if a.textTools(t) {
 		msgs = append(msgs, textProtocol(history, a.callFormat())...)
 	} else {
 		msgs = append(msgs, history...)
@@ -488,17 +482,17 @@ func (a *Agent) request() (models.Request, budget.Assembly) {
 			NumCtx:      a.win.NumCtx,
 			NumPredict:  a.win.Reserve,
 			Temperature: a.cfg.Temperature,
-			Think:       a.think(),
+			Think:       a.think(t),
 			KeepAlive:   a.cfg.KeepAlive,
 		},
 	}
-	a.constrain(&req)
+	a.constrain(t, &req)
 	return req, asm
 }
 
-// append adds m to the history and the store.
-func (a *Agent) append(ctx context.Context, m models.Message) error {
-	a.remember(m)
+// append adds m to the history and the store; t is the turn in progress.
+func (a *Agent) append(ctx context.Context, t *turn, m models.Message) error {
+	a.remember(t, m)
 	if err := a.rec.AppendMessage(ctx, a.cfg.SessionID, m); err != nil {
 		return fmt.Errorf("save message: %w", err)
 	}
