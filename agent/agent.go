@@ -54,6 +54,15 @@ type tokenCounter interface {
 	MessageTokens(m models.Message) int
 }
 
+// boundingCounter is a tokenCounter that can also bound a count without
+// counting, and prepare to count in the background. *budget.Counter is
+// one: its encoder takes about 100 ms of CPU to build, which a one-turn
+// `tern ask` need not spend before its first request (see settle).
+type boundingCounter interface {
+	MessageBound(m models.Message) int
+	Warm() error
+}
+
 // Config holds the settings of one session. They stay fixed for its life:
 // a changed window reloads the model, and a changed system prompt throws
 // away the server's prompt cache.
@@ -145,6 +154,9 @@ type Agent struct {
 	// prefixCost caches PrefixTokens for the tool list named prefixKey.
 	prefixCost int
 	prefixKey  string
+	// bounded is set while costs and prefixCost are upper bounds of the
+	// counts rather than counts (see settle).
+	bounded bool
 	// always remembers tools the user allowed for the rest of the session.
 	always map[string]bool
 
@@ -208,6 +220,7 @@ func New(cfg Config, model chatModel, tb toolbox, rec recorder, ap Approver, cou
 		planMode: cfg.PlanMode,
 		proposed: cfg.ProposedPlan,
 	}
+	_, a.bounded = counter.(boundingCounter)
 	a.setGoal(cfg.Goal)
 	for _, m := range closeCalls(cfg.History) {
 		a.remember(nil, m)

@@ -50,11 +50,17 @@ func (a *Agent) autoCompact(ctx context.Context, t *turn, send func(Event)) erro
 	if a.cfg.CompactAt >= 1 {
 		return nil
 	}
-	h := a.historyCost()
-	used := a.win.Model(a.prefixTokens(t) + t.codeCost() + h)
-	if used <= a.win.Share(a.cfg.CompactAt) {
+	over := func() bool {
+		return a.win.Model(a.prefixTokens(t)+t.codeCost()+a.historyCost()) > a.win.Share(a.cfg.CompactAt)
+	}
+	if !over() {
+		return nil // by bounds too, while the agent is bounded
+	}
+	a.settle(t)
+	if !over() {
 		return nil
 	}
+	h := a.historyCost()
 	if a.stalledAt > 0 && h < a.stalledAt+a.win.Tern(a.win.Share(stallShare)) {
 		return nil
 	}
@@ -66,6 +72,7 @@ func (a *Agent) autoCompact(ctx context.Context, t *turn, send func(Event)) erro
 // what it did; t is the turn in progress (nil between turns). thorough, for
 // /compact, folds all but the current turn whatever the history's size.
 func (a *Agent) compact(ctx context.Context, t *turn, send func(Event), thorough bool) (compact.Result, error) {
+	a.settle(t)
 	target := a.win.Tern(a.room(t) / 2)
 	summaryMax := a.win.Tern(a.win.Share(summaryShare))
 	ladder := compact.Ladder{

@@ -19,6 +19,12 @@ import (
 func (a *Agent) step(ctx context.Context, t *turn, send func(Event)) (models.Reply, *Usage, error) {
 	req, asm := a.request(t)
 	t.sent = req
+	bounded := a.bounded
+	if bounded {
+		// The request was made without counting; the encoder is built
+		// while the model reads it.
+		go a.counter.(boundingCounter).Warm()
+	}
 	began := a.now()
 	filter := newCallFilter()
 	if a.constrained() {
@@ -54,6 +60,12 @@ func (a *Agent) step(ctx context.Context, t *turn, send func(Event)) (models.Rep
 		}
 	}
 	reply.Message.Role = models.RoleAssistant
+	if bounded && err == nil {
+		// The plan of the request sent, counted: the same messages, by
+		// the calibration it was made with (calibrate below moves it).
+		a.settle(t)
+		asm = a.assemble(t)
+	}
 	usage := &Usage{
 		Estimate: asm.Estimate, Calibrated: asm.Plan.Used(), PromptTokens: reply.Metrics.PromptTokens,
 		EvalTokens: reply.Metrics.EvalTokens, NumCtx: a.win.NumCtx, Dropped: asm.Dropped,
@@ -97,9 +109,13 @@ func (a *Agent) prefix(t *turn) (system string, specs []models.ToolSpec) {
 
 // PrefixTokens estimates what the prefix costs. The prefix only changes
 // when the tools do, so the count is kept until then.
-func (a *Agent) PrefixTokens() int { return a.prefixTokens(nil) }
+func (a *Agent) PrefixTokens() int {
+	a.settle(nil)
+	return a.prefixTokens(nil)
+}
 
-// prefixTokens estimates what the prefix of turn t's next request costs.
+// prefixTokens estimates what the prefix of turn t's next request costs:
+// an upper bound of it while the agent is bounded.
 func (a *Agent) prefixTokens(t *turn) int {
 	system, specs := a.prefix(t)
 	key := toolKey(specs) + a.goalText
@@ -109,9 +125,18 @@ func (a *Agent) prefixTokens(t *turn) int {
 	if key == a.prefixKey {
 		return a.prefixCost
 	}
-	cost := a.counter.MessageTokens(models.Message{Role: models.RoleSystem, Content: system})
-	for _, s := range specs {
-		cost += a.counter.Count(string(s.WireJSON()))
+	sys := models.Message{Role: models.RoleSystem, Content: system}
+	var cost int
+	if a.bounded {
+		cost = a.counter.(boundingCounter).MessageBound(sys)
+		for _, s := range specs {
+			cost += budget.Bound(string(s.WireJSON()))
+		}
+	} else {
+		cost = a.counter.MessageTokens(sys)
+		for _, s := range specs {
+			cost += a.counter.Count(string(s.WireJSON()))
+		}
 	}
 	a.prefixCost, a.prefixKey = cost, key
 	return cost

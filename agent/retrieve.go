@@ -54,6 +54,7 @@ func (a *Agent) retrieve(ctx context.Context, t *turn, prompt string, send func(
 	if !a.RAG() {
 		return nil
 	}
+	a.settle(t) // retrieval fills what the room leaves, by count
 	frame, err := prompts.RenderRetrieved("")
 	if err != nil {
 		return err

@@ -60,13 +60,13 @@ func (a *app) startRun(ctx context.Context, resume string, approver agent.Approv
 		return nil, err
 	}
 
-	// Build the token tables while Ollama answers; the first count waits
-	// for them if they are not ready.
+	// The counter builds its encoder only when something must be counted:
+	// the agent sends its first request by upper bounds when they fit, and
+	// has the encoder built while the model reads it.
 	counter, err := budget.NewCounter()
 	if err != nil {
 		return nil, err
 	}
-	go counter.Warm()
 
 	back, err := a.connect(ctx, cfg)
 	if err != nil {

@@ -73,9 +73,14 @@ func (a *app) runTUI(ctx context.Context, resume string) (string, error) {
 		}
 		resume = s.ID
 	}
-	// The token tables load while the TUI draws and Ollama answers.
+	// The token tables load while the TUI draws and Ollama answers: the
+	// status bar shows counts from the start.
 	counter := sync.OnceValues(budget.NewCounter)
-	go counter()
+	go func() {
+		if c, err := counter(); err == nil {
+			c.Warm()
+		}
+	}()
 	// The index serves /search and /index offline, and every session's
 	// search_code and RAG; Ctrl+R's choice carries over to new sessions.
 	code := newCodeIndex(root, cfg)
