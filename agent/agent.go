@@ -54,15 +54,6 @@ type tokenCounter interface {
 	MessageTokens(m models.Message) int
 }
 
-// boundingCounter is a tokenCounter that can also bound a count without
-// counting, and prepare to count in the background. *budget.Counter is
-// one: its encoder takes about 100 ms of CPU to build, which a one-turn
-// `tern ask` need not spend before its first request (see settle).
-type boundingCounter interface {
-	MessageBound(m models.Message) int
-	Warm() error
-}
-
 // Config holds the settings of one session. They stay fixed for its life:
 // a changed window reloads the model, and a changed system prompt throws
 // away the server's prompt cache.
@@ -220,7 +211,7 @@ func New(cfg Config, model chatModel, tb toolbox, rec recorder, ap Approver, cou
 		planMode: cfg.PlanMode,
 		proposed: cfg.ProposedPlan,
 	}
-	_, a.bounded = counter.(boundingCounter)
+	_, a.bounded = counter.(BoundingCounter)
 	a.setGoal(cfg.Goal)
 	for _, m := range closeCalls(cfg.History) {
 		a.remember(nil, m)

@@ -47,7 +47,7 @@ func (a *Agent) cost(t *turn, m models.Message) int {
 // bound of it while the agent is bounded.
 func (a *Agent) charge(t *turn, m models.Message) int {
 	if a.bounded {
-		return a.counter.(boundingCounter).MessageBound(a.wire(t, m))
+		return a.counter.(BoundingCounter).MessageBound(a.wire(t, m))
 	}
 	return a.cost(t, m)
 }

@@ -23,7 +23,7 @@ func (a *Agent) step(ctx context.Context, t *turn, send func(Event)) (models.Rep
 	if bounded {
 		// The request was made without counting; the encoder is built
 		// while the model reads it.
-		go a.counter.(boundingCounter).Warm()
+		go a.counter.(BoundingCounter).Warm()
 	}
 	began := a.now()
 	filter := newCallFilter()
@@ -128,7 +128,7 @@ func (a *Agent) prefixTokens(t *turn) int {
 	sys := models.Message{Role: models.RoleSystem, Content: system}
 	var cost int
 	if a.bounded {
-		cost = a.counter.(boundingCounter).MessageBound(sys)
+		cost = a.counter.(BoundingCounter).MessageBound(sys)
 		for _, s := range specs {
 			cost += budget.Bound(string(s.WireJSON()))
 		}
