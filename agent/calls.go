@@ -38,7 +38,8 @@ func (a *Agent) runCalls(ctx context.Context, t *turn, plan callPlan, send func(
 		var wg sync.WaitGroup
 		for k := i; k < j; k++ {
 			c := calls[k].call
-			send(ToolStart{ID: c.ID, Name: c.Name, Args: c.Arguments, Repair: repairLabel(calls[k].repair)})
+			send(ToolStart{ID: c.ID, Name: c.Name, Args: c.Arguments, Repair: repairLabel(calls[k].repair),
+				Subject: a.Describe(c.Name, c.Arguments)})
 			wg.Add(1)
 			go func() {
 				defer wg.Done()

@@ -48,3 +48,11 @@ func toolKey(specs []models.ToolSpec) string {
 	}
 	return b.String()
 }
+
+// Describe says what a call of the tool named name is about, for people:
+// the tool's own word for it (tools.Describe), the tool found as the call
+// would find it. The TUI heads each call's line with it.
+func (a *Agent) Describe(name string, args json.RawMessage) string {
+	t, _ := a.lookup(name)
+	return tools.Describe(t, args)
+}

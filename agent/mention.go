@@ -81,7 +81,7 @@ func (a *Agent) attachMentions(ctx context.Context, t *turn, prompt string, send
 	}
 	for i, c := range calls {
 		res := results[i]
-		send(ToolStart{ID: c.ID, Name: c.Name, Args: c.Arguments, Repair: RepairMention})
+		send(ToolStart{ID: c.ID, Name: c.Name, Args: c.Arguments, Repair: RepairMention, Subject: a.Describe(c.Name, c.Arguments)})
 		send(ToolEnd{ID: c.ID, Name: c.Name, Output: res.Output, Summary: res.Summary})
 		t.rememberResult(c, res.Output)
 		if err := a.rec.RecordToolCall(ctx, a.cfg.SessionID, session.ToolCallRecord{

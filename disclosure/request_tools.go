@@ -11,19 +11,22 @@ import (
 	"strings"
 	"text/template"
 
-	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/tools"
 )
 
 //go:embed request_tools.md
 var requestToolsDoc string
 
+// RequestTools is the name of the meta-tool with which the model unlocks
+// more tools.
+const RequestTools = "request_tools"
+
 // requestTools is the meta-tool with which the model asks for a higher tier,
 // or one tool, with a reason. The unlock is shown to the user and kept for
 // the session.
 type requestTools struct {
-	set  *Set
-	spec models.ToolSpec
+	tools.Decl
+	set *Set
 }
 
 // tierLine is one unlockable tier in request_tools' description.
@@ -60,11 +63,11 @@ func newRequestTools(s *Set) (tools.Tool, error) {
 	if err := tmpl.Execute(&b, lines); err != nil {
 		return nil, fmt.Errorf("request_tools description: %w", err)
 	}
-	spec := tools.SpecOf[requestArgs]("request_tools", b.String())
+	decl := tools.Declare[requestArgs](RequestTools, b.String())
 	if s.catalog != nil && s.max >= External {
-		spec = tools.SpecOf[catalogRequestArgs]("request_tools", b.String())
+		decl = tools.Declare[catalogRequestArgs](RequestTools, b.String())
 	}
-	return &requestTools{set: s, spec: spec}, nil
+	return &requestTools{Decl: decl, set: s}, nil
 }
 
 // requestArgs are request_tools' parameters. Tier is read by hand
@@ -91,8 +94,6 @@ func (s *Set) tierNames(t Tier) string {
 	}
 	return strings.Join(list, ", ")
 }
-
-func (r *requestTools) Spec() models.ToolSpec { return r.spec }
 
 // Effect is read-only: the call changes what the model may call, not the
 // workspace, and never needs approval.

@@ -8,8 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/ternhq/tern/models"
 )
 
 //go:embed ask_user.md
@@ -44,14 +42,14 @@ const (
 const NoUser = "no user available: decide and say what you assumed"
 
 type askUser struct {
+	Decl
 	asker Asker
-	spec  models.ToolSpec
 }
 
 // NewAskUser returns the ask_user tool. With a nil asker (headless runs)
 // every call returns NoUser at once.
 func NewAskUser(a Asker) Tool {
-	return &askUser{asker: a, spec: SpecOf[askUserArgs]("ask_user", askUserDoc)}
+	return &askUser{asker: a, Decl: Declare[askUserArgs]("ask_user", askUserDoc)}
 }
 
 // askUserArgs is ask_user's parameter. Questions is read by hand
@@ -60,8 +58,7 @@ type askUserArgs struct {
 	Questions json.RawMessage `json:"questions" tool:"required,type=array,items=object"`
 }
 
-func (t *askUser) Spec() models.ToolSpec { return t.spec }
-func (t *askUser) Effect() Effect        { return ReadOnly }
+func (t *askUser) Effect() Effect { return ReadOnly }
 
 func (t *askUser) Run(ctx context.Context, in Input) Result {
 	qs, err := parseQuestions(in.Args)

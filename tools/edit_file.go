@@ -6,17 +6,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-
-	"github.com/ternhq/tern/models"
 )
 
 //go:embed edit_file.md
 var editFileDoc string
 
 type editFile struct {
-	ws   *Workspace
-	cp   *Checkpoint
-	spec models.ToolSpec
+	Decl
+	ws *Workspace
+	cp *Checkpoint
 }
 
 // NewEditFile returns the edit_file tool: the exact, unique replacement of
@@ -25,18 +23,17 @@ type editFile struct {
 // where the closest text is. cp, which may be nil, is saved before the
 // first change.
 func NewEditFile(ws *Workspace, cp *Checkpoint) Tool {
-	return &editFile{ws: ws, cp: cp, spec: SpecOf[editArgs]("edit_file", editFileDoc)}
+	return &editFile{ws: ws, cp: cp, Decl: Declare[editArgs]("edit_file", editFileDoc)}
 }
 
 type editArgs struct {
-	Path       string  `json:"path" tool:"required"`
+	Path       string  `json:"path" tool:"required,subject"`
 	Old        string  `json:"old_string" tool:"required"`
 	New        string  `json:"new_string" tool:"required"`
 	ReplaceAll boolArg `json:"replace_all"`
 }
 
-func (t *editFile) Spec() models.ToolSpec { return t.spec }
-func (t *editFile) Effect() Effect        { return Writes }
+func (t *editFile) Effect() Effect { return Writes }
 
 // editPlan is an edit worked out but not yet written.
 type editPlan struct {

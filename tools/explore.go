@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-
-	"github.com/ternhq/tern/models"
 )
 
 //go:embed explore.md
@@ -55,16 +53,16 @@ type ExploreReport struct {
 const maxHints = 8
 
 type explore struct {
-	ws   *Workspace
-	ex   Explorer
-	spec models.ToolSpec
+	Decl
+	ws *Workspace
+	ex Explorer
 }
 
 // NewExplore returns the explore tool: it hands a task to ex, a read-only
 // subagent with its own small budget, and returns the subagent's report,
 // so that the reads it made never enter the caller's window.
 func NewExplore(ws *Workspace, ex Explorer) Tool {
-	return &explore{ws: ws, ex: ex, spec: SpecOf[exploreArgs]("explore", exploreDoc)}
+	return &explore{ws: ws, ex: ex, Decl: Declare[exploreArgs]("explore", exploreDoc)}
 }
 
 type exploreArgs struct {
@@ -72,8 +70,7 @@ type exploreArgs struct {
 	Files stringList `json:"files_hint"`
 }
 
-func (t *explore) Spec() models.ToolSpec { return t.spec }
-func (t *explore) Effect() Effect        { return ReadOnly }
+func (t *explore) Effect() Effect { return ReadOnly }
 
 func (t *explore) Run(ctx context.Context, in Input) Result {
 	var args exploreArgs

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-
-	"github.com/ternhq/tern/models"
 )
 
 var (
@@ -20,36 +18,18 @@ var (
 	gitCommitDoc string
 )
 
-// CommandTools returns the tier-2 tools in their fixed order: run_command,
-// git_status, git_diff, git_commit. The order is part of the prompt prefix,
-// so it never changes.
-func CommandTools(ws *Workspace, cp *Checkpoint, policy CommandPolicy) ([]Tool, error) {
-	run, err := NewRunCommand(ws, cp, policy)
-	if err != nil {
-		return nil, err
-	}
-	return []Tool{run, NewGitStatus(ws), NewGitDiff(ws), NewGitCommit(ws)}, nil
-}
-
-// EditTools returns the tier-1 tools in their fixed order: edit_file,
-// write_file.
-func EditTools(ws *Workspace, cp *Checkpoint) []Tool {
-	return []Tool{NewEditFile(ws, cp), NewWriteFile(ws, cp)}
-}
-
 type gitStatus struct {
-	ws   *Workspace
-	spec models.ToolSpec
+	Decl
+	ws *Workspace
 }
 
 // NewGitStatus returns the git_status tool: the branch and the changed
 // files of the workspace, as git status --short shows them.
 func NewGitStatus(ws *Workspace) Tool {
-	return &gitStatus{ws: ws, spec: SpecOf[struct{}]("git_status", gitStatusDoc)}
+	return &gitStatus{ws: ws, Decl: Declare[struct{}]("git_status", gitStatusDoc)}
 }
 
-func (t *gitStatus) Spec() models.ToolSpec { return t.spec }
-func (t *gitStatus) Effect() Effect        { return ReadOnly }
+func (t *gitStatus) Effect() Effect { return ReadOnly }
 
 func (t *gitStatus) Run(ctx context.Context, in Input) Result {
 	out, err := gitRun{dir: t.ws.root}.run(ctx, "status", "--short", "--branch", "--", ".")
@@ -67,23 +47,22 @@ func (t *gitStatus) Run(ctx context.Context, in Input) Result {
 }
 
 type gitDiff struct {
-	ws   *Workspace
-	spec models.ToolSpec
+	Decl
+	ws *Workspace
 }
 
 // NewGitDiff returns the git_diff tool: the unstaged (or staged) changes,
 // optionally of one path.
 func NewGitDiff(ws *Workspace) Tool {
-	return &gitDiff{ws: ws, spec: SpecOf[diffArgs]("git_diff", gitDiffDoc)}
+	return &gitDiff{ws: ws, Decl: Declare[diffArgs]("git_diff", gitDiffDoc)}
 }
 
 type diffArgs struct {
 	Staged boolArg `json:"staged"`
-	Path   string  `json:"path"`
+	Path   string  `json:"path" tool:"subject"`
 }
 
-func (t *gitDiff) Spec() models.ToolSpec { return t.spec }
-func (t *gitDiff) Effect() Effect        { return ReadOnly }
+func (t *gitDiff) Effect() Effect { return ReadOnly }
 
 func (t *gitDiff) Run(ctx context.Context, in Input) Result {
 	var args diffArgs
@@ -135,15 +114,15 @@ func (t *gitDiff) Run(ctx context.Context, in Input) Result {
 }
 
 type gitCommit struct {
-	ws   *Workspace
-	spec models.ToolSpec
+	Decl
+	ws *Workspace
 }
 
 // NewGitCommit returns the git_commit tool: stage the named files (or all
 // changes in the workspace) and commit them. The user approves every
 // commit; an earlier "allow for the session" does not cover it.
 func NewGitCommit(ws *Workspace) Tool {
-	return &gitCommit{ws: ws, spec: SpecOf[commitArgs]("git_commit", gitCommitDoc)}
+	return &gitCommit{ws: ws, Decl: Declare[commitArgs]("git_commit", gitCommitDoc)}
 }
 
 type commitArgs struct {
@@ -151,8 +130,7 @@ type commitArgs struct {
 	Files   []string `json:"files"`
 }
 
-func (t *gitCommit) Spec() models.ToolSpec { return t.spec }
-func (t *gitCommit) Effect() Effect        { return Executes }
+func (t *gitCommit) Effect() Effect { return Executes }
 
 type commitPlan struct {
 	message string

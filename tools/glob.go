@@ -12,8 +12,6 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
-
-	"github.com/ternhq/tern/models"
 )
 
 //go:embed glob.md
@@ -23,23 +21,22 @@ var globDoc string
 const globFiles = 200
 
 type glob struct {
-	ws   *Workspace
-	spec models.ToolSpec
+	Decl
+	ws *Workspace
 }
 
 // NewGlob returns the glob tool: the workspace's files whose paths match a
 // pattern, ** included.
 func NewGlob(ws *Workspace) Tool {
-	return &glob{ws: ws, spec: SpecOf[globArgs]("glob", globDoc)}
+	return &glob{ws: ws, Decl: Declare[globArgs]("glob", globDoc)}
 }
 
 type globArgs struct {
-	Pattern string `json:"pattern" tool:"required"`
-	Path    string `json:"path"`
+	Pattern string `json:"pattern" tool:"required,subject=quoted"`
+	Path    string `json:"path" tool:"subject=scope"`
 }
 
-func (t *glob) Spec() models.ToolSpec { return t.spec }
-func (t *glob) Effect() Effect        { return ReadOnly }
+func (t *glob) Effect() Effect { return ReadOnly }
 
 func (t *glob) Run(ctx context.Context, in Input) Result {
 	var args globArgs

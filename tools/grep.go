@@ -22,7 +22,6 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/ternhq/tern/index/ignore"
-	"github.com/ternhq/tern/models"
 )
 
 //go:embed grep.md
@@ -35,25 +34,24 @@ const (
 )
 
 type grep struct {
-	ws   *Workspace
-	spec models.ToolSpec
+	Decl
+	ws *Workspace
 }
 
 // NewGrep returns the grep tool: the lines of the workspace's files that
 // match a regular expression.
 func NewGrep(ws *Workspace) Tool {
-	return &grep{ws: ws, spec: SpecOf[grepArgs]("grep", grepDoc)}
+	return &grep{ws: ws, Decl: Declare[grepArgs]("grep", grepDoc)}
 }
 
 type grepArgs struct {
-	Pattern    string  `json:"pattern" tool:"required"`
-	Path       string  `json:"path"`
+	Pattern    string  `json:"pattern" tool:"required,subject=quoted"`
+	Path       string  `json:"path" tool:"subject=scope"`
 	Include    string  `json:"include"`
 	IgnoreCase boolArg `json:"ignore_case"`
 }
 
-func (t *grep) Spec() models.ToolSpec { return t.spec }
-func (t *grep) Effect() Effect        { return ReadOnly }
+func (t *grep) Effect() Effect { return ReadOnly }
 
 // grepSearch is one run of grep.
 type grepSearch struct {

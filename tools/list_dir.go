@@ -14,7 +14,6 @@ import (
 	"strings"
 
 	"github.com/ternhq/tern/index/ignore"
-	"github.com/ternhq/tern/models"
 )
 
 //go:embed list_dir.md
@@ -27,23 +26,22 @@ const (
 )
 
 type listDir struct {
-	ws   *Workspace
-	spec models.ToolSpec
+	Decl
+	ws *Workspace
 }
 
 // NewListDir returns the list_dir tool: a directory as an indented tree,
 // leaving out what the ignore rules exclude.
 func NewListDir(ws *Workspace) Tool {
-	return &listDir{ws: ws, spec: SpecOf[listDirArgs]("list_dir", listDirDoc)}
+	return &listDir{ws: ws, Decl: Declare[listDirArgs]("list_dir", listDirDoc)}
 }
 
 type listDirArgs struct {
-	Path  string `json:"path"`
+	Path  string `json:"path" tool:"subject"`
 	Depth intArg `json:"depth"`
 }
 
-func (t *listDir) Spec() models.ToolSpec { return t.spec }
-func (t *listDir) Effect() Effect        { return ReadOnly }
+func (t *listDir) Effect() Effect { return ReadOnly }
 
 func (t *listDir) Run(ctx context.Context, in Input) Result {
 	var args listDirArgs

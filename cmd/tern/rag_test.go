@@ -18,6 +18,7 @@ import (
 )
 
 func TestSearchCodeToolThroughAsk(t *testing.T) {
+	t.Parallel()
 	f := newCodeFixture(t)
 	f.srv.Script(ollamatest.Reply{Content: "No index, no search_code."})
 	f.mustTern("ask", "hi")
@@ -85,6 +86,7 @@ func retrievedMessage(req api.ChatRequest) string {
 }
 
 func TestRAGThroughAsk(t *testing.T) {
+	t.Parallel()
 	f := newCodeFixture(t)
 	f.srv.Script(ollamatest.Reply{Content: "Without an index."})
 	_, errOut := f.mustTern("ask", "--rag", "how is a bill added up?")
@@ -143,6 +145,7 @@ func TestRAGThroughAsk(t *testing.T) {
 }
 
 func TestEmbedModelKeys(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, key string
 		prefixed  bool
@@ -172,6 +175,7 @@ func TestEmbedModelKeys(t *testing.T) {
 }
 
 func TestEmbedderAddsTaskPrefixes(t *testing.T) {
+	t.Parallel()
 	srv := ollamatest.New(t, ollamatest.WithModels(ollamatest.NomicEmbed(), allMiniLM()))
 	client, err := ollama.New(srv.URL())
 	if err != nil {
@@ -203,6 +207,7 @@ func TestEmbedderAddsTaskPrefixes(t *testing.T) {
 }
 
 func TestProgressView(t *testing.T) {
+	t.Parallel()
 	var plain bytes.Buffer
 	v := newProgressView(&plain, false, "m")
 	for _, p := range []index.Progress{{Phase: index.PhaseChunk, Changed: 10, Done: 5}, {Phase: index.PhaseDone}} {
