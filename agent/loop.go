@@ -54,12 +54,6 @@ type loopGuard struct {
 	restrict, thinkOff bool
 	// stop, when set, ends the turn once the current calls are answered.
 	stop loopKind
-	// retries counts requests made again in the text protocol, so that
-	// the turn's request count stays true.
-	retries int
-	// unparsed says why the server could not parse the last reply's call,
-	// when even the text protocol did not get its text through.
-	unparsed string
 	// intentNudged is set once the turn's reply that announced an action
 	// (or showed a shell block) instead of calling a tool was nudged.
 	intentNudged bool

@@ -141,9 +141,9 @@ func (a *Agent) noCalls(ctx context.Context, t *turn, rec recovered, reply model
 	var kind loopKind
 	// byServer: the server's own parser rejected the call. Its parser reads
 	// a constrained reply too, so such failures do not argue for that mode.
-	byServer := t.guard.unparsed != ""
+	byServer := t.unparsed != ""
 	if byServer {
-		rec.broken, t.guard.unparsed = t.guard.unparsed, ""
+		rec.broken, t.unparsed = t.unparsed, ""
 	}
 	switch {
 	case rec.broken != "":
