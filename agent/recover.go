@@ -73,7 +73,7 @@ func (a *Agent) recoverCalls(t *turn, m *models.Message, doneReason string) reco
 			}
 		}
 		if c.Problem != "" {
-			p.answer(tools.Result{Output: c.Problem, IsError: true, Summary: InvalidCall})
+			p.answerAhead(tools.Result{Output: c.Problem, IsError: true, Summary: InvalidCall})
 		}
 		if len(c.Notes) > 0 {
 			p.notes = c.Notes

@@ -72,8 +72,8 @@ type plannedCall struct {
 	notes []string
 }
 
-// answer answers the call ahead with res instead of running it.
-func (p *plannedCall) answer(res tools.Result) { p.preset = &res }
+// answerAhead makes res the call's result instead of running it.
+func (p *plannedCall) answerAhead(res tools.Result) { p.preset = &res }
 
 // callPlan is the calls of one reply, planned, for the runner to consume.
 type callPlan struct {
