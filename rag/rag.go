@@ -1,6 +1,7 @@
 // Package rag retrieves code for prompts and for the search command. It
 // combines the index's ranked lexical results with vector similarity,
-// drops overlapping and duplicate chunks, caps the hits of one file, packs hits under a token budget with
+// drops overlapping and duplicate chunks, caps the hits of one file, keeps
+// the hits worth prompt tokens, packs hits under a token budget with
 // file and line headers, and draws a repository map that fits a budget.
 //
 // Vectors come from the index's SQLite store and are held in memory in a

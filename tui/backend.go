@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"encoding/json"
 	"strconv"
 	"time"
 
@@ -153,6 +154,9 @@ type Backend struct {
 	// what its tools said of each call, by call id.
 	History []models.Message
 	Calls   map[string]CallSummary
+	// Describe says what a call is about (agent.Agent.Describe), for the
+	// calls of History; nil shows their arguments instead.
+	Describe func(tool string, args json.RawMessage) string
 	// Notices are shown once, when the session opens.
 	Notices []string
 	// Installed lists the models /model can switch to.

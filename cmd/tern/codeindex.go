@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 
@@ -200,8 +199,8 @@ func (c *codeIndex) SearchCode(ctx context.Context, query string, k int, pathPre
 	if err != nil {
 		return "", "", err
 	}
-	text := rag.Pack(res.Hits, budget, byteCounter{})
-	shown := packed(res.Hits, text)
+	text := rag.Pack(res.Hits, budget, rag.Bytes{})
+	shown := len(rag.Packed(res.Hits, text))
 	how := plural(len(res.Hits), "hit", "hits")
 	if shown < len(res.Hits) {
 		how += fmt.Sprintf(", %d shown", shown)
@@ -212,47 +211,11 @@ func (c *codeIndex) SearchCode(ctx context.Context, query string, k int, pathPre
 	return text, how, nil
 }
 
-// byteCounter counts bytes, to pack within a byte cap.
-type byteCounter struct{}
-
-func (byteCounter) Count(text string) int { return len(text) }
-
-// packed counts the hits whose header made it into a pack.
-func packed(hits []rag.Hit, text string) int {
-	n := 0
-	for _, h := range hits {
-		if strings.Contains(text, fmt.Sprintf("%s:%d-", h.Path, h.StartLine)) {
-			n++
-		}
-	}
-	return n
-}
-
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
-}
-
-// ragHits is how many hits RAG adds to a prompt at most; Pack keeps the
-// best that fit the budget.
-const ragHits = 6
-
-// substantial reports whether a hit is worth prompt tokens: a named
-// symbol, or a few lines of code or text. A lone package clause or a
-// one-line section costs its header and says little.
-func substantial(h rag.Hit) bool {
-	if h.Symbol != "" {
-		return true
-	}
-	lines := 0
-	for l := range strings.Lines(h.Text) {
-		if strings.TrimSpace(l) != "" {
-			lines++
-		}
-	}
-	return lines >= 3
 }
 
 // ragRetriever serves the agent's RAG: the code that matches a prompt,
@@ -266,12 +229,11 @@ func (r ragRetriever) Retrieve(ctx context.Context, query string, budget int) (s
 	if !r.code.exists() {
 		return "", r.code.note("RAG is on, but this repository has no index yet: run `tern index` (or /index in the TUI)"), nil
 	}
-	res, err := r.code.search(ctx, query, rag.Options{K: 2 * ragHits}, true)
+	res, err := r.code.search(ctx, query, rag.Options{K: 2 * rag.PromptHits}, true)
 	if err != nil {
 		return "", "", err
 	}
-	res.Hits = slices.DeleteFunc(res.Hits, func(h rag.Hit) bool { return !substantial(h) })
-	res.Hits = res.Hits[:min(len(res.Hits), ragHits)]
+	res.Hits = rag.ForPrompt(res.Hits)
 	var notes []string
 	if res.Lexical {
 		if n := r.code.note("RAG: " + res.Why); n != "" {
@@ -283,10 +245,8 @@ func (r ragRetriever) Retrieve(ctx context.Context, query string, budget int) (s
 		return "", strings.Join(notes, "; "), nil
 	}
 	var refs []string
-	for _, h := range res.Hits {
-		if ref := fmt.Sprintf("%s:%d-", h.Path, h.StartLine); strings.Contains(text, ref) {
-			refs = append(refs, fmt.Sprintf("%s:%d-%d", h.Path, h.StartLine, h.EndLine))
-		}
+	for _, h := range rag.Packed(res.Hits, text) {
+		refs = append(refs, rag.Ref(h))
 	}
 	added := fmt.Sprintf("RAG: added %s from the repository (%d tokens): %s",
 		plural(len(refs), "snippet", "snippets"), r.counter.Count(text), strings.Join(refs, ", "))

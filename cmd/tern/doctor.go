@@ -187,7 +187,7 @@ func (a *app) doctorModel(ctx context.Context, r *report, client *ollama.Client,
 		}
 		return client.Show(ctx, name)
 	}
-	name, why, err := chooseModel(ctx, cfg.Model, installed, show)
+	name, why, err := models.ChooseModel(ctx, cfg.Model, installed, show)
 	if err != nil {
 		r.bad("Chat model", "%v", explain(err, client.Host(), cfg.Model, installed))
 		return

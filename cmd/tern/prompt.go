@@ -75,7 +75,7 @@ func (a *app) prompt(ctx context.Context, jsonOut bool) error {
 		fmt.Fprintf(a.stderr, "tern: %s\ntern: showing the prompt offline, for the %s template (from --model or the config), with %s tools\n",
 			firstLine(err.Error()), prof.Prompt, map[bool]string{true: "text-protocol", false: "native"}[text])
 	} else {
-		model, prof, text = back.info.Name, back.profile, back.textTools
+		model, prof, text = back.info.Name, back.profile, back.proto.Text
 	}
 
 	ws, err := tools.NewWorkspace(root, cfg.AllowRead...)
@@ -97,7 +97,7 @@ func (a *app) prompt(ctx context.Context, jsonOut bool) error {
 	var render func([]models.ToolSpec) string
 	if text {
 		format := prof.ToolFormat
-		if effectiveToolMode(cfg, prof) == "constrained" {
+		if prof.EffectiveToolMode(cfg.ToolMode) == models.ToolModeConstrained {
 			format = models.FormatConstrained
 		}
 		render = func(specs []models.ToolSpec) string {

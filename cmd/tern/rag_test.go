@@ -15,10 +15,10 @@ import (
 	"github.com/ternhq/tern/index"
 	"github.com/ternhq/tern/models/ollama"
 	"github.com/ternhq/tern/models/ollamatest"
-	"github.com/ternhq/tern/rag"
 )
 
 func TestSearchCodeToolThroughAsk(t *testing.T) {
+	t.Parallel()
 	f := newCodeFixture(t)
 	f.srv.Script(ollamatest.Reply{Content: "No index, no search_code."})
 	f.mustTern("ask", "hi")
@@ -86,6 +86,7 @@ func retrievedMessage(req api.ChatRequest) string {
 }
 
 func TestRAGThroughAsk(t *testing.T) {
+	t.Parallel()
 	f := newCodeFixture(t)
 	f.srv.Script(ollamatest.Reply{Content: "Without an index."})
 	_, errOut := f.mustTern("ask", "--rag", "how is a bill added up?")
@@ -144,6 +145,7 @@ func TestRAGThroughAsk(t *testing.T) {
 }
 
 func TestEmbedModelKeys(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, key string
 		prefixed  bool
@@ -173,6 +175,7 @@ func TestEmbedModelKeys(t *testing.T) {
 }
 
 func TestEmbedderAddsTaskPrefixes(t *testing.T) {
+	t.Parallel()
 	srv := ollamatest.New(t, ollamatest.WithModels(ollamatest.NomicEmbed(), allMiniLM()))
 	client, err := ollama.New(srv.URL())
 	if err != nil {
@@ -204,6 +207,7 @@ func TestEmbedderAddsTaskPrefixes(t *testing.T) {
 }
 
 func TestProgressView(t *testing.T) {
+	t.Parallel()
 	var plain bytes.Buffer
 	v := newProgressView(&plain, false, "m")
 	for _, p := range []index.Progress{{Phase: index.PhaseChunk, Changed: 10, Done: 5}, {Phase: index.PhaseDone}} {
@@ -229,22 +233,6 @@ func TestProgressView(t *testing.T) {
 	for _, want := range []string{"indexing · 17 chunks", "/10, ", "files", "embedding with nomic-embed-text", "/17, ", "chunks/"} {
 		if !strings.Contains(tty.String(), want) {
 			t.Errorf("the terminal bar lacks %q:\n%q", want, tty.String())
-		}
-	}
-}
-
-func TestRAGSkipsTrivialHits(t *testing.T) {
-	for _, tt := range []struct {
-		hit  rag.Hit
-		want bool
-	}{
-		{rag.Hit{Kind: "function", Symbol: "main", Text: "func main() {}"}, true},
-		{rag.Hit{Kind: "code", Text: "package calc\n"}, false},
-		{rag.Hit{Kind: "text", Text: "secret.txt\n\n"}, false},
-		{rag.Hit{Kind: "code", Text: "var (\n\ta = 1\n\tb = 2\n)\n"}, true},
-	} {
-		if got := substantial(tt.hit); got != tt.want {
-			t.Errorf("substantial(%q) = %v, want %v", tt.hit.Text, got, tt.want)
 		}
 	}
 }

@@ -14,6 +14,8 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/spf13/cobra"
+
+	"github.com/ternhq/tern/models/ollama"
 )
 
 // Exit codes.
@@ -215,6 +217,9 @@ func (a *app) config(root string) (Config, error) {
 
 // overrideConfig applies the environment and the flags to cfg, made from
 // the config files, and says what of the project's file was ignored.
+// Each source is validated once, where it is read: the files by
+// checkConfig, the flags by checkFlags. What is left to check here is
+// what only their combination can break: a tier above the tier cap.
 func (a *app) overrideConfig(cfg Config) (Config, error) {
 	for _, n := range cfg.notices {
 		fmt.Fprintln(a.stderr, "tern: "+n)
@@ -222,7 +227,7 @@ func (a *app) overrideConfig(cfg Config) (Config, error) {
 	if v := a.getenv("TERN_MODEL"); v != "" {
 		cfg.Model = v
 	}
-	if v := a.getenv("OLLAMA_HOST"); v != "" && cfg.Host == "" {
+	if v := ollama.EnvHost(a.getenv); v != "" && cfg.Host == "" {
 		cfg.Host = v
 	}
 	flags := a.cmd.PersistentFlags()
@@ -235,9 +240,6 @@ func (a *app) overrideConfig(cfg Config) (Config, error) {
 	set("host", func() { cfg.Host, cfg.hostFlag = a.host, true })
 	set("backend", func() { cfg.Backend = a.backend })
 	cfg.apiKey = cmp.Or(a.getenv("TERN_API_KEY"), a.getenv("OPENAI_API_KEY"))
-	if err := checkBackend(cfg.Backend); err != nil {
-		return cfg, fmt.Errorf("--backend %w", err)
-	}
 	set("ctx", func() { cfg.Ctx = a.ctxTokens })
 	set("vram", func() { cfg.VRAMGiB = a.vram })
 	set("max-turns", func() { cfg.MaxTurns = a.maxTurns })
@@ -249,14 +251,6 @@ func (a *app) overrideConfig(cfg Config) (Config, error) {
 		cfg.MaxTier = cfg.Tier // asking for a tier raises a configured cap
 	}
 	if err := checkTiers(cfg, "--tier", "--max-tier"); err != nil {
-		return cfg, err
-	}
-	switch cfg.ToolMode {
-	case "auto", "native", "text", "constrained":
-	default:
-		return cfg, fmt.Errorf("--tool-mode must be auto, native, text or constrained, not %q", cfg.ToolMode)
-	}
-	if err := checkValues(cfg, true); err != nil {
 		return cfg, err
 	}
 	return cfg, nil

@@ -73,9 +73,14 @@ func (a *app) runTUI(ctx context.Context, resume string) (string, error) {
 		}
 		resume = s.ID
 	}
-	// The token tables load while the TUI draws and Ollama answers.
+	// The token tables load while the TUI draws and Ollama answers: the
+	// status bar shows counts from the start.
 	counter := sync.OnceValues(budget.NewCounter)
-	go counter()
+	go func() {
+		if c, err := counter(); err == nil {
+			c.Warm()
+		}
+	}()
 	// The index serves /search and /index offline, and every session's
 	// search_code and RAG; Ctrl+R's choice carries over to new sessions.
 	code := newCodeIndex(root, cfg)
@@ -84,32 +89,12 @@ func (a *app) runTUI(ctx context.Context, resume string) (string, error) {
 	ragOn.Store(cfg.RAG || a.rag)
 
 	connect := func(ctx context.Context, req tui.ConnectRequest) (*tui.Backend, error) {
-		c := cfg
-		if req.Model != "" {
-			c.Model = req.Model
-		}
-		back, err := a.connect(ctx, c)
+		r, err := a.openRun(ctx, workspace{root: root, cfg: cfg, counter: counter, store: store, code: code},
+			runOptions{resume: req.Resume, model: req.Model, approver: req.Approver, asker: asker(req.Asker), rag: ragOn.Load()})
 		if err != nil {
 			return nil, err
 		}
-		cnt, err := counter()
-		if err != nil {
-			return nil, err
-		}
-		ws, err := tools.NewWorkspace(root, c.AllowRead...)
-		if err != nil {
-			return nil, err
-		}
-		r := &run{root: root, cfg: c, back: back, store: store, ws: ws, counter: cnt, code: code, rag: ragOn.Load()}
-		if req.Asker != nil {
-			r.asker = tuiAsker{req.Asker}
-		}
-		if err := r.openSession(ctx, req.Resume); err != nil {
-			return nil, err
-		}
-		if err := r.newAgent(ctx, req.Approver); err != nil {
-			return nil, err
-		}
+		back, cnt, ws := r.back, r.counter, r.ws
 		history := r.agent.History()
 		var calls map[string]tui.CallSummary
 		if len(history) > 0 {
@@ -127,6 +112,7 @@ func (a *app) runTUI(ctx context.Context, resume string) (string, error) {
 			PrefixTokens: r.agent.PrefixTokens(),
 			History:      history,
 			Calls:        calls,
+			Describe:     r.agent.Describe,
 			Notices:      r.notices,
 			Installed:    back.installed,
 			Close:        func() error { r.closeTools(); return nil },
@@ -279,6 +265,14 @@ func (n notesFile) WriteNotes(content string) (string, error) {
 		return "", fmt.Errorf("write %s: %w", path, err)
 	}
 	return path, nil
+}
+
+// asker is the TUI's dialog as ask_user's asker; nil without one.
+func asker(t tui.Asker) tools.Asker {
+	if t == nil {
+		return nil
+	}
+	return tuiAsker{t}
 }
 
 // tuiAsker puts ask_user's questions in the TUI's dialog.
