@@ -2,6 +2,8 @@ package prompts
 
 import (
 	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -35,5 +37,25 @@ func TestFamiliesAreTheProfiles(t *testing.T) {
 	}
 	if fams[len(fams)-1] != "default" {
 		t.Errorf("Families() = %v, want default last", fams)
+	}
+}
+
+// TestREADMENamesTheFamilies keeps README's configuration example true:
+// it names every profile and every prompt family, in table order.
+func TestREADMENamesTheFamilies(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := strings.ReplaceAll(string(data), "\n# ", " ") // comment lines wrap
+	var profiles []string
+	for _, p := range models.Profiles() {
+		profiles = append(profiles, p.Name)
+	}
+	if want := "a profile name (" + strings.Join(profiles, ", ") + ")"; !strings.Contains(readme, want) {
+		t.Errorf("README does not name the profiles as %q", want)
+	}
+	if want := "system prompt family: " + strings.Join(Families(), ", "); !strings.Contains(readme, want) {
+		t.Errorf("README does not name the prompt families as %q", want)
 	}
 }
