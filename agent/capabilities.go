@@ -7,7 +7,8 @@ import (
 )
 
 // A dependency may do more than the interface the agent takes it by: the
-// toolbox may read prompts, the recorder may keep settings. These are the
+// toolbox may read prompts, the recorder may keep settings, the counter
+// may bound counts. These are the
 // extras the agent looks for, by type assertion, and does without when a
 // dependency lacks them (a test's fake, a subagent's toolbox). Each has one
 // to three methods. cmd/tern checks at compile time that the concrete
@@ -51,4 +52,13 @@ type MetaRecorder interface {
 // session's active history; *session.Store satisfies it.
 type SubStore interface {
 	AppendSubMessage(ctx context.Context, sessionID, callID string, m models.Message) error
+}
+
+// BoundingCounter is a token counter that can also bound a count without
+// counting, and prepare to count in the background. *budget.Counter is
+// one: its encoder takes about 100 ms of CPU to build, which a one-turn
+// `tern ask` need not spend before its first request (see settle).
+type BoundingCounter interface {
+	MessageBound(m models.Message) int
+	Warm() error
 }

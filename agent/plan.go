@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/prompts"
 	"github.com/ternhq/tern/tools"
 )
@@ -89,7 +88,7 @@ func (a *Agent) AcceptPlan(ctx context.Context, note string, emit func(Event)) e
 	}
 	a.planMode = false
 	a.setProposed(ctx, "")
-	return a.turn(ctx, text, note, false, emit)
+	return a.runTurn(ctx, text, note, false, emit)
 }
 
 // pin makes plan the goal pinned in the prompt, cut to an eighth of the
@@ -142,7 +141,7 @@ func (a *Agent) system() string {
 // becomes the proposed plan, announced by a PlanReady event before Done.
 func (a *Agent) planTurn(ctx context.Context, text, words string, emit func(Event)) error {
 	var answer string
-	return a.turn(ctx, text, words, false, func(e Event) {
+	return a.runTurn(ctx, text, words, false, func(e Event) {
 		switch e := e.(type) {
 		case Message:
 			answer = ""
@@ -173,10 +172,11 @@ func planTools(all []tools.Tool) []tools.Tool {
 
 // planRefuses answers, in plan mode, a call of a tool the request did not
 // offer, instead of running it; it reports whether it did.
-func (a *Agent) planRefuses(c models.ToolCall) bool {
+func (a *Agent) planRefuses(p *plannedCall) bool {
 	if !a.planMode {
 		return false
 	}
+	c := p.call
 	name := c.Name
 	if t, ok := a.lookup(name); ok {
 		name = t.Spec().Name
@@ -190,6 +190,6 @@ func (a *Agent) planRefuses(c models.ToolCall) bool {
 	if err != nil {
 		msg = "Not run: plan mode allows only the read-only tools."
 	}
-	a.preset[c.ID] = tools.Result{IsError: true, Summary: "not run: plan mode", Output: strings.TrimSpace(msg)}
+	p.answerAhead(tools.Result{IsError: true, Summary: "not run: plan mode", Output: strings.TrimSpace(msg)})
 	return true
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/ternhq/tern/agent"
+	"github.com/ternhq/tern/context/budget"
 	"github.com/ternhq/tern/disclosure"
 	"github.com/ternhq/tern/session"
 )
@@ -10,7 +11,7 @@ import (
 // assertion (agent/capabilities.go). These lines make the types wired here
 // keep them: a method renamed on either side fails the build instead of
 // silently turning off tier unlocks, saved compactions, crash-safe replies,
-// remembered tool modes, plans or subagent transcripts.
+// remembered tool modes, plans, subagent transcripts or the fast start.
 var (
 	_ agent.PromptReader = (*disclosure.Set)(nil)
 	_ agent.Noticer      = (*disclosure.Set)(nil)
@@ -20,4 +21,6 @@ var (
 	_ agent.MetaRecorder     = (*session.Store)(nil)
 	_ agent.SubStore         = (*session.Store)(nil)
 	_ agent.CalibrationStore = (*session.Store)(nil)
+
+	_ agent.BoundingCounter = (*budget.Counter)(nil)
 )

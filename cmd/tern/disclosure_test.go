@@ -52,6 +52,7 @@ func toolNames(r api.ChatRequest) []string {
 var editMain = ollamatest.Call{Name: "edit_file", Args: `{"path":"main.go","old_string":"println(\"hi\")","new_string":"println(\"hello\")"}`}
 
 func TestAskEditsNeedYes(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.gitInit()
 	f.srv.Script(ollamatest.Reply{ToolCalls: []ollamatest.Call{editMain}}, ollamatest.Reply{Content: "I could not."})
@@ -74,6 +75,7 @@ func TestAskEditsNeedYes(t *testing.T) {
 }
 
 func TestAskEditWithYesThenUndo(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.gitInit()
 	f.srv.Script(
@@ -129,6 +131,7 @@ func (f *fixture) undo(t *testing.T, answer string) (int, string, string) {
 }
 
 func TestUndoFailures(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	// Outside git, not "none has changed files": there are no checkpoints.
 	if code, _, errOut := f.undo(t, ""); code != 1 || !strings.Contains(errOut, "undo is unavailable: the workspace is not in a git repository") {
@@ -160,6 +163,7 @@ func TestAskWritesOutsideGitWithoutCheckpoint(t *testing.T) {
 }
 
 func TestAskDestructiveCommands(t *testing.T) {
+	t.Parallel()
 	rm := ollamatest.Call{Name: "run_command", Args: `{"command":"rm -rf scratch"}`}
 	for _, tt := range []struct {
 		flag string
@@ -187,6 +191,7 @@ func TestAskDestructiveCommands(t *testing.T) {
 }
 
 func TestResumeKeepsUnlockedTools(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.srv.Script(
 		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "request_tools", Args: `{"tool":"git_status","reason":"see changes"}`}}},
@@ -222,6 +227,7 @@ func TestResumeKeepsUnlockedTools(t *testing.T) {
 func reqs3(f *fixture) api.ChatRequest { return f.srv.Requests()[3] }
 
 func TestTierFlagsAndConfig(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		config string
@@ -271,6 +277,7 @@ func TestTierFlagsAndConfig(t *testing.T) {
 }
 
 func TestDenyCommandsConfig(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	os.WriteFile(filepath.Join(f.dir, ".tern.toml"), []byte("deny_commands = [\"git push*\"]\n"), 0o644)
 	os.MkdirAll(filepath.Join(f.env["XDG_CONFIG_HOME"], "tern"), 0o755)
@@ -305,6 +312,7 @@ func promptTokens(t *testing.T, out, label string) int {
 }
 
 func TestPromptCommand(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	os.Remove(filepath.Join(f.dir, "AGENTS.md")) // the budget is for tern's own prompt
 	code, out, errOut := f.tern(t.Context(), "prompt")
@@ -343,6 +351,7 @@ func TestPromptCommand(t *testing.T) {
 }
 
 func TestPromptOffline(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.env["OLLAMA_HOST"] = "127.0.0.1:1"
 	code, out, errOut := f.tern(t.Context(), "prompt", "--model", "llama3.2:3b")

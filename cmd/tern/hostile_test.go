@@ -16,6 +16,7 @@ import (
 // silent or never stops cannot hang tern ask; each ends the run with a
 // clear message, and what arrived is kept.
 func TestAskSurvivesHostileStreams(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		reply  ollamatest.Reply
@@ -33,6 +34,7 @@ func TestAskSurvivesHostileStreams(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			f := newFixture(t)
 			if tt.config != "" {
 				dir := filepath.Join(f.env["XDG_CONFIG_HOME"], "tern")
@@ -58,6 +60,7 @@ func TestAskSurvivesHostileStreams(t *testing.T) {
 
 // TestAskBadConfigLimits: limits out of range are refused with the key.
 func TestAskBadConfigLimits(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	dir := filepath.Join(f.env["XDG_CONFIG_HOME"], "tern")
 	os.MkdirAll(dir, 0o755)
@@ -72,6 +75,7 @@ func TestAskBadConfigLimits(t *testing.T) {
 // or a list is answered with a correction the model can act on; the turn
 // goes on, and the next request carries the call and its result.
 func TestAskNonObjectArguments(t *testing.T) {
+	t.Parallel()
 	for raw, want := range map[string]string{
 		`"README.md"`:   "A demo repository", // a bare string fills the one required argument
 		`7`:             "must be a JSON object",
@@ -105,6 +109,7 @@ func TestAskNonObjectArguments(t *testing.T) {
 // TestAskGrepNamedPipe: grep pointed at a FIFO answers at once instead of
 // hanging the turn.
 func TestAskGrepNamedPipe(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	if err := syscall.Mkfifo(filepath.Join(f.dir, "pipe"), 0o644); err != nil {
 		t.Skip("no FIFOs here:", err)

@@ -14,6 +14,7 @@ import (
 )
 
 func TestProfileShapesTheRequest(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		model   ollamatest.Model
@@ -63,6 +64,7 @@ func TestProfileShapesTheRequest(t *testing.T) {
 }
 
 func TestTextFallbackIsRemembered(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	parseErr := ollamatest.Reply{Status: 500, Error: "error parsing tool call: raw='{\"name\": \"list_dir\"', err=unexpected end of JSON input"}
 	f.srv.Script(
@@ -108,6 +110,7 @@ func TestTextFallbackIsRemembered(t *testing.T) {
 // index, and explore and ask_user), plus about 80 tokens for the request_tools meta-tool, must stay
 // within 1,000 tokens (cl100k), natively and in the text tool protocol.
 func TestTierZeroPromptBudget(t *testing.T) {
+	t.Parallel()
 	c, err := budget.NewCounter()
 	if err != nil {
 		t.Fatal(err)

@@ -29,8 +29,11 @@ func TestNewResolvesHostLikeOllama(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.host+"|"+tt.env, func(t *testing.T) {
-			t.Setenv("OLLAMA_HOST", tt.env)
-			c, err := ollama.New(tt.host)
+			host := tt.host
+			if host == "" { // as tern does: the flag, else the environment
+				host = ollama.EnvHost(func(k string) string { return map[string]string{"OLLAMA_HOST": tt.env}[k] })
+			}
+			c, err := ollama.New(host)
 			if err != nil {
 				t.Fatal(err)
 			}
