@@ -84,3 +84,32 @@ func namesOf(ts []tools.Tool) []string {
 	}
 	return out
 }
+
+// TestTiersComeFromTheToolTable: a Set built from the table of built-in
+// tools shows each in the tier the table gives it, and request_tools tells
+// the model so.
+func TestTiersComeFromTheToolTable(t *testing.T) {
+	ws, err := tools.NewWorkspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	table, err := tools.Builtins(tools.Deps{Workspace: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Config{Tools: table, Max: External})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, _ := s.Get(RequestTools)
+	desc := rt.Spec().Description
+	for tier, list := range table {
+		got := slices.DeleteFunc(namesOf(s.Tools(Tier(tier))), func(n string) bool { return n == RequestTools })
+		if want := namesOf(list); !slices.Equal(got, want) {
+			t.Errorf("tier %d shows %v, want %v", tier, got, want)
+		}
+		if line := "Tier " + strconv.Itoa(tier) + ": " + strings.Join(namesOf(list), ", ") + "."; tier > 0 && !strings.Contains(desc, line) {
+			t.Errorf("request_tools does not say %q:\n%s", line, desc)
+		}
+	}
+}

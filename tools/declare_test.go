@@ -140,19 +140,17 @@ func (fakeTool) Review(context.Context, json.RawMessage) Review {
 // TestOneDeclaration adds a tool in the one place a tool is declared (its
 // file: the args struct and description, plus its row in the table of
 // built-in tools) and finds its spec, tier and subject everywhere they are
-// read: the tiers a session is built from, the list of reserved names,
-// and what its calls are about.
+// read: the tiers a session is built from (Builtins), the names MCP tools
+// may not take (BuiltinNames), and what its calls are about (Describe).
 func TestOneDeclaration(t *testing.T) {
-	saved := builtins
-	t.Cleanup(func() { builtins = saved })
-	builtins = append(slices.Clone(builtins), struct {
-		tier int
-		make func(Deps) (Tool, error)
-	}{TierEdit, func(Deps) (Tool, error) {
+	table := append(slices.Clone(builtins), builtin{TierEdit, func(Deps) (Tool, error) {
 		return fakeTool{Declare[fakeArgs]("frob", "Frob a target.\n\n## target\nWhat to frob\n\n## force\nFrob even when locked\n")}, nil
 	}})
-
-	tiers := builtinTiers(t)
+	ws := newFixture(t)
+	tiers, err := build(table, Deps{Workspace: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
 	edit := tiers[TierEdit]
 	last := edit[len(edit)-1]
 	if last.Spec().Name != "frob" {
@@ -166,7 +164,7 @@ func TestOneDeclaration(t *testing.T) {
 	if got := Describe(last, json.RawMessage(`{"target":"widget","force":true}`)); got != "widget" {
 		t.Errorf("subject = %q, want widget", got)
 	}
-	if names := BuiltinNames(newFixture(t)); !slices.Contains(names, "frob") {
+	if names := names(table, ws); !slices.Contains(names, "frob") {
 		t.Errorf("BuiltinNames = %v, without frob", names)
 	}
 	for tier, list := range tiers {
