@@ -181,3 +181,13 @@ func namesOf(ts []Tool) []string {
 	}
 	return names
 }
+
+// TestEffectDoing: the approval dialog says what a call would do in the
+// tool's words for its effect, so the TUI keeps no table of effects.
+func TestEffectDoing(t *testing.T) {
+	for e, want := range map[Effect]string{ReadOnly: "", Writes: "writes files", Executes: "runs a command", External: "reaches outside this machine"} {
+		if got := e.Doing(); got != want {
+			t.Errorf("%v.Doing() = %q, want %q", e, got, want)
+		}
+	}
+}
