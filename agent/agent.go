@@ -308,7 +308,7 @@ func (a *Agent) runTurn(ctx context.Context, text, words string, unlock bool, em
 		if n == warnAt && warnAt < a.cfg.MaxTurns {
 			send(Notice{Level: Warn, Text: fmt.Sprintf("turn %d of %d: the model should finish soon", n, a.cfg.MaxTurns)})
 		}
-		done.Turns = n + t.guard.retries
+		done.Turns = n + t.retries
 
 		reply, usage, err := a.answer(ctx, t, send)
 		done.PromptTokens += reply.Metrics.PromptTokens

@@ -73,7 +73,7 @@ func (a *Agent) recoverCalls(t *turn, m *models.Message, doneReason string) reco
 			}
 		}
 		if c.Problem != "" {
-			p.answer(tools.Result{Output: c.Problem, IsError: true, Summary: InvalidCall})
+			p.answerAhead(tools.Result{Output: c.Problem, IsError: true, Summary: InvalidCall})
 		}
 		if len(c.Notes) > 0 {
 			p.notes = c.Notes
@@ -141,9 +141,9 @@ func (a *Agent) noCalls(ctx context.Context, t *turn, rec recovered, reply model
 	var kind loopKind
 	// byServer: the server's own parser rejected the call. Its parser reads
 	// a constrained reply too, so such failures do not argue for that mode.
-	byServer := t.guard.unparsed != ""
+	byServer := t.unparsed != ""
 	if byServer {
-		rec.broken, t.guard.unparsed = t.guard.unparsed, ""
+		rec.broken, t.unparsed = t.unparsed, ""
 	}
 	switch {
 	case rec.broken != "":

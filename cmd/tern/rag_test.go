@@ -144,36 +144,6 @@ func TestRAGThroughAsk(t *testing.T) {
 	}
 }
 
-func TestEmbedModelKeys(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name, key string
-		prefixed  bool
-	}{
-		{"nomic-embed-text", "nomic-embed-text (task prefixes)", true},
-		{"nomic-embed-text:latest", "nomic-embed-text (task prefixes)", true},
-		{"nomic-embed-text:v1.5", "nomic-embed-text:v1.5 (task prefixes)", true},
-		{"mxbai-embed-large", "mxbai-embed-large (task prefixes)", true},
-		{"all-minilm", "all-minilm", false},
-		{"library/all-minilm:33m", "library/all-minilm:33m", false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			m := newEmbedModel(tt.name)
-			if m.key() != tt.key {
-				t.Errorf("key = %q, want %q", m.key(), tt.key)
-			}
-			if back := parseEmbedKey(m.key()); back != m {
-				t.Errorf("parseEmbedKey(%q) = %+v, want %+v", m.key(), back, m)
-			}
-		})
-	}
-	// An index recorded without the mark holds plain vectors.
-	if m := parseEmbedKey("nomic-embed-text"); m.doc != "" || m.query != "" {
-		t.Errorf("an unmarked key got prefixes: %+v", m)
-	}
-}
-
 func TestEmbedderAddsTaskPrefixes(t *testing.T) {
 	t.Parallel()
 	srv := ollamatest.New(t, ollamatest.WithModels(ollamatest.NomicEmbed(), allMiniLM()))
