@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ternhq/tern/models"
 )
 
 // TestDeclare checks that a tool's parameters come from its args struct
@@ -188,6 +190,29 @@ func TestEffectDoing(t *testing.T) {
 	for e, want := range map[Effect]string{ReadOnly: "", Writes: "writes files", Executes: "runs a command", External: "reaches outside this machine"} {
 		if got := e.Doing(); got != want {
 			t.Errorf("%v.Doing() = %q, want %q", e, got, want)
+		}
+	}
+}
+
+// TestDescribeKeepsTheOldHeaders: for every call of a built-in tool that
+// names only its own parameters, the subject a tool declares is the one
+// the TUI used to guess from argument names (commonSubject), so no call's
+// line changed when the TUI stopped guessing.
+func TestDescribeKeepsTheOldHeaders(t *testing.T) {
+	sample := map[string]any{"string": "cmd/main.go", "integer": 7, "boolean": true, "array": []string{"x"}}
+	for _, tool := range allTools(t) {
+		params := models.SchemaParams(tool.Spec().Parameters)
+		for set := range 1 << len(params) {
+			args := map[string]any{}
+			for i, p := range params {
+				if set&(1<<i) != 0 {
+					args[p.Name] = sample[p.Type]
+				}
+			}
+			raw, _ := json.Marshal(args)
+			if got, old := Describe(tool, raw), subjectOf(raw, commonSubject); got != old {
+				t.Errorf("%s %s: subject %q, the TUI showed %q", tool.Spec().Name, raw, got, old)
+			}
 		}
 	}
 }

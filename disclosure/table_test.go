@@ -113,3 +113,22 @@ func TestTiersComeFromTheToolTable(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestToolsSubject: a request_tools call's line shows its query,
+// quoted, as it did before the tools said what their calls are about.
+func TestRequestToolsSubject(t *testing.T) {
+	s, err := New(Config{Tools: [NumTiers][]tools.Tool{{&fakeTool{name: "read_file"}}, nil, nil, {&fakeTool{name: "fetch_url", effect: tools.External}}},
+		Max: External, Catalog: newFakeCatalog("jira_create_ticket")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, _ := s.Get(RequestTools)
+	for _, args := range []string{`{"tier":3,"query":"open a jira ticket"}`, `{"tier":1,"reason":"fix it"}`, `{"tool":"fetch_url"}`, `{}`} {
+		if got, old := tools.Describe(rt, []byte(args)), tools.Describe(nil, []byte(args)); got != old {
+			t.Errorf("%s: subject %q, was %q", args, got, old)
+		}
+	}
+	if got := tools.Describe(rt, []byte(`{"tier":3,"query":"open a ticket"}`)); got != `"open a ticket"` {
+		t.Errorf("subject = %q", got)
+	}
+}
