@@ -261,11 +261,11 @@ func (k loopKind) notice() string {
 }
 
 // stuck ends turn t when its guard stopped it while calls ran.
-func (a *Agent) stuck(t *turn, send func(Event), done *Done) bool {
+func (a *Agent) stuck(t *turn, send func(Event)) bool {
 	if t.guard.stop == "" {
 		return false
 	}
 	send(Notice{Level: Warn, Text: stuckText(t.guard.stop)})
-	done.Reason = DoneStuck
+	t.done.Reason = DoneStuck
 	return true
 }

@@ -136,7 +136,7 @@ func (a *Agent) exampleCall(tool string) string {
 // the turn. Call text that could not be read, an empty reply and thinking
 // cut at its budget each get a short correction and another request,
 // escalating as the guard decides. more is false when the turn ends.
-func (a *Agent) noCalls(ctx context.Context, t *turn, rec recovered, reply models.Reply, send func(Event), done *Done) (more bool, err error) {
+func (a *Agent) noCalls(ctx context.Context, t *turn, rec recovered, reply models.Reply, send func(Event)) (more bool, err error) {
 	var n prompts.Nudge
 	var kind loopKind
 	// byServer: the server's own parser rejected the call. Its parser reads
@@ -192,7 +192,7 @@ func (a *Agent) noCalls(ctx context.Context, t *turn, rec recovered, reply model
 	step := t.guard.strike(kind)
 	if step == escalateStop {
 		send(Notice{Level: Warn, Text: stuckText(kind)})
-		done.Reason = DoneStuck
+		t.done.Reason = DoneStuck
 		return false, nil
 	}
 	if step == escalateRestrict {

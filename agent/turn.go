@@ -22,6 +22,8 @@ import (
 // meaning between turns (Prefix, Plan, Compact, a resumed history): no
 // code retrieved, no tools withheld, no request sent yet.
 type turn struct {
+	// done is the turn's last event, filled in as the turn goes.
+	done  Done
 	guard *loopGuard
 	// ret is the code retrieved for the prompt (retrieve.go).
 	ret retrieval
@@ -44,7 +46,7 @@ type turn struct {
 	unparsed string
 }
 
-func newTurn() *turn { return &turn{guard: newGuard()} }
+func newTurn() *turn { return &turn{done: Done{Reason: DoneStop}, guard: newGuard()} }
 
 // restricted reports whether the next request offers only read-only tools.
 func (t *turn) restricted() bool { return t != nil && t.guard.restrict }

@@ -37,7 +37,7 @@ func TestSearchCodeToolThroughAsk(t *testing.T) {
 	}
 	reqs := f.srv.Requests()
 	first, second := reqs[len(reqs)-2], reqs[len(reqs)-1]
-	want := []string{"read_file", "list_dir", "grep", "glob", "search_code", "explore", "ask_user", "request_tools"}
+	want := tierNames(t, 0, true)
 	if names := toolNames(first); !slices.Equal(names, want) {
 		t.Errorf("tier-0 tools = %v, want %v", names, want)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/ternhq/tern/context/budget"
 	"github.com/ternhq/tern/disclosure"
 	"github.com/ternhq/tern/index/ignore"
+	"github.com/ternhq/tern/prompts"
 	"github.com/ternhq/tern/session"
 	"github.com/ternhq/tern/statedir"
 	"github.com/ternhq/tern/tools"
@@ -241,6 +242,9 @@ func (u *undoer) Undo(ctx context.Context, _ tui.UndoPlan) (string, error) {
 // notesFile writes the AGENTS.md drafted by /init. An existing file is
 // left alone and the draft saved next to the session store instead.
 type notesFile struct{ root string }
+
+// Prompt asks the model for the notes.
+func (notesFile) Prompt() string { return prompts.InitNotes() }
 
 func (n notesFile) WriteNotes(content string) (string, error) {
 	path := filepath.Join(n.root, "AGENTS.md")
