@@ -4,10 +4,12 @@
 // and repeats until the model answers, the user cancels or the turn limit is
 // reached. It reports what happens as a small closed set of typed events.
 // With RAG on, each prompt is sent with the repository code a Retriever
-// finds for it (retrieve.go).
+// finds for it (retrieve.go). The Agent holds the session; each turn's own
+// state is a value passed through the turn (turn.go).
 //
 // agent declares the small interfaces it needs (chatModel, toolbox,
-// recorder, Approver, Retriever) and is wired by cmd/tern. It must not import
+// recorder, Approver, Retriever) and the extras it looks for in them
+// (capabilities.go), and is wired by cmd/tern. It must not import
 // models/ollama, index, rag or tui.
 package agent
 
@@ -17,7 +19,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"time"
 
@@ -124,8 +125,9 @@ type Config struct {
 	PlanMode           bool
 }
 
-// Agent runs the turns of one session. Its methods must not be called
-// concurrently.
+// Agent runs the turns of one session and keeps what outlives a turn;
+// what lives only for one is a turn value (turn.go). Its methods must not
+// be called concurrently.
 type Agent struct {
 	cfg      Config
 	model    chatModel
@@ -143,16 +145,15 @@ type Agent struct {
 	// prefixCost caches PrefixTokens for the tool list named prefixKey.
 	prefixCost int
 	prefixKey  string
+	// bounded is set while costs and prefixCost are upper bounds of the
+	// counts rather than counts (see settle).
+	bounded bool
 	// always remembers tools the user allowed for the rest of the session.
 	always map[string]bool
 
 	// win is the window with its reserve and the calibration that corrects
-	// token counts toward the model's; verdict says why the last reply was
-	// taken as truncated.
-	win     budget.Window
-	verdict string
-	// callLimit is the output cap of the tool calls being run, in bytes.
-	callLimit int
+	// token counts toward the model's.
+	win budget.Window
 	// stalledAt is the history's cost after a compaction that freed too
 	// little to repeat; 0 when none did.
 	stalledAt int
@@ -161,21 +162,11 @@ type Agent struct {
 	notices    []Notice
 	roomWarned bool
 
-	// mode is the tool protocol state; guard the turn's loop detection.
-	mode  toolMode
-	guard *loopGuard
-	// preset answers calls of the current reply without running them;
-	// notes are prepended to the results of others. Both are filled
-	// before runCalls and only read while calls run.
-	preset map[string]tools.Result
-	notes  map[string][]string
-	// lastReq is the last request sent, for re-read detection.
-	lastReq models.Request
+	// mode is the tool protocol state.
+	mode toolMode
 
-	// rag is set while each prompt gets retrieved code; ret is the code
-	// of the turn in progress.
+	// rag is set while each prompt gets retrieved code.
 	rag bool
-	ret retrieval
 
 	// partialSaved is set while the store holds the text of a reply in
 	// flight (see partial).
@@ -220,9 +211,10 @@ func New(cfg Config, model chatModel, tb toolbox, rec recorder, ap Approver, cou
 		planMode: cfg.PlanMode,
 		proposed: cfg.ProposedPlan,
 	}
+	_, a.bounded = counter.(BoundingCounter)
 	a.setGoal(cfg.Goal)
 	for _, m := range closeCalls(cfg.History) {
-		a.remember(m)
+		a.remember(nil, m)
 		for _, c := range m.ToolCalls {
 			// New calls get ids that the resumed ones do not have.
 			var n int
@@ -234,9 +226,10 @@ func New(cfg Config, model chatModel, tb toolbox, rec recorder, ap Approver, cou
 	return a
 }
 
-// remember adds m to the in-memory history with its token cost.
-func (a *Agent) remember(m models.Message) {
-	m, cost := a.admit(m)
+// remember adds m to the in-memory history with its token cost; t is the
+// turn in progress (nil between turns).
+func (a *Agent) remember(t *turn, m models.Message) {
+	m, cost := a.admit(t, m)
 	a.history = append(a.history, m)
 	a.costs = append(a.costs, cost)
 }
@@ -263,13 +256,13 @@ func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event)) error 
 		}
 		return a.planTurn(ctx, text, prompt, emit)
 	}
-	return a.turn(ctx, prompt, prompt, true, emit)
+	return a.runTurn(ctx, prompt, prompt, true, emit)
 }
 
-// turn runs one turn on text, the user message the model gets; words are
+// runTurn runs one turn on text, the user message the model gets; words are
 // the user's own in it, for retrieval. With unlock the toolbox reads them
 // for the tools the request needs; turns of plan mode unlock nothing.
-func (a *Agent) turn(ctx context.Context, text, words string, unlock bool, emit func(Event)) (err error) {
+func (a *Agent) runTurn(ctx context.Context, text, words string, unlock bool, emit func(Event)) (err error) {
 	var mu sync.Mutex
 	send := func(e Event) {
 		mu.Lock()
@@ -277,7 +270,8 @@ func (a *Agent) turn(ctx context.Context, text, words string, unlock bool, emit 
 		emit(e)
 	}
 	start := a.now()
-	done := Done{Reason: DoneStop}
+	t := newTurn()
+	done := &t.done
 	defer func() {
 		done.Duration = a.now().Sub(start)
 		switch {
@@ -287,7 +281,7 @@ func (a *Agent) turn(ctx context.Context, text, words string, unlock bool, emit 
 		default:
 			done.Reason, done.Error = DoneError, err.Error()
 		}
-		send(done)
+		send(*done)
 	}()
 
 	if unlock {
@@ -295,30 +289,28 @@ func (a *Agent) turn(ctx context.Context, text, words string, unlock bool, emit 
 	} else {
 		a.relayNotices(send)
 	}
-	a.guard = newGuard()
-	if err := a.append(ctx, models.Message{Role: models.RoleUser, Content: text}); err != nil {
+	if err := a.append(ctx, t, models.Message{Role: models.RoleUser, Content: text}); err != nil {
 		return err
 	}
-	defer func() { a.ret = retrieval{} }()
-	if err := a.retrieve(ctx, cmp.Or(words, text), send); err != nil {
+	if err := a.retrieve(ctx, t, cmp.Or(words, text), send); err != nil {
 		return err
 	}
-	if err := a.attachMentions(ctx, cmp.Or(words, text), send); err != nil {
+	if err := a.attachMentions(ctx, t, cmp.Or(words, text), send); err != nil {
 		return err
 	}
 	warnAt := (a.cfg.MaxTurns*4 + 4) / 5
-	for turn := 1; ; turn++ {
-		if turn > a.cfg.MaxTurns {
+	for n := 1; ; n++ {
+		if n > a.cfg.MaxTurns {
 			send(Notice{Level: Warn, Text: fmt.Sprintf("stopped after %d model requests (--max-turns); ask again to continue", a.cfg.MaxTurns)})
 			done.Reason = DoneMaxTurns
 			return nil
 		}
-		if turn == warnAt && warnAt < a.cfg.MaxTurns {
-			send(Notice{Level: Warn, Text: fmt.Sprintf("turn %d of %d: the model should finish soon", turn, a.cfg.MaxTurns)})
+		if n == warnAt && warnAt < a.cfg.MaxTurns {
+			send(Notice{Level: Warn, Text: fmt.Sprintf("turn %d of %d: the model should finish soon", n, a.cfg.MaxTurns)})
 		}
-		done.Turns = turn + a.guard.retries
+		done.Turns = n + t.retries
 
-		reply, usage, err := a.answer(ctx, send)
+		reply, usage, err := a.answer(ctx, t, send)
 		done.PromptTokens += reply.Metrics.PromptTokens
 		done.EvalTokens += reply.Metrics.EvalTokens
 		if err != nil {
@@ -329,40 +321,40 @@ func (a *Agent) turn(ctx context.Context, text, words string, unlock bool, emit 
 				if errors.Is(err, context.Canceled) {
 					reply.Message.Content += CancelledNote
 				}
-				if perr := a.append(context.WithoutCancel(ctx), reply.Message); perr != nil {
+				if perr := a.append(context.WithoutCancel(ctx), t, reply.Message); perr != nil {
 					a.log.Error("save partial reply", "err", perr)
 				}
 			}
 			return err
 		}
 
-		rec := a.recoverCalls(&reply.Message, reply.DoneReason)
+		rec := a.recoverCalls(t, &reply.Message, reply.DoneReason)
 		// The reply and the results of its calls are saved even if the turn
 		// is cancelled meanwhile: a call in the history always has its result.
-		if err := a.append(context.WithoutCancel(ctx), reply.Message); err != nil {
+		if err := a.append(context.WithoutCancel(ctx), t, reply.Message); err != nil {
 			return err
 		}
 		shown := reply.Message
 		shown.Content = rec.shown
 		send(Message{Message: shown, Usage: usage})
-		if reply.DoneReason == "length" && len(rec.calls) == 0 {
+		if reply.DoneReason == "length" && len(rec.plan.calls) == 0 {
 			send(Notice{Level: Warn, Text: fmt.Sprintf("the reply was cut at the output limit (%d tokens)", a.win.Reserve)})
 		}
-		if len(rec.calls) == 0 {
-			if more, err := a.noCalls(ctx, rec, reply, send, &done); !more || err != nil {
+		if len(rec.plan.calls) == 0 {
+			if more, err := a.noCalls(ctx, t, rec, reply, send); !more || err != nil {
 				return err
 			}
 			continue
 		}
-		a.callLimit = a.outputLimit(len(rec.calls))
-		results := a.runCalls(ctx, rec.calls, rec.repairs, send)
+		rec.plan.limit = a.outputLimit(t, len(rec.plan.calls))
+		results := a.runCalls(ctx, t, rec.plan, send)
 		a.relayNotices(send)
 		for _, m := range results {
-			if err := a.append(context.WithoutCancel(ctx), m); err != nil {
+			if err := a.append(context.WithoutCancel(ctx), t, m); err != nil {
 				return err
 			}
 		}
-		if a.stuck(send, &done) {
+		if a.stuck(t, send) {
 			return nil
 		}
 		if err := ctx.Err(); err != nil {
@@ -371,134 +363,9 @@ func (a *Agent) turn(ctx context.Context, text, words string, unlock bool, emit 
 	}
 }
 
-// step makes one model request and streams its reply.
-func (a *Agent) step(ctx context.Context, send func(Event)) (models.Reply, *Usage, error) {
-	req, asm := a.request()
-	began := a.now()
-	filter := newCallFilter()
-	if a.constrained() {
-		filter.hold("") // a JSON reply: shown once it is read
-	}
-	cctx, watch := a.watch(ctx, req)
-	part := a.newPartial()
-	reply, err := a.model.Chat(cctx, req, func(d models.Delta) {
-		if !watch.delta(d) {
-			return // cut at the thinking budget; what still arrives is dropped
-		}
-		part.add(ctx, d.Content)
-		if d.Thinking != "" {
-			send(Thinking{Text: d.Thinking})
-		}
-		if shown := filter.Write(d.Content); shown != "" {
-			send(Token{Text: shown})
-		}
-	})
-	reply, err = watch.finish(cctx, reply, err)
-	defer func() {
-		// Release held text that turned out not to be a tool call.
-		if held := filter.Held(); held != "" && len(reply.Message.ToolCalls) == 0 {
-			if shown := a.shownAfterHold(held); shown != "" {
-				send(Token{Text: shown})
-			}
-		}
-	}()
-	if ctx.Err() != nil && err != nil {
-		err = fmt.Errorf("%w (%v)", context.Cause(ctx), err)
-		if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
-			err = fmt.Errorf("%w: %w", context.Canceled, err)
-		}
-	}
-	reply.Message.Role = models.RoleAssistant
-	usage := &Usage{
-		Estimate: asm.Estimate, Calibrated: asm.Plan.Used(), PromptTokens: reply.Metrics.PromptTokens,
-		EvalTokens: reply.Metrics.EvalTokens, NumCtx: a.win.NumCtx, Dropped: asm.Dropped,
-		DoneReason: reply.DoneReason, Duration: a.now().Sub(began),
-	}
-	if err == nil {
-		a.calibrate(ctx, usage)
-		m := session.TurnMetrics{
-			Model: a.cfg.Model, NumCtx: a.win.NumCtx, Estimate: asm.Estimate,
-			PromptTokens: reply.Metrics.PromptTokens, EvalTokens: reply.Metrics.EvalTokens,
-			Duration: usage.Duration, PromptDuration: reply.Metrics.PromptDuration,
-			EvalDuration: reply.Metrics.EvalDuration, LoadDuration: reply.Metrics.LoadDuration,
-			Truncated:  usage.Truncated,
-			DoneReason: reply.DoneReason,
-		}
-		if rerr := a.rec.RecordTurn(ctx, a.cfg.SessionID, m); rerr != nil {
-			return reply, usage, fmt.Errorf("record turn: %w", rerr)
-		}
-		return reply, usage, nil
-	}
-	return reply, nil, err
-}
-
-// Prefix returns the stable start of every request: the system prompt and
-// the tools offered natively (none in the text tool protocol, where the
-// system prompt describes them).
-func (a *Agent) Prefix() (system string, specs []models.ToolSpec) {
-	all := a.offered(a.tools.All())
-	specs = make([]models.ToolSpec, len(all))
-	for i, t := range all {
-		specs[i] = t.Spec()
-	}
-	if a.textTools() {
-		return a.textSystemPrompt(specs), nil
-	}
-	return a.system(), specs
-}
-
-// PrefixTokens estimates what the prefix costs. The prefix only changes
-// when the tools do, so the count is kept until then.
-func (a *Agent) PrefixTokens() int {
-	system, specs := a.Prefix()
-	key := toolKey(specs) + a.goalText
-	if a.textTools() {
-		key = system
-	}
-	if key == a.prefixKey {
-		return a.prefixCost
-	}
-	cost := a.counter.MessageTokens(models.Message{Role: models.RoleSystem, Content: system})
-	for _, s := range specs {
-		cost += a.counter.Count(string(s.WireJSON()))
-	}
-	a.prefixCost, a.prefixKey = cost, key
-	return cost
-}
-
-// request assembles the next request inside the window: the prefix, then as
-// much of the history as fits next to the reply's reserve and the turn's
-// retrieved code, which goes just before the question.
-func (a *Agent) request() (models.Request, budget.Assembly) {
-	system, specs := a.Prefix()
-	asm := a.assemble()
-	history := a.withRetrieval(asm.Messages)
-	msgs := make([]models.Message, 0, len(history)+1)
-	msgs = append(msgs, models.Message{Role: models.RoleSystem, Content: system})
-	if a.textTools() {
-		msgs = append(msgs, textProtocol(history, a.callFormat())...)
-	} else {
-		msgs = append(msgs, history...)
-	}
-	req := models.Request{
-		Model:    a.cfg.Model,
-		Messages: msgs,
-		Tools:    specs,
-		Options: models.Options{
-			NumCtx:      a.win.NumCtx,
-			NumPredict:  a.win.Reserve,
-			Temperature: a.cfg.Temperature,
-			Think:       a.think(),
-			KeepAlive:   a.cfg.KeepAlive,
-		},
-	}
-	a.constrain(&req)
-	return req, asm
-}
-
-// append adds m to the history and the store.
-func (a *Agent) append(ctx context.Context, m models.Message) error {
-	a.remember(m)
+// append adds m to the history and the store; t is the turn in progress.
+func (a *Agent) append(ctx context.Context, t *turn, m models.Message) error {
+	a.remember(t, m)
 	if err := a.rec.AppendMessage(ctx, a.cfg.SessionID, m); err != nil {
 		return fmt.Errorf("save message: %w", err)
 	}
@@ -506,33 +373,4 @@ func (a *Agent) append(ctx context.Context, m models.Message) error {
 		a.clearPartial(ctx)
 	}
 	return nil
-}
-
-// textProtocol rewrites history for a model that takes no native tools:
-// calls become text in the model's call format and results become user
-// messages.
-func textProtocol(history []models.Message, format string) []models.Message {
-	out := make([]models.Message, 0, len(history))
-	for _, m := range history {
-		switch {
-		case format == models.FormatConstrained && m.Role == models.RoleAssistant:
-			out = append(out, models.Message{Role: models.RoleAssistant, Content: models.ConstrainedText(m)})
-		case m.Role == models.RoleAssistant && len(m.ToolCalls) > 0:
-			var b strings.Builder
-			b.WriteString(m.Content)
-			for _, c := range m.ToolCalls {
-				if b.Len() > 0 {
-					b.WriteByte('\n')
-				}
-				b.WriteString(models.FormatCall(format, c.Name, c.Arguments))
-			}
-			out = append(out, models.Message{Role: models.RoleAssistant, Content: b.String()})
-		case m.Role == models.RoleTool:
-			out = append(out, models.Message{Role: models.RoleUser,
-				Content: fmt.Sprintf("<tool_response name=%q>\n%s\n</tool_response>", m.ToolName, m.Content)})
-		default:
-			out = append(out, m)
-		}
-	}
-	return out
 }

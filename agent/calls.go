@@ -20,29 +20,33 @@ type outcome struct {
 	took   time.Duration
 }
 
-// runCalls runs the calls of one reply and returns the tool messages that
-// answer them, in call order. Consecutive read-only calls run in parallel;
-// a call that writes or executes runs alone, after approval. Every call gets
-// an answer, even when the context is cancelled, so the history stays whole.
-func (a *Agent) runCalls(ctx context.Context, calls []models.ToolCall, repairs []string, send func(Event)) []models.Message {
+// runCalls runs the plan of one reply's calls and returns the tool
+// messages that answer them, in call order. Consecutive read-only calls run
+// in parallel; a call that writes or executes runs alone, after approval.
+// Every call gets an answer, even when the context is cancelled, so the
+// history stays whole.
+func (a *Agent) runCalls(ctx context.Context, t *turn, plan callPlan, send func(Event)) []models.Message {
+	calls := plan.calls
 	outs := make([]outcome, len(calls))
 	for i := 0; i < len(calls); {
 		j := i + 1
-		if a.readOnly(calls[i]) {
-			for j < len(calls) && a.readOnly(calls[j]) {
+		if a.readOnly(calls[i].call) {
+			for j < len(calls) && a.readOnly(calls[j].call) {
 				j++
 			}
 		}
 		var wg sync.WaitGroup
 		for k := i; k < j; k++ {
-			send(ToolStart{ID: calls[k].ID, Name: calls[k].Name, Args: calls[k].Arguments, Repair: repairLabel(repairs[k])})
+			c := calls[k].call
+			send(ToolStart{ID: c.ID, Name: c.Name, Args: c.Arguments, Repair: repairLabel(calls[k].repair),
+				Subject: a.Describe(c.Name, c.Arguments)})
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				began := a.now()
-				res := a.call(ctx, calls[k], progressTo(send, calls[k]))
-				outs[k] = outcome{call: calls[k], result: res, took: a.now().Sub(began)}
-				send(ToolEnd{ID: calls[k].ID, Name: calls[k].Name, Output: res.Output, IsError: res.IsError,
+				res := a.call(ctx, calls[k], plan.limit, progressTo(send, c))
+				outs[k] = outcome{call: c, result: res, took: a.now().Sub(began)}
+				send(ToolEnd{ID: c.ID, Name: c.Name, Output: res.Output, IsError: res.IsError,
 					Summary: res.Summary, Diff: res.Diff, Detail: res.Detail, Duration: outs[k].took})
 			}()
 		}
@@ -55,9 +59,9 @@ func (a *Agent) runCalls(ctx context.Context, calls []models.ToolCall, repairs [
 		msgs[i] = models.Message{Role: models.RoleTool, Content: o.result.Output, ToolName: o.call.Name, ToolCallID: o.call.ID}
 		rec := session.ToolCallRecord{
 			CallID: o.call.ID, Name: o.call.Name, Args: o.call.Arguments, Output: o.result.Output,
-			IsError: o.result.IsError, Summary: o.result.Summary, Duration: o.took, Repair: repairs[i],
+			IsError: o.result.IsError, Summary: o.result.Summary, Duration: o.took, Repair: calls[i].repair,
 		}
-		a.rememberResult(o.call, o.result.Output)
+		t.rememberResult(o.call, o.result.Output)
 		if err := a.rec.RecordToolCall(context.WithoutCancel(ctx), a.cfg.SessionID, rec); err != nil {
 			a.log.Error("record tool call", "tool", o.call.Name, "err", err)
 		}
@@ -77,15 +81,16 @@ func (a *Agent) readOnly(c models.ToolCall) bool {
 	return !ok || t.Effect() == tools.ReadOnly
 }
 
-// call checks and runs one call. Whatever goes wrong becomes a result the
-// model can learn from.
-func (a *Agent) call(ctx context.Context, c models.ToolCall, progress func(tools.Progress)) tools.Result {
+// call checks and runs one planned call, its output capped at limit bytes.
+// Whatever goes wrong becomes a result the model can learn from.
+func (a *Agent) call(ctx context.Context, p plannedCall, limit int, progress func(tools.Progress)) tools.Result {
 	if err := ctx.Err(); err != nil {
 		return tools.Result{Output: "not run: the user cancelled the turn", IsError: true, Summary: "cancelled"}
 	}
-	if res, ok := a.preset[c.ID]; ok {
-		return res
+	if p.preset != nil {
+		return *p.preset
 	}
+	c := p.call
 	t, ok := a.lookup(c.Name)
 	if !ok {
 		res := tools.Errorf("unknown tool %q. Available tools: %s.", c.Name, strings.Join(a.toolNames(), ", "))
@@ -99,7 +104,7 @@ func (a *Agent) call(ctx context.Context, c models.ToolCall, progress func(tools
 		res.Summary = InvalidCall
 		return res
 	}
-	notes = append(a.notes[c.ID], notes...)
+	notes = append(p.notes, notes...)
 	if t.Effect() != tools.ReadOnly {
 		rv := review(ctx, t, args)
 		if rv.Refused != nil {
@@ -109,7 +114,7 @@ func (a *Agent) call(ctx context.Context, c models.ToolCall, progress func(tools
 			return res
 		}
 	}
-	res := t.Run(ctx, tools.Input{Args: args, Limit: a.callLimit, CallID: c.ID, Progress: progress})
+	res := t.Run(ctx, tools.Input{Args: args, Limit: limit, CallID: c.ID, Progress: progress})
 	if len(notes) > 0 {
 		res.Output = "(" + strings.Join(notes, "; ") + ")\n" + res.Output
 	}

@@ -23,13 +23,6 @@ const (
 	stallShare = 0.05
 )
 
-// historyReplacer is a recorder that can swap the active history for a
-// compacted one, keeping the old messages on record; *session.Store is one.
-// Without it, compaction changes only what the model is sent.
-type historyReplacer interface {
-	ReplaceHistory(ctx context.Context, sessionID string, msgs []models.Message) error
-}
-
 // Compact shrinks the conversation now, as /compact asks, whatever its
 // size: old tool outputs become stubs, then the oldest turns are
 // summarised, or trimmed when the summary fails. It reports what it did as
@@ -37,7 +30,7 @@ type historyReplacer interface {
 // ctx ends or the store fails; the session goes on either way. Do not call
 // it while Run is running.
 func (a *Agent) Compact(ctx context.Context, emit func(Event)) error {
-	_, err := a.compact(ctx, emit, true)
+	_, err := a.compact(ctx, nil, emit, true)
 	return err
 }
 
@@ -50,35 +43,42 @@ func (a *Agent) historyCost() int {
 	return n
 }
 
-// autoCompact compacts before a request when the prompt would pass the
-// threshold share of the window, unless the last compaction stalled and
-// the history has not grown much since.
-func (a *Agent) autoCompact(ctx context.Context, send func(Event)) error {
+// autoCompact compacts before a request of turn t when the prompt would
+// pass the threshold share of the window, unless the last compaction
+// stalled and the history has not grown much since.
+func (a *Agent) autoCompact(ctx context.Context, t *turn, send func(Event)) error {
 	if a.cfg.CompactAt >= 1 {
 		return nil
 	}
-	h := a.historyCost()
-	used := a.win.Model(a.PrefixTokens() + a.ret.cost + h)
-	if used <= a.win.Share(a.cfg.CompactAt) {
+	over := func() bool {
+		return a.win.Model(a.prefixTokens(t)+t.codeCost()+a.historyCost()) > a.win.Share(a.cfg.CompactAt)
+	}
+	if !over() {
+		return nil // by bounds too, while the agent is bounded
+	}
+	a.settle(t)
+	if !over() {
 		return nil
 	}
+	h := a.historyCost()
 	if a.stalledAt > 0 && h < a.stalledAt+a.win.Tern(a.win.Share(stallShare)) {
 		return nil
 	}
-	_, err := a.compact(ctx, send, false)
+	_, err := a.compact(ctx, t, send, false)
 	return err
 }
 
 // compact runs the ladder down to half the room, saves the result and says
-// what it did. thorough, for /compact, folds all but the current turn
-// whatever the history's size.
-func (a *Agent) compact(ctx context.Context, send func(Event), thorough bool) (compact.Result, error) {
-	target := a.win.Tern(a.room() / 2)
+// what it did; t is the turn in progress (nil between turns). thorough, for
+// /compact, folds all but the current turn whatever the history's size.
+func (a *Agent) compact(ctx context.Context, t *turn, send func(Event), thorough bool) (compact.Result, error) {
+	a.settle(t)
+	target := a.win.Tern(a.room(t) / 2)
 	summaryMax := a.win.Tern(a.win.Share(summaryShare))
 	ladder := compact.Ladder{
-		Cost: a.cost, Count: a.counter.Count, Summarize: a.summarize,
+		Cost: wireMeter{a, t}.MessageTokens, Count: a.counter.Count, Summarize: a.summarize,
 		SummaryMax: summaryMax, TranscriptMax: a.transcriptMax(summaryMax),
-		Limit: a.win.Tern(a.room()), Thorough: thorough,
+		Limit: a.win.Tern(a.room(t)), Thorough: thorough,
 	}
 	res, err := ladder.Compact(ctx, a.history, a.costs, target)
 	if err != nil {
@@ -91,7 +91,7 @@ func (a *Agent) compact(ctx context.Context, send func(Event), thorough bool) (c
 		}
 		return res, nil
 	}
-	if r, ok := a.rec.(historyReplacer); ok {
+	if r, ok := a.rec.(HistoryReplacer); ok {
 		if err := r.ReplaceHistory(ctx, a.cfg.SessionID, res.History); err != nil {
 			return res, fmt.Errorf("save compacted history: %w", err)
 		}

@@ -316,16 +316,16 @@ func TestStalledCompactionIsNotRepeated(t *testing.T) {
 	// nothing can be compacted yet.
 	a := New(Config{SessionID: "s", Model: "m", NumCtx: 2048, System: "You are a test.", CompactAt: 0.6},
 		instantModel{}, tools.NewSet(tools.ReadOnlyTools(ws)...), rec, nil, c)
-	a.remember(models.Message{Role: models.RoleUser, Content: strings.Repeat("question words ", 150)})
-	a.remember(models.Message{Role: models.RoleAssistant, ToolCalls: []models.ToolCall{{ID: "c1", Name: "read_file", Arguments: []byte(`{"path":"a.go"}`)}}})
-	a.remember(models.Message{Role: models.RoleTool, ToolName: "read_file", ToolCallID: "c1", Content: strings.Repeat("func f() {}\n", 400)})
+	a.remember(nil, models.Message{Role: models.RoleUser, Content: strings.Repeat("question words ", 150)})
+	a.remember(nil, models.Message{Role: models.RoleAssistant, ToolCalls: []models.ToolCall{{ID: "c1", Name: "read_file", Arguments: []byte(`{"path":"a.go"}`)}}})
+	a.remember(nil, models.Message{Role: models.RoleTool, ToolName: "read_file", ToolCallID: "c1", Content: strings.Repeat("func f() {}\n", 400)})
 	threshold := 2048*6/10 - a.PrefixTokens()
-	if h := a.historyCost(); h <= threshold || h > a.room() {
-		t.Fatalf("setup: the turn costs %d; it must pass the threshold (%d) and fit the room (%d)", h, threshold, a.room())
+	if h := a.historyCost(); h <= threshold || h > a.room(nil) {
+		t.Fatalf("setup: the turn costs %d; it must pass the threshold (%d) and fit the room (%d)", h, threshold, a.room(nil))
 	}
 	var notices []string
 	send := func(e Event) { notices = append(notices, e.(Notice).Text) }
-	if err := a.autoCompact(t.Context(), send); err != nil {
+	if err := a.autoCompact(t.Context(), nil, send); err != nil {
 		t.Fatal(err)
 	}
 	if len(rec.replaced) != 0 || a.stalledAt == 0 {
@@ -334,9 +334,9 @@ func TestStalledCompactionIsNotRepeated(t *testing.T) {
 
 	// A new turn makes the old output prunable, but the history has not
 	// grown: no new attempt.
-	a.remember(models.Message{Role: models.RoleAssistant, Content: "ok"})
-	a.remember(models.Message{Role: models.RoleUser, Content: "next?"})
-	if err := a.autoCompact(t.Context(), send); err != nil {
+	a.remember(nil, models.Message{Role: models.RoleAssistant, Content: "ok"})
+	a.remember(nil, models.Message{Role: models.RoleUser, Content: "next?"})
+	if err := a.autoCompact(t.Context(), nil, send); err != nil {
 		t.Fatal(err)
 	}
 	if len(rec.replaced) != 0 {
@@ -344,8 +344,8 @@ func TestStalledCompactionIsNotRepeated(t *testing.T) {
 	}
 
 	// Once it has grown by 5% of the window, compaction runs again.
-	a.remember(models.Message{Role: models.RoleAssistant, Content: strings.Repeat("more words ", 60)})
-	if err := a.autoCompact(t.Context(), send); err != nil {
+	a.remember(nil, models.Message{Role: models.RoleAssistant, Content: strings.Repeat("more words ", 60)})
+	if err := a.autoCompact(t.Context(), nil, send); err != nil {
 		t.Fatal(err)
 	}
 	if len(rec.replaced) != 1 || !strings.Contains(strings.Join(notices, "\n"), "pruned 1 tool output") {

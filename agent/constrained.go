@@ -37,15 +37,16 @@ func (a *Agent) callFormat() string {
 	return a.cfg.ToolFormat
 }
 
-// constrain holds a request to the reply schema of the tools it offers.
-func (a *Agent) constrain(req *models.Request) {
+// constrain holds a request of turn t to the reply schema of the tools it
+// offers.
+func (a *Agent) constrain(t *turn, req *models.Request) {
 	if !a.constrained() {
 		return
 	}
-	all := a.offered(a.tools.All())
+	all := a.offered(t, a.tools.All())
 	specs := make([]models.ToolSpec, len(all))
-	for i, t := range all {
-		specs[i] = t.Spec()
+	for i, tl := range all {
+		specs[i] = tl.Spec()
 	}
 	req.Format = models.ConstrainedSchema(specs, a.limits())
 	req.Options.Think = ""

@@ -35,6 +35,11 @@ type ToolStart struct {
 	// Repair says how the call was recovered when the model did not use the
 	// structured field ("tagged", "fenced", …); empty for native calls.
 	Repair string `json:"repair,omitempty"`
+	// Subject is what the call is about, as its tool words it
+	// (tools.Describe): "agent/loop.go:1-80" for read_file; "" when the
+	// arguments name nothing short. It is for people on screen, not part
+	// of the NDJSON stream, which carries the arguments themselves.
+	Subject string `json:"-"`
 }
 
 // ToolEnd says a tool call finished.

@@ -62,17 +62,13 @@ type ExploreConfig struct {
 	Now             func() time.Time
 }
 
-// subStore keeps a subagent's messages apart from the session's active
-// history; *session.Store satisfies it.
-type subStore interface {
-	AppendSubMessage(ctx context.Context, sessionID, callID string, m models.Message) error
-}
-
 // Explorer runs explore subagents; it satisfies tools.Explorer. One
 // subagent runs at a time: parallel calls wait their turn, since they
 // share one model.
 type Explorer struct {
-	cfg     ExploreConfig
+	cfg ExploreConfig
+	// win is the session's window, of which a subagent gets a part.
+	win     budget.Window
 	model   chatModel
 	tools   toolbox
 	rec     recorder
@@ -82,7 +78,7 @@ type Explorer struct {
 
 // NewExplorer returns the explorer of one session. tb holds the tools a
 // subagent may use (the read-only ones); rec is the session's recorder,
-// which keeps the subagent's messages when it can (subStore), and its tool
+// which keeps the subagent's messages when it can (SubStore), and its tool
 // calls and requests with the session's.
 func NewExplorer(cfg ExploreConfig, model chatModel, tb toolbox, rec recorder, counter tokenCounter) *Explorer {
 	if cfg.Share <= 0 || cfg.Share > 1 {
@@ -91,14 +87,17 @@ func NewExplorer(cfg ExploreConfig, model chatModel, tb toolbox, rec recorder, c
 	if cfg.MaxTurns <= 0 {
 		cfg.MaxTurns = DefaultExploreTurns
 	}
-	return &Explorer{cfg: cfg, model: model, tools: tb, rec: rec, counter: counter}
+	win := budget.Window{NumCtx: cfg.NumCtx, Calibration: cfg.Calibration}
+	return &Explorer{cfg: cfg, win: win, model: model, tools: tb, rec: rec, counter: counter}
 }
 
-// window is the part of the served window a subagent may fill.
-func (e *Explorer) window() int {
-	w := int(e.cfg.Share * float64(e.cfg.NumCtx))
-	return min(max(w, minExploreWindow), e.cfg.NumCtx)
+// part is the part of the session's window a subagent may fill.
+func (e *Explorer) part() budget.Window {
+	return e.win.Part(e.cfg.Share, minExploreWindow)
 }
+
+// window is the size of a subagent's part, in the model's tokens.
+func (e *Explorer) window() int { return e.part().Size() }
 
 // reportTokens is the report's cap.
 func (e *Explorer) reportTokens() int {
@@ -124,17 +123,18 @@ func (e *Explorer) Explore(ctx context.Context, t tools.ExploreTask) (tools.Expl
 	if err != nil {
 		return tools.ExploreReport{}, err
 	}
-	window := e.window()
+	win := e.part()
+	window := win.Size()
 	tb := &subTools{tb: e.tools}
 	rec := &subRecorder{rec: e.rec, callID: t.CallID}
-	rec.store, _ = e.rec.(subStore)
+	rec.store, _ = e.rec.(SubStore)
 	sub := New(Config{
-		SessionID: e.cfg.SessionID, Model: e.cfg.Model, NumCtx: e.cfg.NumCtx, Window: window,
+		SessionID: e.cfg.SessionID, Model: e.cfg.Model, NumCtx: win.NumCtx, Window: win.Limit,
 		Reserve:  min(max(window/6, limit*5/4, 256), window/3),
 		MaxTurns: e.cfg.MaxTurns, System: e.cfg.System,
 		TextTools: e.cfg.TextTools, ToolFormat: e.cfg.ToolFormat, OneToolPerReply: e.cfg.OneToolPerReply,
 		Temperature: e.cfg.Temperature, KeepAlive: e.cfg.KeepAlive,
-		Calibration: e.cfg.Calibration, Logger: e.cfg.Logger, Now: e.cfg.Now,
+		Calibration: win.Calibration, Logger: e.cfg.Logger, Now: e.cfg.Now,
 	}, e.model, tb, rec, nil, e.counter)
 
 	var (
@@ -291,7 +291,7 @@ func (s *subTools) Get(name string) (tools.Tool, bool) {
 // the session's, marked as the subagent's.
 type subRecorder struct {
 	rec    recorder
-	store  subStore
+	store  SubStore
 	callID string
 }
 

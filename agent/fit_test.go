@@ -92,12 +92,12 @@ func TestRequestsAlwaysFit(t *testing.T) {
 			cal := budget.Calibration{Factor: 0.8 + r.Float64()*0.6, Samples: 4}
 			a := New(Config{SessionID: "s", Model: "m", NumCtx: w, System: "You are a test.\n" + words(r, 50), Calibration: cal},
 				instantModel{}, set, &memRecorder{}, nil, c)
-			a.remember(models.Message{Role: models.RoleUser, Content: "first question"})
+			a.remember(nil, models.Message{Role: models.RoleUser, Content: "first question"})
 			var firstSystem string
 			var firstTools []byte
 			seq := 0
 			for step := range 20 {
-				req, asm := a.request()
+				req, asm := a.request(newTurn())
 				checkRequest(t, c, a, req, asm)
 				tb, _ := json.Marshal(req.Tools)
 				if step == 0 {
@@ -106,7 +106,7 @@ func TestRequestsAlwaysFit(t *testing.T) {
 					t.Fatalf("request %d: the prefix changed", step)
 				}
 				for _, m := range randomMessages(r, &seq) {
-					a.remember(m)
+					a.remember(nil, m)
 				}
 			}
 		})
@@ -278,7 +278,7 @@ func BenchmarkRequest32k200(b *testing.B) {
 		instantModel{}, tools.NewSet(tools.ReadOnlyTools(ws)...), &memRecorder{}, nil, c)
 	a.PrefixTokens()
 	for b.Loop() {
-		a.request()
+		a.request(newTurn())
 	}
 }
 

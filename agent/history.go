@@ -47,13 +47,6 @@ func closeCalls(history []models.Message) []models.Message {
 	return out
 }
 
-// partialSaver is the part of the store that keeps the reply in flight;
-// *session.Store satisfies it. A recorder without it keeps only whole
-// messages.
-type partialSaver interface {
-	SavePartial(ctx context.Context, sessionID, text string) error
-}
-
 // partialEvery is how often the text of a streaming reply is saved: a
 // crash loses at most this much of it.
 const partialEvery = 500 * time.Millisecond
@@ -70,7 +63,7 @@ func (a *Agent) newPartial() *partial { return &partial{a: a, saved: a.now()} }
 // add appends streamed text and saves it all when the last save is
 // partialEvery old.
 func (p *partial) add(ctx context.Context, s string) {
-	ps, ok := p.a.rec.(partialSaver)
+	ps, ok := p.a.rec.(PartialSaver)
 	if !ok || s == "" {
 		return
 	}
@@ -87,7 +80,7 @@ func (p *partial) add(ctx context.Context, s string) {
 
 // clearPartial drops the saved partial reply once the reply is a message.
 func (a *Agent) clearPartial(ctx context.Context) {
-	ps, ok := a.rec.(partialSaver)
+	ps, ok := a.rec.(PartialSaver)
 	if !ok || !a.partialSaved {
 		return
 	}

@@ -9,22 +9,10 @@ import (
 	"github.com/ternhq/tern/tools"
 )
 
-// promptReader is a toolbox that reads each user prompt and may offer more
-// tools for it; *disclosure.Set satisfies it.
-type promptReader interface {
-	OnPrompt(ctx context.Context, prompt string)
-}
-
-// noticer is a toolbox with news for the user: tools unlocked, a
-// checkpoint taken. *disclosure.Set satisfies it.
-type noticer interface {
-	Notices() []string
-}
-
 // readPrompt lets the toolbox see the user's prompt before the request is
 // made, and passes on what it has to say.
 func (a *Agent) readPrompt(ctx context.Context, prompt string, send func(Event)) {
-	if r, ok := a.tools.(promptReader); ok {
+	if r, ok := a.tools.(PromptReader); ok {
 		r.OnPrompt(ctx, prompt)
 	}
 	a.relayNotices(send)
@@ -32,7 +20,7 @@ func (a *Agent) readPrompt(ctx context.Context, prompt string, send func(Event))
 
 // relayNotices turns the toolbox's news into Notice events.
 func (a *Agent) relayNotices(send func(Event)) {
-	n, ok := a.tools.(noticer)
+	n, ok := a.tools.(Noticer)
 	if !ok {
 		return
 	}
@@ -59,4 +47,12 @@ func toolKey(specs []models.ToolSpec) string {
 		b.WriteByte(0)
 	}
 	return b.String()
+}
+
+// Describe says what a call of the tool named name is about, for people:
+// the tool's own word for it (tools.Describe), the tool found as the call
+// would find it. The TUI heads each call's line with it.
+func (a *Agent) Describe(name string, args json.RawMessage) string {
+	t, _ := a.lookup(name)
+	return tools.Describe(t, args)
 }

@@ -87,10 +87,10 @@ func shellCommand(text string) string {
 	return ""
 }
 
-// offers reports whether the next request offers the tool named name.
-func (a *Agent) offers(name string) bool {
-	for _, t := range a.offered(a.tools.All()) {
-		if t.Spec().Name == name {
+// offers reports whether turn t's next request offers the tool named name.
+func (a *Agent) offers(t *turn, name string) bool {
+	for _, tl := range a.offered(t, a.tools.All()) {
+		if tl.Spec().Name == name {
 			return true
 		}
 	}
@@ -100,20 +100,20 @@ func (a *Agent) offers(name string) bool {
 // intentNudge returns the nudge for a reply that announces an action or
 // shows a shell block instead of calling a tool, once per turn; ok is
 // false when the reply is to be taken as the answer.
-func (a *Agent) intentNudge(text string) (n prompts.Nudge, ok bool) {
-	if a.guard.intentNudged || len(a.tools.All()) == 0 {
+func (a *Agent) intentNudge(t *turn, text string) (n prompts.Nudge, ok bool) {
+	if t.guard.intentNudged || len(a.tools.All()) == 0 {
 		return n, false
 	}
-	if cmd := shellCommand(text); cmd != "" && a.offers("run_command") {
-		a.guard.intentNudged = true
+	if cmd := shellCommand(text); cmd != "" && a.offers(t, "run_command") {
+		t.guard.intentNudged = true
 		args, _ := json.Marshal(map[string]string{"command": cmd})
 		return prompts.Nudge{Kind: prompts.NudgeShell, Example: models.FormatCall(a.callFormat(), "run_command", args)}, true
 	}
 	if !announcesAction(text) {
 		return n, false
 	}
-	a.guard.intentNudged = true
-	return prompts.Nudge{Kind: prompts.NudgeIntent, Example: a.intentExample(text)}, true
+	t.guard.intentNudged = true
+	return prompts.Nudge{Kind: prompts.NudgeIntent, Example: a.intentExample(t, text)}, true
 }
 
 // intentVerbs map what a reply says it will do to the tool that does it.
@@ -134,17 +134,17 @@ var fileMention = regexp.MustCompile("`?([\\w./\\-]+\\.[A-Za-z][\\w]{0,5})`?")
 
 // intentExample is one call doing what the reply announced: of the tool
 // its verb names when that tool is offered, with the file it mentions.
-func (a *Agent) intentExample(text string) string {
+func (a *Agent) intentExample(t *turn, text string) string {
 	tail := text
 	if r := []rune(text); len(r) > 240 {
 		tail = string(r[len(r)-240:])
 	}
 	for _, v := range intentVerbs {
-		if !v.re.MatchString(tail) || !a.offers(v.tool) {
+		if !v.re.MatchString(tail) || !a.offers(t, v.tool) {
 			continue
 		}
-		t, _ := a.tools.Get(v.tool)
-		args := string(models.ExampleArgs(t.Spec()))
+		tl, _ := a.tools.Get(v.tool)
+		args := string(models.ExampleArgs(tl.Spec()))
 		if m := fileMention.FindAllStringSubmatch(text, -1); len(m) > 0 {
 			file, _ := json.Marshal(m[len(m)-1][1])
 			args = strings.Replace(args, `"path": "main.go"`, `"path": `+string(file), 1)
@@ -157,9 +157,9 @@ func (a *Agent) intentExample(text string) string {
 // refuseCut answers every call of a reply cut at the output limit with a
 // correction instead of running it: its last call, at least, is not what
 // the model meant to send.
-func (a *Agent) refuseCut(calls []models.ToolCall) {
-	for _, c := range calls {
-		a.preset[c.ID] = tools.Result{IsError: true, Summary: InvalidCall,
-			Output: "Not run: your reply was cut off at the output limit while you were writing this call, so its arguments may be incomplete. Send the call again, complete; if its content is long, do the work in smaller steps (a smaller edit, or the file in parts)."}
+func refuseCut(plan callPlan) {
+	for i := range plan.calls {
+		plan.calls[i].answerAhead(tools.Result{IsError: true, Summary: InvalidCall,
+			Output: "Not run: your reply was cut off at the output limit while you were writing this call, so its arguments may be incomplete. Send the call again, complete; if its content is long, do the work in smaller steps (a smaller edit, or the file in parts)."})
 	}
 }

@@ -40,8 +40,8 @@ const (
 // before the guard steps in: the third identical call is not run.
 const repeatLimit = 2
 
-// loopGuard is the per-turn state of loop detection. It is reset by every
-// Run and used from the turn's goroutine only.
+// loopGuard is the per-turn state of loop detection. Each turn has its
+// own (turn.guard), used from the turn's goroutine only.
 type loopGuard struct {
 	// runs counts the calls run this turn, by tool and canonical arguments;
 	// output is the last result of each.
@@ -54,12 +54,6 @@ type loopGuard struct {
 	restrict, thinkOff bool
 	// stop, when set, ends the turn once the current calls are answered.
 	stop loopKind
-	// retries counts requests made again in the text protocol, so that
-	// the turn's request count stays true.
-	retries int
-	// unparsed says why the server could not parse the last reply's call,
-	// when even the text protocol did not get its text through.
-	unparsed string
 	// intentNudged is set once the turn's reply that announced an action
 	// (or showed a shell block) instead of calling a tool was nudged.
 	intentNudged bool
@@ -96,42 +90,44 @@ func callKey(c models.ToolCall) string {
 	return c.Name + " " + args
 }
 
-// screen looks at the calls of one reply before they run. Calls that
-// repeat a result still in view, calls beyond the first when the model
-// should send one per reply, and calls of tools not offered in a
-// restricted request are answered ahead instead of run.
-func (a *Agent) screen(calls []models.ToolCall, restricted bool) {
-	g := a.guard
-	for i, c := range calls {
-		if _, ok := a.preset[c.ID]; ok {
+// screen looks at the planned calls of one reply of turn t before they
+// run. Calls that repeat a result still in view, calls beyond the first
+// when the model should send one per reply, and calls of tools not offered
+// in a restricted request are answered ahead instead of run.
+func (a *Agent) screen(t *turn, plan callPlan, restricted bool) {
+	g := t.guard
+	for i := range plan.calls {
+		p := &plan.calls[i]
+		if p.preset != nil {
 			continue
 		}
-		if a.planRefuses(c) {
+		if a.planRefuses(p) {
 			continue
 		}
-		t, known := a.lookup(c.Name)
+		c := p.call
+		tl, known := a.lookup(c.Name)
 		switch {
 		case a.cfg.OneToolPerReply && i > 0:
-			a.presetNudge(c, prompts.Nudge{Kind: prompts.NudgeOneTool}, "not run: one tool per reply")
+			a.presetNudge(p, prompts.Nudge{Kind: prompts.NudgeOneTool}, "not run: one tool per reply")
 			continue
-		case restricted && known && t.Effect() != tools.ReadOnly:
-			a.preset[c.ID] = tools.Result{IsError: true, Summary: "not offered",
-				Output: fmt.Sprintf("Not run: %s was not available for this reply. Use the read-only tools, or answer.", c.Name)}
+		case restricted && known && tl.Effect() != tools.ReadOnly:
+			p.answerAhead(tools.Result{IsError: true, Summary: "not offered",
+				Output: fmt.Sprintf("Not run: %s was not available for this reply. Use the read-only tools, or answer.", c.Name)})
 			continue
 		}
 		key := callKey(c)
 		n := g.runs[key]
-		if n > 0 && !a.inView(g.output[key]) {
+		if n > 0 && !t.inView(g.output[key]) {
 			g.rereads[key]++
 			if g.rereads[key] >= repeatLimit {
-				a.strikeCall(c, kindReread, n+1)
+				a.strikeCall(t, p, kindReread, n+1)
 			}
 		} else if n >= repeatLimit {
-			a.strikeCall(c, kindRepeat, n+1)
+			a.strikeCall(t, p, kindRepeat, n+1)
 			continue
 		}
 		g.runs[key]++
-		if known && t.Effect() == tools.Writes {
+		if known && tl.Effect() == tools.Writes {
 			// The workspace changed: earlier results may be stale now.
 			clear(g.runs)
 			clear(g.rereads)
@@ -142,8 +138,8 @@ func (a *Agent) screen(calls []models.ToolCall, restricted bool) {
 // strikeCall answers a call that repeats itself. A repeat in view is not
 // run: the correction is its result. A re-read runs (the model needs the
 // content back) with the correction before its result.
-func (a *Agent) strikeCall(c models.ToolCall, kind loopKind, count int) {
-	g := a.guard
+func (a *Agent) strikeCall(t *turn, p *plannedCall, kind loopKind, count int) {
+	g, c := t.guard, p.call
 	n := prompts.Nudge{Kind: prompts.NudgeRepeat, Tool: c.Name, Count: count - 1}
 	if kind == kindReread {
 		n = prompts.Nudge{Kind: prompts.NudgeReread, Tool: c.Name, Count: count - 1}
@@ -151,35 +147,35 @@ func (a *Agent) strikeCall(c models.ToolCall, kind loopKind, count int) {
 	switch g.strike(kind) {
 	case escalateStop:
 		g.stop = kind
-		a.preset[c.ID] = tools.Result{Output: "Not run: the turn was stopped.", IsError: true, Summary: "not run: stuck"}
+		p.answerAhead(tools.Result{Output: "Not run: the turn was stopped.", IsError: true, Summary: "not run: stuck"})
 		return
 	case escalateRestrict:
-		n.Tools, n.Reminder = a.restrictNext(), true
+		n.Tools, n.Reminder = a.restrictNext(t), true
 	}
 	if kind == kindReread {
 		msg, err := prompts.RenderNudge(n)
 		if err == nil {
-			a.notes[c.ID] = append(a.notes[c.ID], msg)
+			p.notes = append(p.notes, msg)
 		}
 		return
 	}
-	a.presetNudge(c, n, "not run: repeated call")
+	a.presetNudge(p, n, "not run: repeated call")
 }
 
-// presetNudge answers c with a rendered nudge instead of running it.
-func (a *Agent) presetNudge(c models.ToolCall, n prompts.Nudge, summary string) {
+// presetNudge answers p with a rendered nudge instead of running it.
+func (a *Agent) presetNudge(p *plannedCall, n prompts.Nudge, summary string) {
 	msg, err := prompts.RenderNudge(n)
 	if err != nil {
 		msg = "Not run."
 		a.log.Error("render nudge", "kind", n.Kind, "err", err)
 	}
-	a.preset[c.ID] = tools.Result{Output: msg, IsError: true, Summary: summary}
+	p.answerAhead(tools.Result{Output: msg, IsError: true, Summary: summary})
 }
 
-// restrictNext makes the next request offer only the read-only tools, and
-// returns their names for the correction that says so.
-func (a *Agent) restrictNext() []string {
-	a.guard.restrict = true
+// restrictNext makes turn t's next request offer only the read-only tools,
+// and returns their names for the correction that says so.
+func (a *Agent) restrictNext(t *turn) []string {
+	t.guard.restrict = true
 	var names []string
 	for _, t := range a.tools.All() {
 		if t.Effect() == tools.ReadOnly {
@@ -189,13 +185,13 @@ func (a *Agent) restrictNext() []string {
 	return names
 }
 
-// offered filters the tools of the next request: all of them, or only the
-// read-only ones while the guard restricts.
-func (a *Agent) offered(all []tools.Tool) []tools.Tool {
+// offered filters the tools of turn t's next request: all of them, or only
+// the read-only ones while its guard restricts.
+func (a *Agent) offered(t *turn, all []tools.Tool) []tools.Tool {
 	if a.planMode {
 		return planTools(all)
 	}
-	if a.guard == nil || !a.guard.restrict {
+	if !t.restricted() {
 		return all
 	}
 	var ro []tools.Tool
@@ -207,16 +203,14 @@ func (a *Agent) offered(all []tools.Tool) []tools.Tool {
 	return ro
 }
 
-// remember records what a call returned, for re-read detection.
-func (a *Agent) rememberResult(c models.ToolCall, output string) {
-	if a.guard != nil {
-		a.guard.output[callKey(c)] = output
-	}
+// rememberResult records what a call returned, for re-read detection.
+func (t *turn) rememberResult(c models.ToolCall, output string) {
+	t.guard.output[callKey(c)] = output
 }
 
 // inView reports whether a result was in the last request, whole: not
 // dropped to fit the window and not replaced by a compaction stub.
-func (a *Agent) inView(output string) bool {
+func (t *turn) inView(output string) bool {
 	if output == "" {
 		return true
 	}
@@ -224,7 +218,7 @@ func (a *Agent) inView(output string) bool {
 	if len(probe) > 512 {
 		probe = probe[:512]
 	}
-	for _, m := range a.lastReq.Messages {
+	for _, m := range t.sent.Messages {
 		if (m.Role == models.RoleTool || m.Role == models.RoleUser) && strings.Contains(m.Content, probe) {
 			return true
 		}
@@ -266,12 +260,12 @@ func (k loopKind) notice() string {
 	return "the model is repeating itself; correcting it"
 }
 
-// stuck ends the turn when the guard stopped it while calls ran.
-func (a *Agent) stuck(send func(Event), done *Done) bool {
-	if a.guard == nil || a.guard.stop == "" {
+// stuck ends turn t when its guard stopped it while calls ran.
+func (a *Agent) stuck(t *turn, send func(Event)) bool {
+	if t.guard.stop == "" {
 		return false
 	}
-	send(Notice{Level: Warn, Text: stuckText(a.guard.stop)})
-	done.Reason = DoneStuck
+	send(Notice{Level: Warn, Text: stuckText(t.guard.stop)})
+	t.done.Reason = DoneStuck
 	return true
 }

@@ -47,7 +47,7 @@ func Mentions(prompt string) []string {
 // attachMentions reads the files the prompt mentions and adds them to the
 // history. A mention that names no file is left as written; when it
 // looks like a path the user is told.
-func (a *Agent) attachMentions(ctx context.Context, prompt string, send func(Event)) error {
+func (a *Agent) attachMentions(ctx context.Context, t *turn, prompt string, send func(Event)) error {
 	paths := Mentions(prompt)
 	if len(paths) == 0 {
 		return nil
@@ -56,11 +56,11 @@ func (a *Agent) attachMentions(ctx context.Context, prompt string, send func(Eve
 		send(Notice{Level: Warn, Text: fmt.Sprintf("only the first %d of the %d mentioned paths are attached", maxMentions, len(paths))})
 		paths = paths[:maxMentions]
 	}
-	a.callLimit = a.outputLimit(len(paths))
+	limit := a.outputLimit(t, len(paths))
 	var calls []models.ToolCall
 	var results []tools.Result
 	for _, p := range paths {
-		c, res, ok := a.readMention(ctx, p)
+		c, res, ok := a.readMention(ctx, p, limit)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -76,20 +76,20 @@ func (a *Agent) attachMentions(ctx context.Context, prompt string, send func(Eve
 		return nil
 	}
 	// The prompt was saved already; the attachments follow it.
-	if err := a.append(ctx, models.Message{Role: models.RoleAssistant, ToolCalls: calls}); err != nil {
+	if err := a.append(ctx, t, models.Message{Role: models.RoleAssistant, ToolCalls: calls}); err != nil {
 		return err
 	}
 	for i, c := range calls {
 		res := results[i]
-		send(ToolStart{ID: c.ID, Name: c.Name, Args: c.Arguments, Repair: RepairMention})
+		send(ToolStart{ID: c.ID, Name: c.Name, Args: c.Arguments, Repair: RepairMention, Subject: a.Describe(c.Name, c.Arguments)})
 		send(ToolEnd{ID: c.ID, Name: c.Name, Output: res.Output, Summary: res.Summary})
-		a.rememberResult(c, res.Output)
+		t.rememberResult(c, res.Output)
 		if err := a.rec.RecordToolCall(ctx, a.cfg.SessionID, session.ToolCallRecord{
 			CallID: c.ID, Name: c.Name, Args: c.Arguments, Output: res.Output, Summary: res.Summary, Repair: RepairMention,
 		}); err != nil {
 			a.log.Error("record tool call", "tool", c.Name, "err", err)
 		}
-		if err := a.append(ctx, models.Message{Role: models.RoleTool, Content: res.Output, ToolName: c.Name, ToolCallID: c.ID}); err != nil {
+		if err := a.append(ctx, t, models.Message{Role: models.RoleTool, Content: res.Output, ToolName: c.Name, ToolCallID: c.ID}); err != nil {
 			return err
 		}
 	}
@@ -99,16 +99,17 @@ func (a *Agent) attachMentions(ctx context.Context, prompt string, send func(Eve
 // RepairMention labels the calls that attach a prompt's @path mentions.
 const RepairMention = "mention"
 
-// readMention reads one mentioned path: a file with read_file, a
-// directory with list_dir. ok is false when neither could.
-func (a *Agent) readMention(ctx context.Context, path string) (models.ToolCall, tools.Result, bool) {
+// readMention reads one mentioned path, its output capped at limit bytes:
+// a file with read_file, a directory with list_dir. ok is false when
+// neither could.
+func (a *Agent) readMention(ctx context.Context, path string, limit int) (models.ToolCall, tools.Result, bool) {
 	run := func(name string) (json.RawMessage, tools.Result, bool) {
 		t, ok := a.tools.Get(name)
 		if !ok {
 			return nil, tools.Errorf("%s is not available", name), false
 		}
 		args, _ := json.Marshal(map[string]string{"path": path})
-		res := t.Run(ctx, tools.Input{Args: args, Limit: a.callLimit})
+		res := t.Run(ctx, tools.Input{Args: args, Limit: limit})
 		return args, res, !res.IsError
 	}
 	name := "read_file"

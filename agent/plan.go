@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/prompts"
 	"github.com/ternhq/tern/tools"
 )
@@ -21,7 +20,7 @@ import (
 // (RevisePlan). Raising the tier on acceptance is the caller's part.
 
 // Session meta keys under which a plan mode session keeps its plans, when
-// the recorder can (metaRecorder).
+// the recorder can (MetaRecorder).
 const (
 	MetaGoal     = "plan_goal"     // the accepted plan, pinned in the prompt
 	MetaProposed = "plan_proposed" // the plan awaiting the user's answer
@@ -89,14 +88,14 @@ func (a *Agent) AcceptPlan(ctx context.Context, note string, emit func(Event)) e
 	}
 	a.planMode = false
 	a.setProposed(ctx, "")
-	return a.turn(ctx, text, note, false, emit)
+	return a.runTurn(ctx, text, note, false, emit)
 }
 
 // pin makes plan the goal pinned in the prompt, cut to an eighth of the
 // window, and keeps it in the session.
 func (a *Agent) pin(ctx context.Context, plan string) error {
 	a.setGoal(plan)
-	if ms, ok := a.rec.(metaRecorder); ok {
+	if ms, ok := a.rec.(MetaRecorder); ok {
 		if err := ms.SetMeta(context.WithoutCancel(ctx), a.cfg.SessionID, MetaGoal, plan); err != nil {
 			return fmt.Errorf("save the goal: %w", err)
 		}
@@ -122,7 +121,7 @@ func (a *Agent) setGoal(plan string) {
 // setProposed records the plan awaiting an answer, in the session too.
 func (a *Agent) setProposed(ctx context.Context, plan string) {
 	a.proposed = plan
-	if ms, ok := a.rec.(metaRecorder); ok {
+	if ms, ok := a.rec.(MetaRecorder); ok {
 		if err := ms.SetMeta(context.WithoutCancel(ctx), a.cfg.SessionID, MetaProposed, plan); err != nil {
 			a.log.Error("save the proposed plan", "err", err)
 		}
@@ -142,7 +141,7 @@ func (a *Agent) system() string {
 // becomes the proposed plan, announced by a PlanReady event before Done.
 func (a *Agent) planTurn(ctx context.Context, text, words string, emit func(Event)) error {
 	var answer string
-	return a.turn(ctx, text, words, false, func(e Event) {
+	return a.runTurn(ctx, text, words, false, func(e Event) {
 		switch e := e.(type) {
 		case Message:
 			answer = ""
@@ -173,10 +172,11 @@ func planTools(all []tools.Tool) []tools.Tool {
 
 // planRefuses answers, in plan mode, a call of a tool the request did not
 // offer, instead of running it; it reports whether it did.
-func (a *Agent) planRefuses(c models.ToolCall) bool {
+func (a *Agent) planRefuses(p *plannedCall) bool {
 	if !a.planMode {
 		return false
 	}
+	c := p.call
 	name := c.Name
 	if t, ok := a.lookup(name); ok {
 		name = t.Spec().Name
@@ -190,6 +190,6 @@ func (a *Agent) planRefuses(c models.ToolCall) bool {
 	if err != nil {
 		msg = "Not run: plan mode allows only the read-only tools."
 	}
-	a.preset[c.ID] = tools.Result{IsError: true, Summary: "not run: plan mode", Output: strings.TrimSpace(msg)}
+	p.answerAhead(tools.Result{IsError: true, Summary: "not run: plan mode", Output: strings.TrimSpace(msg)})
 	return true
 }

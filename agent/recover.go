@@ -11,11 +11,11 @@ import (
 	"github.com/ternhq/tern/tools"
 )
 
-// recovered is one reply after the repair pipeline: the calls to run, how
-// each was recovered, and what the user may be shown.
+// recovered is one reply after the repair pipeline: the plan of its calls
+// (how each was recovered, which are answered ahead, with what notes) and
+// what the user may be shown.
 type recovered struct {
-	calls   []models.ToolCall
-	repairs []string
+	plan callPlan
 	// shown is the reply's text without call text, for the Message event.
 	shown string
 	// broken says why call-like text in a reply without calls could not
@@ -23,11 +23,12 @@ type recovered struct {
 	broken, brokenTool string
 }
 
-// recoverCalls runs the repair pipeline over an assistant reply. The
-// recovered calls replace the reply's own (with names and arguments
-// mended), and call text leaves its content, so that the history shows
-// valid calls the model can imitate. Calls that cannot run are answered
-// ahead with their problem; the loop guard screens the rest.
+// recoverCalls runs the repair pipeline over an assistant reply of turn t
+// and plans its calls. The recovered calls replace the reply's own (with
+// names and arguments mended), and call text leaves its content, so that
+// the history shows valid calls the model can imitate. Calls that cannot
+// run are answered ahead with their problem; the loop guard screens the
+// rest.
 //
 // A reply whose text holds no call, and says nothing or only announces an
 // action, is searched for calls in its thinking: models plan the call there
@@ -35,9 +36,8 @@ type recovered struct {
 // — no, first read_file {…}"), so only its last call is taken: the one the
 // model settled on. A reply cut at the output limit (doneReason
 // "length") has its calls answered with a correction instead of run.
-func (a *Agent) recoverCalls(m *models.Message, doneReason string) recovered {
-	restricted := a.guard.takeRestriction()
-	a.preset, a.notes = map[string]tools.Result{}, map[string][]string{}
+func (a *Agent) recoverCalls(t *turn, m *models.Message, doneReason string) recovered {
+	restricted := t.guard.takeRestriction()
 
 	rec := a.repair(*m)
 	out := recovered{shown: rec.Rest}
@@ -64,8 +64,7 @@ func (a *Agent) recoverCalls(m *models.Message, doneReason string) recovered {
 		a.callSeq++
 		c.ID = fmt.Sprintf("call_%d", a.callSeq)
 		m.ToolCalls = append(m.ToolCalls, c.ToolCall)
-		out.calls = append(out.calls, c.ToolCall)
-		out.repairs = append(out.repairs, c.Repair())
+		p := plannedCall{call: c.ToolCall, repair: c.Repair()}
 		if c.UnknownTool {
 			if _, ok := a.tools.Get(c.Name); ok {
 				// A tool not on offer, such as one of a locked tier: the
@@ -74,20 +73,21 @@ func (a *Agent) recoverCalls(m *models.Message, doneReason string) recovered {
 			}
 		}
 		if c.Problem != "" {
-			a.preset[c.ID] = tools.Result{Output: c.Problem, IsError: true, Summary: InvalidCall}
+			p.answerAhead(tools.Result{Output: c.Problem, IsError: true, Summary: InvalidCall})
 		}
 		if len(c.Notes) > 0 {
-			a.notes[c.ID] = c.Notes
+			p.notes = c.Notes
 		}
+		out.plan.calls = append(out.plan.calls, p)
 	}
 	if rec.Broken != "" {
-		last := out.calls[len(out.calls)-1].ID
-		a.notes[last] = append(a.notes[last], "another call in your reply could not be read: "+rec.Broken)
+		last := &out.plan.calls[len(out.plan.calls)-1]
+		last.notes = append(last.notes, "another call in your reply could not be read: "+rec.Broken)
 	}
 	if doneReason == "length" {
-		a.refuseCut(out.calls)
+		refuseCut(out.plan)
 	}
-	a.screen(out.calls, restricted)
+	a.screen(t, out.plan, restricted)
 	return out
 }
 
@@ -136,31 +136,31 @@ func (a *Agent) exampleCall(tool string) string {
 // the turn. Call text that could not be read, an empty reply and thinking
 // cut at its budget each get a short correction and another request,
 // escalating as the guard decides. more is false when the turn ends.
-func (a *Agent) noCalls(ctx context.Context, rec recovered, reply models.Reply, send func(Event), done *Done) (more bool, err error) {
+func (a *Agent) noCalls(ctx context.Context, t *turn, rec recovered, reply models.Reply, send func(Event)) (more bool, err error) {
 	var n prompts.Nudge
 	var kind loopKind
 	// byServer: the server's own parser rejected the call. Its parser reads
 	// a constrained reply too, so such failures do not argue for that mode.
-	byServer := a.guard.unparsed != ""
+	byServer := t.unparsed != ""
 	if byServer {
-		rec.broken, a.guard.unparsed = a.guard.unparsed, ""
+		rec.broken, t.unparsed = t.unparsed, ""
 	}
 	switch {
 	case rec.broken != "":
 		kind = kindBroken
 		n = prompts.Nudge{Kind: prompts.NudgeBrokenCall, Problem: rec.broken, Example: a.exampleCall(rec.brokenTool)}
 		a.recordUnreadable(ctx, rec)
-		if !a.textTools() {
+		if !a.textTools(t) {
 			a.mode.brokenNative++
-			if a.maybeSwitchToText(ctx, send) {
+			if a.maybeSwitchToText(ctx, t, send) {
 				// A new protocol deserves fresh corrections.
-				a.guard.strikes[kindBroken] = 0
+				t.guard.strikes[kindBroken] = 0
 				n.Example = a.exampleCall(rec.brokenTool)
 			}
 		} else if !a.constrained() && !byServer {
 			a.mode.brokenText++
 			if a.maybeConstrain(ctx, send) {
-				a.guard.strikes[kindBroken] = 0
+				t.guard.strikes[kindBroken] = 0
 				n.Example = a.exampleCall(rec.brokenTool)
 			}
 		}
@@ -170,12 +170,12 @@ func (a *Agent) noCalls(ctx context.Context, rec recovered, reply models.Reply, 
 	case reply.DoneReason == doneThinkingCap:
 		kind = kindThinking
 		n = prompts.Nudge{Kind: prompts.NudgeThinking}
-		a.guard.thinkOff = true
+		t.guard.thinkOff = true
 	case strings.TrimSpace(rec.shown) == "":
 		kind = kindEmpty
 		n = prompts.Nudge{Kind: prompts.NudgeEmpty, Example: a.exampleCall("")}
 	default:
-		in, ok := a.intentNudge(rec.shown)
+		in, ok := a.intentNudge(t, rec.shown)
 		if !ok {
 			return false, nil
 		}
@@ -184,19 +184,19 @@ func (a *Agent) noCalls(ctx context.Context, rec recovered, reply models.Reply, 
 			return false, err
 		}
 		send(Notice{Level: Info, Text: "the model said what it would do but called no tool; asking it to make the call"})
-		if err := a.append(ctx, models.Message{Role: models.RoleUser, Content: msg}); err != nil {
+		if err := a.append(ctx, t, models.Message{Role: models.RoleUser, Content: msg}); err != nil {
 			return false, err
 		}
 		return true, nil
 	}
-	step := a.guard.strike(kind)
+	step := t.guard.strike(kind)
 	if step == escalateStop {
 		send(Notice{Level: Warn, Text: stuckText(kind)})
-		done.Reason = DoneStuck
+		t.done.Reason = DoneStuck
 		return false, nil
 	}
 	if step == escalateRestrict {
-		n.Tools, n.Reminder = a.restrictNext(), true
+		n.Tools, n.Reminder = a.restrictNext(t), true
 	}
 	msg, err := prompts.RenderNudge(n)
 	if err != nil {
@@ -207,7 +207,7 @@ func (a *Agent) noCalls(ctx context.Context, rec recovered, reply models.Reply, 
 		level = Warn // the user saw the reply run on; say plainly why it stopped
 	}
 	send(Notice{Level: level, Text: kind.notice()})
-	if err := a.append(ctx, models.Message{Role: models.RoleUser, Content: msg}); err != nil {
+	if err := a.append(ctx, t, models.Message{Role: models.RoleUser, Content: msg}); err != nil {
 		return false, err
 	}
 	return true, nil

@@ -31,7 +31,7 @@ type Retriever interface {
 // DefaultRAGShare is the share of the window retrieved code may take.
 const DefaultRAGShare = 0.15
 
-// retrieval is the repository code of the turn in progress.
+// retrieval is the repository code of one turn (turn.ret).
 type retrieval struct {
 	msg  models.Message
 	cost int
@@ -47,13 +47,14 @@ func (a *Agent) RAG() bool { return a.rag && a.cfg.Retriever != nil }
 func (a *Agent) SetRAG(on bool) { a.rag = on }
 
 // retrieve looks up code for the prompt just appended to the history when
-// RAG is on. A failed lookup is a warning: the turn goes on without it.
-// It returns an error only when ctx ends.
-func (a *Agent) retrieve(ctx context.Context, prompt string, send func(Event)) error {
-	a.ret = retrieval{}
+// RAG is on, for turn t. A failed lookup is a warning: the turn goes on
+// without it. It returns an error only when ctx ends.
+func (a *Agent) retrieve(ctx context.Context, t *turn, prompt string, send func(Event)) error {
+	t.ret = retrieval{}
 	if !a.RAG() {
 		return nil
 	}
+	a.settle(t) // retrieval fills what the room leaves, by count
 	frame, err := prompts.RenderRetrieved("")
 	if err != nil {
 		return err
@@ -64,7 +65,7 @@ func (a *Agent) retrieve(ctx context.Context, prompt string, send func(Event)) e
 		share = DefaultRAGShare
 	}
 	// The conversation keeps at least half of its room.
-	limit := min(a.win.Share(share), a.room()/2)
+	limit := min(a.win.Share(share), a.room(t)/2)
 	budget := a.win.Tern(limit) - header
 	if budget < 64 {
 		return nil
@@ -88,19 +89,19 @@ func (a *Agent) retrieve(ctx context.Context, prompt string, send func(Event)) e
 		return err
 	}
 	msg := models.Message{Role: models.RoleUser, Content: content}
-	a.ret = retrieval{msg: msg, cost: a.counter.MessageTokens(msg), question: a.history[len(a.history)-1].Content}
+	t.ret = retrieval{msg: msg, cost: a.counter.MessageTokens(msg), question: a.history[len(a.history)-1].Content}
 	return nil
 }
 
 // withRetrieval returns msgs with the turn's retrieved code inserted before
 // its question; msgs is not changed.
-func (a *Agent) withRetrieval(msgs []models.Message) []models.Message {
-	if a.ret.cost == 0 {
+func (t *turn) withRetrieval(msgs []models.Message) []models.Message {
+	if t.codeCost() == 0 {
 		return msgs
 	}
 	at := -1
 	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == models.RoleUser && msgs[i].Content == a.ret.question {
+		if msgs[i].Role == models.RoleUser && msgs[i].Content == t.ret.question {
 			at = i
 			break
 		}
@@ -112,6 +113,6 @@ func (a *Agent) withRetrieval(msgs []models.Message) []models.Message {
 	}
 	out := make([]models.Message, 0, len(msgs)+1)
 	out = append(out, msgs[:at]...)
-	out = append(out, a.ret.msg)
+	out = append(out, t.ret.msg)
 	return append(out, msgs[at:]...)
 }

@@ -25,36 +25,36 @@ const busyWait = 2 * time.Second
 // not a call.
 const droppedCallTokens = 2
 
-// answer makes one model request that fits the window, and handles what
-// the server may do instead of answering.
-func (a *Agent) answer(ctx context.Context, send func(Event)) (models.Reply, *Usage, error) {
-	reply, usage, err := a.fittedStep(ctx, send)
+// answer makes one model request of turn t that fits the window, and
+// handles what the server may do instead of answering.
+func (a *Agent) answer(ctx context.Context, t *turn, send func(Event)) (models.Reply, *Usage, error) {
+	reply, usage, err := a.fittedStep(ctx, t, send)
 	if cause, hint, wait := retryable(err); cause != nil && reply.Message.Content == "" && reply.Message.Thinking == "" {
 		send(Notice{Level: Warn, Text: hint})
 		if !sleep(ctx, wait) {
 			return reply, usage, fmt.Errorf("%w (%v)", ctx.Err(), err)
 		}
-		a.guard.retries++
-		reply, usage, err = a.fittedStep(ctx, send)
+		t.retries++
+		reply, usage, err = a.fittedStep(ctx, t, send)
 		if errors.Is(err, cause) {
 			err = fmt.Errorf("%w (the same again when retried)", err)
 		}
 	}
 	switch {
 	case errors.Is(err, models.ErrToolParse):
-		if !a.textTools() {
-			reply, usage, err = a.retryAsText(ctx, send, "Ollama could not parse the model's tool call")
+		if !a.textTools(t) {
+			reply, usage, err = a.retryAsText(ctx, t, send, "Ollama could not parse the model's tool call")
 		}
 		if errors.Is(err, models.ErrToolParse) {
 			// Models with a built-in parser have their output parsed
 			// whatever the protocol: the call itself must change, so the
 			// model is corrected as for any unreadable call.
-			a.guard.unparsed = "Ollama could not parse it (" + serverWords(err) + ")"
+			t.unparsed = "Ollama could not parse it (" + serverWords(err) + ")"
 			return models.Reply{Message: models.Message{Role: models.RoleAssistant}}, nil, nil
 		}
 		return reply, usage, err
-	case err == nil && a.droppedCall(reply):
-		return a.retryAsText(ctx, send, fmt.Sprintf(
+	case err == nil && a.droppedCall(t, reply):
+		return a.retryAsText(ctx, t, send, fmt.Sprintf(
 			"the reply came back empty after %d generated tokens: Ollama dropped a tool call it could not parse", reply.Metrics.EvalTokens))
 	}
 	return reply, usage, err
@@ -104,9 +104,9 @@ func sleep(ctx context.Context, d time.Duration) bool {
 // empty although the model generated tokens: Ollama's template tool parser
 // drops call text whose JSON does not parse (HTTP 200, no content, no
 // calls, eval_count > 0), so the model did try to call a tool. Tokens the
-// model spent thinking do not count.
-func (a *Agent) droppedCall(reply models.Reply) bool {
-	if a.textTools() || len(a.lastReq.Tools) == 0 {
+// model spent thinking do not count. The request is turn t's last.
+func (a *Agent) droppedCall(t *turn, reply models.Reply) bool {
+	if a.textTools(t) || len(t.sent.Tools) == 0 {
 		return false
 	}
 	m := reply.Message

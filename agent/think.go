@@ -30,11 +30,9 @@ type thinkWatch struct {
 	cancel  context.CancelCauseFunc
 }
 
-// watch prepares a request's stream: it remembers the request (for
-// re-read detection) and, when thinking is on, returns a context the
-// watch may cancel.
+// watch prepares a request's stream: when thinking is on, it returns a
+// context the watch may cancel.
 func (a *Agent) watch(ctx context.Context, req models.Request) (context.Context, *thinkWatch) {
-	a.lastReq = req
 	w := &thinkWatch{}
 	if req.Options.Think == "" || req.Options.Think == "false" {
 		return ctx, w
@@ -83,11 +81,11 @@ func (w *thinkWatch) finish(ctx context.Context, reply models.Reply, err error) 
 	return reply, err
 }
 
-// think is the next request's thinking setting: the configured one,
-// except right after a reply was cut at its thinking budget.
-func (a *Agent) think() string {
-	if a.guard != nil && a.guard.thinkOff {
-		a.guard.thinkOff = false
+// think is the thinking setting of turn t's next request: the configured
+// one, except right after a reply was cut at its thinking budget.
+func (a *Agent) think(t *turn) string {
+	if t.guard.thinkOff {
+		t.guard.thinkOff = false
 		return ""
 	}
 	return a.cfg.Think

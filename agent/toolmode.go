@@ -23,11 +23,10 @@ const (
 
 // toolMode is the session's tool protocol state.
 type toolMode struct {
-	// switched is set once the session fell back to the text protocol;
-	// once for the one request retried in it.
-	switched, once bool
-	parseErrors    int
-	brokenNative   int
+	// switched is set once the session fell back to the text protocol.
+	switched     bool
+	parseErrors  int
+	brokenNative int
 	// brokenText counts unreadable calls in the text protocol; constrained
 	// is set once the session moved to the constrained mode.
 	brokenText  int
@@ -37,9 +36,10 @@ type toolMode struct {
 	textFor    string
 }
 
-// textTools reports whether the next request uses the text tool protocol.
-func (a *Agent) textTools() bool {
-	return a.cfg.TextTools || a.mode.switched || a.mode.once || a.constrained()
+// textTools reports whether turn t's next request (nil: any request
+// between turns) uses the text tool protocol.
+func (a *Agent) textTools(t *turn) bool {
+	return a.cfg.TextTools || a.mode.switched || t.textOnce() || a.constrained()
 }
 
 // TextTools reports whether the session uses the text tool protocol, from
@@ -65,13 +65,13 @@ func (a *Agent) textSystemPrompt(specs []models.ToolSpec) string {
 // (models.ErrToolParse, or a call its parser dropped): the request is made
 // once more in the text protocol, where tern parses the raw text itself.
 // why says what happened, for the user.
-func (a *Agent) retryAsText(ctx context.Context, send func(Event), why string) (models.Reply, *Usage, error) {
+func (a *Agent) retryAsText(ctx context.Context, t *turn, send func(Event), why string) (models.Reply, *Usage, error) {
 	a.mode.parseErrors++
-	a.guard.retries++
+	t.retries++
 	send(Notice{Level: Warn, Text: why + "; retrying in the text tool protocol"})
-	a.mode.once = true
-	reply, usage, err := a.step(ctx, send)
-	a.mode.once = false
+	t.asText = true
+	reply, usage, err := a.step(ctx, t, send)
+	t.asText = false
 	if a.mode.parseErrors >= switchAfterParseErrors {
 		a.switchToText(ctx, send, fmt.Sprintf("Ollama failed to parse %s's tool calls %d times", a.cfg.Model, a.mode.parseErrors))
 	}
@@ -80,18 +80,12 @@ func (a *Agent) retryAsText(ctx context.Context, send func(Event), why string) (
 
 // maybeSwitchToText switches after repeated unreadable native calls, and
 // reports whether it did.
-func (a *Agent) maybeSwitchToText(ctx context.Context, send func(Event)) bool {
-	if a.textTools() || a.mode.brokenNative < switchAfterBroken {
+func (a *Agent) maybeSwitchToText(ctx context.Context, t *turn, send func(Event)) bool {
+	if a.textTools(t) || a.mode.brokenNative < switchAfterBroken {
 		return false
 	}
 	a.switchToText(ctx, send, fmt.Sprintf("%s wrote %d unreadable tool calls", a.cfg.Model, a.mode.brokenNative))
 	return true
-}
-
-// metaRecorder is the part of the store that keeps session settings;
-// *session.Store has it.
-type metaRecorder interface {
-	SetMeta(ctx context.Context, sessionID, key, value string) error
 }
 
 // MetaToolMode is the session setting that records a fall back to the text
@@ -115,7 +109,7 @@ func (a *Agent) switchToText(ctx context.Context, send func(Event), why string) 
 
 // recordMode keeps the session's move to another tool mode, and why.
 func (a *Agent) recordMode(ctx context.Context, mode, why string) {
-	if m, ok := a.rec.(metaRecorder); ok {
+	if m, ok := a.rec.(MetaRecorder); ok {
 		ctx = context.WithoutCancel(ctx)
 		if err := m.SetMeta(ctx, a.cfg.SessionID, MetaToolMode, mode); err != nil {
 			a.log.Error("record tool mode", "err", err)

@@ -20,6 +20,9 @@ type locked struct {
 	tier, max Tier
 }
 
+// The agent finds the review by type assertion: keep it.
+var _ tools.Reviewer = (*locked)(nil)
+
 func (l *locked) Spec() models.ToolSpec {
 	return models.ToolSpec{Name: l.name, Description: "locked", Parameters: models.Schema()}
 }

@@ -11,19 +11,22 @@ import (
 	"strings"
 	"text/template"
 
-	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/tools"
 )
 
 //go:embed request_tools.md
 var requestToolsDoc string
 
+// RequestTools is the name of the meta-tool with which the model unlocks
+// more tools.
+const RequestTools = "request_tools"
+
 // requestTools is the meta-tool with which the model asks for a higher tier,
 // or one tool, with a reason. The unlock is shown to the user and kept for
 // the session.
 type requestTools struct {
-	set  *Set
-	spec models.ToolSpec
+	tools.Decl
+	set *Set
 }
 
 // tierLine is one unlockable tier in request_tools' description.
@@ -60,11 +63,26 @@ func newRequestTools(s *Set) (tools.Tool, error) {
 	if err := tmpl.Execute(&b, lines); err != nil {
 		return nil, fmt.Errorf("request_tools description: %w", err)
 	}
-	ps := []models.Param{{Name: "tier", Type: "integer"}, {Name: "tool", Type: "string"}, {Name: "reason", Type: "string"}}
+	decl := tools.Declare[requestArgs](RequestTools, b.String())
 	if s.catalog != nil && s.max >= External {
-		ps = append(ps, models.Param{Name: "query", Type: "string"})
+		decl = tools.Declare[catalogRequestArgs](RequestTools, b.String())
 	}
-	return &requestTools{set: s, spec: tools.SpecFrom("request_tools", b.String(), ps...)}, nil
+	return &requestTools{Decl: decl, set: s}, nil
+}
+
+// requestArgs are request_tools' parameters. Tier is read by hand
+// (parseTier): small models send 1, "1", "tier 1" or 1.0.
+type requestArgs struct {
+	Tier   json.RawMessage `json:"tier" tool:"type=integer"`
+	Tool   string          `json:"tool"`
+	Reason string          `json:"reason"`
+}
+
+// catalogRequestArgs adds the query that picks MCP tools, offered when the
+// session has a catalog to pick from.
+type catalogRequestArgs struct {
+	requestArgs
+	Query string `json:"query" tool:"subject=quoted"`
 }
 
 // tierNames lists what tier t holds, for request_tools: its tools, and the
@@ -77,19 +95,12 @@ func (s *Set) tierNames(t Tier) string {
 	return strings.Join(list, ", ")
 }
 
-func (r *requestTools) Spec() models.ToolSpec { return r.spec }
-
 // Effect is read-only: the call changes what the model may call, not the
 // workspace, and never needs approval.
 func (r *requestTools) Effect() tools.Effect { return tools.ReadOnly }
 
 func (r *requestTools) Run(ctx context.Context, in tools.Input) tools.Result {
-	var args struct {
-		Tier   json.RawMessage `json:"tier"`
-		Tool   string          `json:"tool"`
-		Reason string          `json:"reason"`
-		Query  string          `json:"query"`
-	}
+	var args catalogRequestArgs
 	if err := json.Unmarshal(bytes.TrimSpace(orEmpty(in.Args)), &args); err != nil {
 		return r.fail("invalid arguments: %v", err)
 	}

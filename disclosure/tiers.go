@@ -28,15 +28,17 @@ import (
 // Tier is a level of tools. A tier includes the tiers below it.
 type Tier int
 
-// The tiers.
+// The tiers. Which built-in tool is in which is said once, in package
+// tools' table of built-in tools; tier 0 also holds request_tools, and
+// tier 3 the MCP tools.
 const (
-	Read     Tier = 0 // read_file, list_dir, grep, glob, search_code (with an index), request_tools
-	Edit     Tier = 1 // edit_file, write_file
-	Commands Tier = 2 // run_command, git_status, git_diff, git_commit
-	External Tier = 3 // fetch_url and MCP tools (none yet)
+	Read     Tier = tools.TierRead
+	Edit     Tier = tools.TierEdit
+	Commands Tier = tools.TierCommands
+	External Tier = tools.TierExternal
 
 	// NumTiers counts the tiers.
-	NumTiers = 4
+	NumTiers = tools.NumTiers
 )
 
 // String names the tier for people: "tier 1 (edit)".

@@ -51,8 +51,17 @@ func (l *lines) count() int { return len(l.start) - 1 }
 
 // text returns rows a..b without the final newline.
 func (l *lines) text(a, b int) string {
-	end := min(l.start[b+1]-1, len(l.src))
-	return string(bytes.TrimSuffix(l.src[l.start[a]:end], []byte("\n")))
+	s, e := l.span(a, b)
+	return string(l.src[s:e])
+}
+
+// span returns the byte range of rows a..b without the final newline.
+func (l *lines) span(a, b int) (start, end int) {
+	start, end = l.start[a], min(l.start[b+1]-1, len(l.src))
+	if end > start && l.src[end-1] == '\n' {
+		end--
+	}
+	return start, end
 }
 
 // line returns row r without its newline.
@@ -116,7 +125,12 @@ func (c *chunker) Close() { c.parser.Close() }
 // tree-sitter cannot parse fall back to line windows; a parse that ctx
 // cancels returns ctx's error.
 func (c *chunker) chunk(ctx context.Context, lang string, src []byte) ([]piece, error) {
-	l := newLines(src)
+	return c.chunkLines(ctx, lang, newLines(src))
+}
+
+// chunkLines is chunk for a file whose lines are indexed.
+func (c *chunker) chunkLines(ctx context.Context, lang string, l *lines) ([]piece, error) {
+	src := l.src
 	g := grammarNamed(lang)
 	if g == nil {
 		return c.windows(l, lang), nil

@@ -6,12 +6,15 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 )
@@ -292,33 +295,49 @@ func (u *updater) scan(ctx context.Context, known map[string]*fileState) ([]job,
 }
 
 // chunkAll reads and chunks the jobs on all workers while one writer
-// stores the results, a batch of whole files per transaction.
+// stores the results, a batch of whole files per transaction. The batch
+// being filled and the one being written are different slices, so the
+// workers keep going while the writer is busy with a large transaction;
+// with one batch in between, at most three batches are held in memory.
+//
+// Files are stored in the order of jobs (the walk's), whichever worker
+// finishes first, so that the same tree always gets the same row ids, and
+// with them the same order among search hits of equal score.
 func (u *updater) chunkAll(ctx context.Context, jobs []job, w *writer) error {
 	u.report(PhaseChunk, true)
-	todo := make(chan job)
-	// The buffer lets the workers run ahead while the writer flushes a
-	// batch; it holds a few MB of text at most.
-	done := make(chan record, 64*u.opts.Workers)
+	type result struct {
+		seq     int
+		r       record
+		dropped bool // interrupted: the file stays as it was
+	}
+	todo := make(chan int)
+	done := make(chan result, 64*u.opts.Workers)
+	// slots bounds how far the workers run ahead of the file the writer
+	// waits for.
+	slots := make(chan struct{}, 64*u.opts.Workers)
 	var wg sync.WaitGroup
 	for range u.opts.Workers {
 		wg.Go(func() {
 			ck := newChunker()
 			defer ck.Close()
-			seen := map[string]struct{}{}
-			for j := range todo {
-				r := u.process(ctx, ck, j, seen)
-				if ctx.Err() != nil && r.chunks == nil && !r.touch {
-					continue // interrupted: the file stays as it was
-				}
-				done <- r
+			sc := newScratch()
+			for seq := range todo {
+				r := u.process(ctx, ck, jobs[seq], sc)
+				dropped := ctx.Err() != nil && r.chunks == nil && !r.touch
+				done <- result{seq: seq, r: r, dropped: dropped}
 			}
 		})
 	}
 	go func() {
 		defer close(todo)
-		for _, j := range jobs {
+		for seq := range jobs {
 			select {
-			case todo <- j:
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case todo <- seq:
 			case <-ctx.Done():
 				return
 			}
@@ -328,19 +347,68 @@ func (u *updater) chunkAll(ctx context.Context, jobs []job, w *writer) error {
 		wg.Wait()
 		close(done)
 	}()
-	var werr error
-	for r := range done {
-		if werr != nil {
-			continue // drain, so the workers can finish
+	// ordered yields the results in job order.
+	ordered := func(yield func(result) bool) {
+		pending := map[int]result{}
+		next := 0
+		for res := range done {
+			pending[res.seq] = res
+			for {
+				res, ok := pending[next]
+				if !ok {
+					break
+				}
+				delete(pending, next)
+				next++
+				<-slots
+				if !yield(res) {
+					return
+				}
+			}
 		}
-		werr = w.put(r)
+	}
+
+	batches := make(chan []record, 1)
+	werrc := make(chan error, 1)
+	var failed atomic.Bool
+	go func() {
+		var werr error
+		for b := range batches {
+			if werr == nil {
+				if werr = w.write(b); werr != nil {
+					failed.Store(true)
+				}
+			}
+		}
+		werrc <- werr
+	}()
+	var batch []record
+	var bytes int
+	var opened time.Time
+	for res := range ordered {
+		r := res.r
+		if res.dropped || failed.Load() {
+			continue // after a failure, drain so the workers can finish
+		}
+		if len(batch) == 0 {
+			opened = time.Now()
+		}
+		batch = append(batch, r)
+		for _, c := range r.chunks {
+			bytes += len(c.text)
+		}
 		u.account(r)
 		u.report(PhaseChunk, false)
+		if len(batch) >= batchFiles || bytes >= batchBytes || time.Since(opened) >= batchTime {
+			batches <- batch
+			batch, bytes = nil, 0
+		}
 	}
-	if werr != nil {
-		return werr
+	if len(batch) > 0 && !failed.Load() {
+		batches <- batch
 	}
-	if err := w.commit(); err != nil {
+	close(batches)
+	if err := <-werrc; err != nil {
 		return err
 	}
 	return ctx.Err()
@@ -380,10 +448,26 @@ func (u *updater) account(r record) {
 	}
 }
 
+// scratch is a worker's reusable memory: processing a file allocates
+// little beyond the rows it returns.
+type scratch struct {
+	buf    []byte              // the file being read
+	seen   map[string]struct{} // distinct identifiers of a chunk or a file
+	words  map[string]string   // compound identifier → its splitWords entry
+	idents strings.Builder
+}
+
+func newScratch() *scratch {
+	return &scratch{seen: map[string]struct{}{}, words: map[string]string{}}
+}
+
+// maxWordCache bounds a worker's cache of split identifiers.
+const maxWordCache = 1 << 16
+
 // process reads one file and chunks it.
-func (u *updater) process(ctx context.Context, ck *chunker, j job, seen map[string]struct{}) record {
+func (u *updater) process(ctx context.Context, ck *chunker, j job, sc *scratch) record {
 	r := record{job: j}
-	data, err := os.ReadFile(filepath.Join(u.ix.root, filepath.FromSlash(j.rel)))
+	data, err := readFile(filepath.Join(u.ix.root, filepath.FromSlash(j.rel)), sc.buf)
 	if err != nil {
 		r.gone = true
 		if !errors.Is(err, fs.ErrNotExist) {
@@ -391,6 +475,7 @@ func (u *updater) process(ctx context.Context, ck *chunker, j job, seen map[stri
 		}
 		return r
 	}
+	sc.buf = data[:0]
 	sum := sha256.Sum256(data)
 	r.hash = sum[:]
 	if j.known != nil && bytes.Equal(j.known.hash, r.hash) {
@@ -407,48 +492,95 @@ func (u *updater) process(ctx context.Context, ck *chunker, j job, seen map[stri
 		data = bytes.ToValidUTF8(data, []byte("\uFFFD"))
 		r.converted = true
 	}
-	pieces, err := ck.chunk(ctx, r.lang, data)
+	l := newLines(data)
+	pieces, err := ck.chunkLines(ctx, r.lang, l)
 	if err != nil {
 		return record{job: j} // cancelled
 	}
-	r.chunks = chunkRows(pieces, data, seen)
+	// One copy of the file as a string: the chunk texts are slices of it.
+	text := string(data)
+	r.chunks = chunkRows(pieces, l, text, sc)
 	r.pathWords = nameWords(j.rel)
-	r.idents = fileIdents(string(data))
+	r.idents = fileIdents(text, sc)
 	return r
 }
 
-// chunkRows gives pieces their text, hash and full-text columns.
-func chunkRows(pieces []piece, data []byte, seen map[string]struct{}) []chunkRow {
-	l := newLines(data)
+// readFile reads the file at path into buf, which it grows as needed.
+func readFile(path string, buf []byte) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	// One byte more than the size, so that reading reaches EOF without
+	// growing the buffer.
+	buf = slices.Grow(buf[:0], int(fi.Size())+1)
+	for {
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, 4096) // the file grew while being read
+		}
+	}
+}
+
+// chunkRows gives pieces their text, hash and full-text columns. text is
+// the file as a string, lines its lines.
+func chunkRows(pieces []piece, l *lines, text string, sc *scratch) []chunkRow {
 	rows := make([]chunkRow, 0, len(pieces))
 	for _, p := range pieces {
-		text := l.text(p.start, p.end)
-		sum := sha256.Sum256([]byte(text))
+		a, b := l.span(p.start, p.end)
+		sum := sha256.Sum256(l.src[a:b])
+		t := text[a:b]
 		rows = append(rows, chunkRow{
 			piece: p,
-			text:  text,
+			text:  t,
 			hash:  sum[:16],
 			name:  nameWords(p.symbol),
-			words: splitWords(text, seen),
+			words: sc.splitWords(t),
 		})
 	}
 	return rows
 }
 
+// splitWords is splitWords with the worker's scratch space and a cache of
+// split identifiers, which recur from chunk to chunk.
+func (sc *scratch) splitWords(text string) string {
+	if len(sc.words) > maxWordCache {
+		clear(sc.words)
+	}
+	return splitWordsCached(text, sc.seen, sc.words)
+}
+
 // fileIdents lists the distinct identifiers of a file, which RepoMap uses
 // to count references to symbols.
-func fileIdents(text string) string {
-	seen := map[string]bool{}
-	var b strings.Builder
+func fileIdents(text string, sc *scratch) string {
+	clear(sc.seen)
+	b := &sc.idents
+	b.Reset()
+	b.Grow(len(text) / 4)
 	eachIdent(text, func(id string) {
-		if len(id) < 3 || seen[id] {
+		if len(id) < 3 {
 			return
 		}
-		seen[id] = true
+		if _, ok := sc.seen[id]; ok {
+			return
+		}
+		sc.seen[id] = struct{}{}
 		b.WriteString(id)
 		b.WriteByte(' ')
 	})
-	return b.String()
+	return strings.Clone(b.String())
 }
 
 // report sends progress to the callback, at most every 100ms unless forced.

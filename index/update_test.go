@@ -305,7 +305,7 @@ func TestVanishedFileIsDropped(t *testing.T) {
 	u := &updater{ix: ix}
 	ck := newChunker()
 	defer ck.Close()
-	r := u.process(t.Context(), ck, job{rel: "a.go", known: known["a.go"]}, map[string]struct{}{})
+	r := u.process(t.Context(), ck, job{rel: "a.go", known: known["a.go"]}, newScratch())
 	if !r.gone || r.problem != "" {
 		t.Errorf("record = %+v, want gone without a problem", r)
 	}
@@ -331,7 +331,7 @@ func TestFileChangedWhileReadIsReadAgain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.put(u.process(t.Context(), ck, stale, map[string]struct{}{})); err != nil {
+	if err := w.put(u.process(t.Context(), ck, stale, newScratch())); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.commit(); err != nil {

@@ -94,21 +94,40 @@ func compound(ident string) bool {
 // distinct compound identifier in text, so that "parse config" finds
 // parseConfigFile. seen is scratch space, cleared before use.
 func splitWords(text string, seen map[string]struct{}) string {
+	return splitWordsCached(text, seen, nil)
+}
+
+// splitWordsCached is splitWords with a cache of each identifier's entry,
+// filled as it goes when not nil.
+func splitWordsCached(text string, seen map[string]struct{}, cache map[string]string) string {
 	clear(seen)
 	var b strings.Builder
 	eachIdent(text, func(id string) {
-		if len(id) < 3 || !compound(id) {
+		if len(id) < 3 {
 			return
 		}
 		if _, ok := seen[id]; ok {
 			return
 		}
+		if w, ok := cache[id]; ok {
+			seen[id] = struct{}{}
+			b.WriteString(w)
+			return
+		}
+		if !compound(id) {
+			return
+		}
 		seen[id] = struct{}{}
+		start := b.Len()
 		for _, w := range splitIdent(id) {
 			b.WriteString(w)
 			b.WriteByte(' ')
 		}
 		b.WriteString("; ")
+		if cache != nil {
+			// Copies: slices would keep the whole chunk and column alive.
+			cache[strings.Clone(id)] = strings.Clone(b.String()[start:])
+		}
 	})
 	return b.String()
 }

@@ -53,3 +53,22 @@ func TestQueryWords(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitWordsCacheChangesNothing runs splitWords with and without the
+// cache of split identifiers over texts that share identifiers.
+func TestSplitWordsCacheChangesNothing(t *testing.T) {
+	entries, err := readDir("testdata/langs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := map[string]string{}
+	seen := map[string]struct{}{}
+	for name, body := range entries {
+		for _, text := range append(strings.Split(body, "\n\n"), body, "x := HTTPServer2; HTTPServer2.parse_configFile()") {
+			want := splitWords(text, map[string]struct{}{})
+			if got := splitWordsCached(text, seen, cache); got != want {
+				t.Errorf("%s: cached splitWords = %q, want %q", name, got, want)
+			}
+		}
+	}
+}

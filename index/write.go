@@ -12,7 +12,7 @@ import (
 // whole files, so an interrupted update leaves a consistent index. A batch
 // of stored files waits in memory and is written at once, its full-text
 // rows last (see flush), so these bound the memory an update holds too.
-const (
+var (
 	batchFiles = 2048
 	batchBytes = 16 << 20
 	batchTime  = 2 * time.Second
@@ -162,6 +162,25 @@ func (w *writer) maybeCommit() error {
 // put stores one processed file: at once when it goes or is touched, with
 // the batch otherwise.
 func (w *writer) put(r record) error {
+	if err := w.add(r); err != nil {
+		return err
+	}
+	return w.maybeCommit()
+}
+
+// write stores a batch of processed files in one transaction.
+func (w *writer) write(batch []record) error {
+	for _, r := range batch {
+		if err := w.add(r); err != nil {
+			return err
+		}
+	}
+	return w.commit()
+}
+
+// add deletes or touches a file at once, and queues a stored one for
+// flush.
+func (w *writer) add(r record) error {
 	if err := w.begin(); err != nil {
 		return err
 	}
@@ -183,7 +202,7 @@ func (w *writer) put(r record) error {
 			w.bytes += len(c.text)
 		}
 	}
-	return w.maybeCommit()
+	return nil
 }
 
 // flush writes the batch's files and chunks, then all their full-text

@@ -1,7 +1,10 @@
 // Package rag retrieves code for prompts and for the search command. It
 // combines the index's ranked lexical results with vector similarity,
-// drops overlapping and duplicate chunks, caps the hits of one file, packs hits under a token budget with
+// drops overlapping and duplicate chunks, caps the hits of one file, keeps
+// the hits worth prompt tokens, packs hits under a token budget with
 // file and line headers, and draws a repository map that fits a budget.
+// Workspace is a workspace's index as tern's commands, its search_code
+// tool, RAG and the TUI share it.
 //
 // Vectors come from the index's SQLite store and are held in memory in a
 // chromem-go collection, refreshed when the index changes. Without an

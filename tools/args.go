@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ternhq/tern/models"
 	"maps"
 	"math"
 	"reflect"
@@ -145,17 +144,4 @@ func humanSize(n int64) string {
 		v, suffix = v/unit, s
 	}
 	return fmt.Sprintf("%.1f %s", v, suffix)
-}
-
-// SpecFrom builds a tool's spec from its embedded description: the text
-// before the first "## name" heading describes the tool, and each heading's
-// section describes the parameter of that name.
-func SpecFrom(name, md string, params ...models.Param) models.ToolSpec {
-	d := parseDoc(md)
-	for i := range params {
-		if params[i].Description == "" {
-			params[i].Description = d.params[params[i].Name]
-		}
-	}
-	return models.ToolSpec{Name: name, Description: d.text, Parameters: models.Schema(params...)}
 }

@@ -8,8 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/ternhq/tern/models"
 )
 
 //go:embed ask_user.md
@@ -44,20 +42,23 @@ const (
 const NoUser = "no user available: decide and say what you assumed"
 
 type askUser struct {
+	Decl
 	asker Asker
-	spec  models.ToolSpec
 }
 
 // NewAskUser returns the ask_user tool. With a nil asker (headless runs)
 // every call returns NoUser at once.
 func NewAskUser(a Asker) Tool {
-	return &askUser{asker: a, spec: SpecFrom("ask_user", askUserDoc,
-		models.Param{Name: "questions", Type: "array", Items: "object", Required: true},
-	)}
+	return &askUser{asker: a, Decl: Declare[askUserArgs]("ask_user", askUserDoc)}
 }
 
-func (t *askUser) Spec() models.ToolSpec { return t.spec }
-func (t *askUser) Effect() Effect        { return ReadOnly }
+// askUserArgs is ask_user's parameter. Questions is read by hand
+// (parseQuestions), for the shapes small models send it in.
+type askUserArgs struct {
+	Questions json.RawMessage `json:"questions" tool:"required,type=array,items=object"`
+}
+
+func (t *askUser) Effect() Effect { return ReadOnly }
 
 func (t *askUser) Run(ctx context.Context, in Input) Result {
 	qs, err := parseQuestions(in.Args)
@@ -94,7 +95,7 @@ func (t *askUser) Run(ctx context.Context, in Input) Result {
 func parseQuestions(raw json.RawMessage) ([]Question, error) {
 	const want = `send {"questions":[{"question":"Which database?","options":["SQLite","Postgres"]}]}`
 	var args struct {
-		Questions json.RawMessage `json:"questions"`
+		askUserArgs
 		questionFields
 	}
 	if err := decodeArgs(raw, &args); err != nil {

@@ -6,17 +6,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-
-	"github.com/ternhq/tern/models"
 )
 
 //go:embed edit_file.md
 var editFileDoc string
 
 type editFile struct {
-	ws   *Workspace
-	cp   *Checkpoint
-	spec models.ToolSpec
+	Decl
+	ws *Workspace
+	cp *Checkpoint
 }
 
 // NewEditFile returns the edit_file tool: the exact, unique replacement of
@@ -25,16 +23,17 @@ type editFile struct {
 // where the closest text is. cp, which may be nil, is saved before the
 // first change.
 func NewEditFile(ws *Workspace, cp *Checkpoint) Tool {
-	return &editFile{ws: ws, cp: cp, spec: SpecFrom("edit_file", editFileDoc,
-		models.Param{Name: "path", Type: "string", Required: true},
-		models.Param{Name: "old_string", Type: "string", Required: true},
-		models.Param{Name: "new_string", Type: "string", Required: true},
-		models.Param{Name: "replace_all", Type: "boolean"},
-	)}
+	return &editFile{ws: ws, cp: cp, Decl: Declare[editArgs]("edit_file", editFileDoc)}
 }
 
-func (t *editFile) Spec() models.ToolSpec { return t.spec }
-func (t *editFile) Effect() Effect        { return Writes }
+type editArgs struct {
+	Path       string  `json:"path" tool:"required,subject"`
+	Old        string  `json:"old_string" tool:"required"`
+	New        string  `json:"new_string" tool:"required"`
+	ReplaceAll boolArg `json:"replace_all"`
+}
+
+func (t *editFile) Effect() Effect { return Writes }
 
 // editPlan is an edit worked out but not yet written.
 type editPlan struct {
@@ -82,12 +81,7 @@ func (t *editFile) Run(ctx context.Context, in Input) Result {
 // plan checks the call and works out the new content. A refusal is the
 // result the model gets: what went wrong and what to do instead.
 func (t *editFile) plan(ctx context.Context, raw json.RawMessage) (editPlan, *Result) {
-	var args struct {
-		Path       string  `json:"path"`
-		Old        string  `json:"old_string"`
-		New        string  `json:"new_string"`
-		ReplaceAll boolArg `json:"replace_all"`
-	}
+	var args editArgs
 	refuse := func(what, format string, a ...any) (editPlan, *Result) {
 		r := fail("edit_file "+args.Path+": "+what, format, a...)
 		return editPlan{}, &r

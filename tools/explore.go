@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-
-	"github.com/ternhq/tern/models"
 )
 
 //go:embed explore.md
@@ -55,29 +53,27 @@ type ExploreReport struct {
 const maxHints = 8
 
 type explore struct {
-	ws   *Workspace
-	ex   Explorer
-	spec models.ToolSpec
+	Decl
+	ws *Workspace
+	ex Explorer
 }
 
 // NewExplore returns the explore tool: it hands a task to ex, a read-only
 // subagent with its own small budget, and returns the subagent's report,
 // so that the reads it made never enter the caller's window.
 func NewExplore(ws *Workspace, ex Explorer) Tool {
-	return &explore{ws: ws, ex: ex, spec: SpecFrom("explore", exploreDoc,
-		models.Param{Name: "task", Type: "string", Required: true},
-		models.Param{Name: "files_hint", Type: "array"},
-	)}
+	return &explore{ws: ws, ex: ex, Decl: Declare[exploreArgs]("explore", exploreDoc)}
 }
 
-func (t *explore) Spec() models.ToolSpec { return t.spec }
-func (t *explore) Effect() Effect        { return ReadOnly }
+type exploreArgs struct {
+	Task  string     `json:"task" tool:"required"`
+	Files stringList `json:"files_hint"`
+}
+
+func (t *explore) Effect() Effect { return ReadOnly }
 
 func (t *explore) Run(ctx context.Context, in Input) Result {
-	var args struct {
-		Task  string     `json:"task"`
-		Files stringList `json:"files_hint"`
-	}
+	var args exploreArgs
 	if err := decodeArgs(in.Args, &args); err != nil {
 		return fail("explore: bad arguments", "%v", err)
 	}

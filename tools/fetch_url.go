@@ -16,8 +16,6 @@ import (
 	"time"
 
 	"golang.org/x/net/html/charset"
-
-	"github.com/ternhq/tern/models"
 )
 
 //go:embed fetch_url.md
@@ -35,10 +33,10 @@ const (
 )
 
 type fetchURL struct {
+	Decl
 	ws     *Workspace
 	client *http.Client
 	guard  *netGuard
-	spec   models.ToolSpec
 }
 
 // errTooManyRedirects stops a redirect chain longer than fetchMaxRedirects.
@@ -74,18 +72,17 @@ func NewFetchURL(ws *Workspace, client *http.Client, allowHosts ...string) Tool 
 		}
 		return g.checkURL(req.Context(), req.URL)
 	}
-	return &fetchURL{ws: ws, client: c, guard: g, spec: SpecFrom("fetch_url", fetchURLDoc,
-		models.Param{Name: "url", Type: "string", Required: true},
-	)}
+	return &fetchURL{ws: ws, client: c, guard: g, Decl: Declare[fetchArgs]("fetch_url", fetchURLDoc)}
 }
 
-func (t *fetchURL) Spec() models.ToolSpec { return t.spec }
-func (t *fetchURL) Effect() Effect        { return External }
+type fetchArgs struct {
+	URL string `json:"url" tool:"required,subject"`
+}
+
+func (t *fetchURL) Effect() Effect { return External }
 
 func (t *fetchURL) Run(ctx context.Context, in Input) Result {
-	var args struct {
-		URL string `json:"url"`
-	}
+	var args fetchArgs
 	if err := decodeArgs(in.Args, &args); err != nil {
 		return fail("fetch_url: bad arguments", "%v", err)
 	}

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-
-	"github.com/ternhq/tern/models"
 )
 
 var (
@@ -20,36 +18,18 @@ var (
 	gitCommitDoc string
 )
 
-// CommandTools returns the tier-2 tools in their fixed order: run_command,
-// git_status, git_diff, git_commit. The order is part of the prompt prefix,
-// so it never changes.
-func CommandTools(ws *Workspace, cp *Checkpoint, policy CommandPolicy) ([]Tool, error) {
-	run, err := NewRunCommand(ws, cp, policy)
-	if err != nil {
-		return nil, err
-	}
-	return []Tool{run, NewGitStatus(ws), NewGitDiff(ws), NewGitCommit(ws)}, nil
-}
-
-// EditTools returns the tier-1 tools in their fixed order: edit_file,
-// write_file.
-func EditTools(ws *Workspace, cp *Checkpoint) []Tool {
-	return []Tool{NewEditFile(ws, cp), NewWriteFile(ws, cp)}
-}
-
 type gitStatus struct {
-	ws   *Workspace
-	spec models.ToolSpec
+	Decl
+	ws *Workspace
 }
 
 // NewGitStatus returns the git_status tool: the branch and the changed
 // files of the workspace, as git status --short shows them.
 func NewGitStatus(ws *Workspace) Tool {
-	return &gitStatus{ws: ws, spec: SpecFrom("git_status", gitStatusDoc)}
+	return &gitStatus{ws: ws, Decl: Declare[struct{}]("git_status", gitStatusDoc)}
 }
 
-func (t *gitStatus) Spec() models.ToolSpec { return t.spec }
-func (t *gitStatus) Effect() Effect        { return ReadOnly }
+func (t *gitStatus) Effect() Effect { return ReadOnly }
 
 func (t *gitStatus) Run(ctx context.Context, in Input) Result {
 	out, err := gitRun{dir: t.ws.root}.run(ctx, "status", "--short", "--branch", "--", ".")
@@ -67,27 +47,25 @@ func (t *gitStatus) Run(ctx context.Context, in Input) Result {
 }
 
 type gitDiff struct {
-	ws   *Workspace
-	spec models.ToolSpec
+	Decl
+	ws *Workspace
 }
 
 // NewGitDiff returns the git_diff tool: the unstaged (or staged) changes,
 // optionally of one path.
 func NewGitDiff(ws *Workspace) Tool {
-	return &gitDiff{ws: ws, spec: SpecFrom("git_diff", gitDiffDoc,
-		models.Param{Name: "staged", Type: "boolean"},
-		models.Param{Name: "path", Type: "string"},
-	)}
+	return &gitDiff{ws: ws, Decl: Declare[diffArgs]("git_diff", gitDiffDoc)}
 }
 
-func (t *gitDiff) Spec() models.ToolSpec { return t.spec }
-func (t *gitDiff) Effect() Effect        { return ReadOnly }
+type diffArgs struct {
+	Staged boolArg `json:"staged"`
+	Path   string  `json:"path" tool:"subject"`
+}
+
+func (t *gitDiff) Effect() Effect { return ReadOnly }
 
 func (t *gitDiff) Run(ctx context.Context, in Input) Result {
-	var args struct {
-		Staged boolArg `json:"staged"`
-		Path   string  `json:"path"`
-	}
+	var args diffArgs
 	if err := decodeArgs(in.Args, &args); err != nil {
 		return fail("git diff: bad arguments", "%v", err)
 	}
@@ -136,22 +114,23 @@ func (t *gitDiff) Run(ctx context.Context, in Input) Result {
 }
 
 type gitCommit struct {
-	ws   *Workspace
-	spec models.ToolSpec
+	Decl
+	ws *Workspace
 }
 
 // NewGitCommit returns the git_commit tool: stage the named files (or all
 // changes in the workspace) and commit them. The user approves every
 // commit; an earlier "allow for the session" does not cover it.
 func NewGitCommit(ws *Workspace) Tool {
-	return &gitCommit{ws: ws, spec: SpecFrom("git_commit", gitCommitDoc,
-		models.Param{Name: "message", Type: "string", Required: true},
-		models.Param{Name: "files", Type: "array", Items: "string"},
-	)}
+	return &gitCommit{ws: ws, Decl: Declare[commitArgs]("git_commit", gitCommitDoc)}
 }
 
-func (t *gitCommit) Spec() models.ToolSpec { return t.spec }
-func (t *gitCommit) Effect() Effect        { return Executes }
+type commitArgs struct {
+	Message string   `json:"message" tool:"required"`
+	Files   []string `json:"files"`
+}
+
+func (t *gitCommit) Effect() Effect { return Executes }
 
 type commitPlan struct {
 	message string
@@ -162,10 +141,7 @@ type commitPlan struct {
 // plan checks the call: a message, files inside the workspace, something
 // to commit.
 func (t *gitCommit) plan(ctx context.Context, raw json.RawMessage) (commitPlan, *Result) {
-	var args struct {
-		Message string   `json:"message"`
-		Files   []string `json:"files"`
-	}
+	var args commitArgs
 	refuse := func(what, format string, a ...any) (commitPlan, *Result) {
 		r := fail("git commit: "+what, format, a...)
 		return commitPlan{}, &r

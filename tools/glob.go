@@ -12,8 +12,6 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
-
-	"github.com/ternhq/tern/models"
 )
 
 //go:embed glob.md
@@ -23,27 +21,25 @@ var globDoc string
 const globFiles = 200
 
 type glob struct {
-	ws   *Workspace
-	spec models.ToolSpec
+	Decl
+	ws *Workspace
 }
 
 // NewGlob returns the glob tool: the workspace's files whose paths match a
 // pattern, ** included.
 func NewGlob(ws *Workspace) Tool {
-	return &glob{ws: ws, spec: SpecFrom("glob", globDoc,
-		models.Param{Name: "pattern", Type: "string", Required: true},
-		models.Param{Name: "path", Type: "string"},
-	)}
+	return &glob{ws: ws, Decl: Declare[globArgs]("glob", globDoc)}
 }
 
-func (t *glob) Spec() models.ToolSpec { return t.spec }
-func (t *glob) Effect() Effect        { return ReadOnly }
+type globArgs struct {
+	Pattern string `json:"pattern" tool:"required,subject=quoted"`
+	Path    string `json:"path" tool:"subject=scope"`
+}
+
+func (t *glob) Effect() Effect { return ReadOnly }
 
 func (t *glob) Run(ctx context.Context, in Input) Result {
-	var args struct {
-		Pattern string `json:"pattern"`
-		Path    string `json:"path"`
-	}
+	var args globArgs
 	if err := decodeArgs(in.Args, &args); err != nil {
 		return fail("glob: bad arguments", "%v", err)
 	}

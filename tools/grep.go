@@ -22,7 +22,6 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/ternhq/tern/index/ignore"
-	"github.com/ternhq/tern/models"
 )
 
 //go:embed grep.md
@@ -35,23 +34,24 @@ const (
 )
 
 type grep struct {
-	ws   *Workspace
-	spec models.ToolSpec
+	Decl
+	ws *Workspace
 }
 
 // NewGrep returns the grep tool: the lines of the workspace's files that
 // match a regular expression.
 func NewGrep(ws *Workspace) Tool {
-	return &grep{ws: ws, spec: SpecFrom("grep", grepDoc,
-		models.Param{Name: "pattern", Type: "string", Required: true},
-		models.Param{Name: "path", Type: "string"},
-		models.Param{Name: "include", Type: "string"},
-		models.Param{Name: "ignore_case", Type: "boolean"},
-	)}
+	return &grep{ws: ws, Decl: Declare[grepArgs]("grep", grepDoc)}
 }
 
-func (t *grep) Spec() models.ToolSpec { return t.spec }
-func (t *grep) Effect() Effect        { return ReadOnly }
+type grepArgs struct {
+	Pattern    string  `json:"pattern" tool:"required,subject=quoted"`
+	Path       string  `json:"path" tool:"subject=scope"`
+	Include    string  `json:"include"`
+	IgnoreCase boolArg `json:"ignore_case"`
+}
+
+func (t *grep) Effect() Effect { return ReadOnly }
 
 // grepSearch is one run of grep.
 type grepSearch struct {
@@ -77,12 +77,7 @@ type fileHits struct {
 }
 
 func (t *grep) Run(ctx context.Context, in Input) Result {
-	var args struct {
-		Pattern    string  `json:"pattern"`
-		Path       string  `json:"path"`
-		Include    string  `json:"include"`
-		IgnoreCase boolArg `json:"ignore_case"`
-	}
+	var args grepArgs
 	if err := decodeArgs(in.Args, &args); err != nil {
 		return fail("grep: bad arguments", "%v", err)
 	}

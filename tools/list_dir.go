@@ -14,7 +14,6 @@ import (
 	"strings"
 
 	"github.com/ternhq/tern/index/ignore"
-	"github.com/ternhq/tern/models"
 )
 
 //go:embed list_dir.md
@@ -27,27 +26,25 @@ const (
 )
 
 type listDir struct {
-	ws   *Workspace
-	spec models.ToolSpec
+	Decl
+	ws *Workspace
 }
 
 // NewListDir returns the list_dir tool: a directory as an indented tree,
 // leaving out what the ignore rules exclude.
 func NewListDir(ws *Workspace) Tool {
-	return &listDir{ws: ws, spec: SpecFrom("list_dir", listDirDoc,
-		models.Param{Name: "path", Type: "string"},
-		models.Param{Name: "depth", Type: "integer"},
-	)}
+	return &listDir{ws: ws, Decl: Declare[listDirArgs]("list_dir", listDirDoc)}
 }
 
-func (t *listDir) Spec() models.ToolSpec { return t.spec }
-func (t *listDir) Effect() Effect        { return ReadOnly }
+type listDirArgs struct {
+	Path  string `json:"path" tool:"subject"`
+	Depth intArg `json:"depth"`
+}
+
+func (t *listDir) Effect() Effect { return ReadOnly }
 
 func (t *listDir) Run(ctx context.Context, in Input) Result {
-	var args struct {
-		Path  string `json:"path"`
-		Depth intArg `json:"depth"`
-	}
+	var args listDirArgs
 	if err := decodeArgs(in.Args, &args); err != nil {
 		return fail("list_dir: bad arguments", "%v", err)
 	}

@@ -13,8 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/ternhq/tern/models"
 )
 
 //go:embed read_file.md
@@ -24,29 +22,26 @@ var readFileDoc string
 const readFileLines = 200
 
 type readFile struct {
-	ws   *Workspace
-	spec models.ToolSpec
+	Decl
+	ws *Workspace
 }
 
 // NewReadFile returns the read_file tool: numbered lines of a text file, a
 // page at a time.
 func NewReadFile(ws *Workspace) Tool {
-	return &readFile{ws: ws, spec: SpecFrom("read_file", readFileDoc,
-		models.Param{Name: "path", Type: "string", Required: true},
-		models.Param{Name: "offset", Type: "integer"},
-		models.Param{Name: "limit", Type: "integer"},
-	)}
+	return &readFile{ws: ws, Decl: Declare[readFileArgs]("read_file", readFileDoc)}
 }
 
-func (t *readFile) Spec() models.ToolSpec { return t.spec }
-func (t *readFile) Effect() Effect        { return ReadOnly }
+type readFileArgs struct {
+	Path   string `json:"path" tool:"required,subject"`
+	Offset intArg `json:"offset" tool:"subject=from"`
+	Limit  intArg `json:"limit" tool:"subject=count"`
+}
+
+func (t *readFile) Effect() Effect { return ReadOnly }
 
 func (t *readFile) Run(ctx context.Context, in Input) Result {
-	var args struct {
-		Path   string `json:"path"`
-		Offset intArg `json:"offset"`
-		Limit  intArg `json:"limit"`
-	}
+	var args readFileArgs
 	if err := decodeArgs(in.Args, &args); err != nil {
 		return fail("read_file: bad arguments", "%v", err)
 	}

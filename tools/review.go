@@ -13,6 +13,17 @@ type Reviewer interface {
 	Review(ctx context.Context, args json.RawMessage) Review
 }
 
+// The tools that change something and can tell beforehand how. The agent
+// finds their reviews by type assertion; these lines keep them from being
+// lost to a renamed method, which would drop the preview and the checks
+// from every approval.
+var (
+	_ Reviewer = (*writeFile)(nil)
+	_ Reviewer = (*editFile)(nil)
+	_ Reviewer = (*runCommand)(nil)
+	_ Reviewer = (*gitCommit)(nil)
+)
+
 // Review is what a call would do, found out without doing it.
 type Review struct {
 	// Preview shows the change or the action: a diff, a command line.

@@ -11,8 +11,6 @@ import (
 	"os/exec"
 	"strings"
 	"time"
-
-	"github.com/ternhq/tern/models"
 )
 
 //go:embed run_command.md
@@ -34,6 +32,7 @@ var commandEnv = []string{
 }
 
 type runCommand struct {
+	Decl
 	ws    *Workspace
 	cp    *Checkpoint
 	rules *commandRules
@@ -41,7 +40,6 @@ type runCommand struct {
 	// reaper is tern's binary, which runs commands as a subreaper; empty
 	// means a process group only.
 	reaper string
-	spec   models.ToolSpec
 }
 
 // NewRunCommand returns the run_command tool: a shell command run with
@@ -62,17 +60,13 @@ func NewRunCommand(ws *Workspace, cp *Checkpoint, policy CommandPolicy) (Tool, e
 	if policy.Reaper != "" {
 		becomeSubreaper()
 	}
-	return &runCommand{ws: ws, cp: cp, rules: rules, shell: shell, reaper: policy.Reaper, spec: SpecFrom("run_command", runCommandDoc,
-		models.Param{Name: "command", Type: "string", Required: true},
-		models.Param{Name: "timeout", Type: "integer"},
-	)}, nil
+	return &runCommand{ws: ws, cp: cp, rules: rules, shell: shell, reaper: policy.Reaper, Decl: Declare[commandArgs]("run_command", runCommandDoc)}, nil
 }
 
-func (t *runCommand) Spec() models.ToolSpec { return t.spec }
-func (t *runCommand) Effect() Effect        { return Executes }
+func (t *runCommand) Effect() Effect { return Executes }
 
 type commandArgs struct {
-	Command string `json:"command"`
+	Command string `json:"command" tool:"required,subject"`
 	Timeout intArg `json:"timeout"`
 }
 

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/ternhq/tern/models"
 )
 
 //go:embed search_code.md
@@ -31,30 +29,27 @@ const (
 )
 
 type searchCode struct {
+	Decl
 	ws       *Workspace
 	searcher CodeSearcher
-	spec     models.ToolSpec
 }
 
 // NewSearchCode returns the search_code tool: hybrid (lexical and
 // semantic) search over the repository's index, through s.
 func NewSearchCode(ws *Workspace, s CodeSearcher) Tool {
-	return &searchCode{ws: ws, searcher: s, spec: SpecFrom("search_code", searchCodeDoc,
-		models.Param{Name: "query", Type: "string", Required: true},
-		models.Param{Name: "k", Type: "integer"},
-		models.Param{Name: "path", Type: "string"},
-	)}
+	return &searchCode{ws: ws, searcher: s, Decl: Declare[searchArgs]("search_code", searchCodeDoc)}
 }
 
-func (t *searchCode) Spec() models.ToolSpec { return t.spec }
-func (t *searchCode) Effect() Effect        { return ReadOnly }
+type searchArgs struct {
+	Query string `json:"query" tool:"required,subject=quoted"`
+	K     int    `json:"k"`
+	Path  string `json:"path" tool:"subject=scope"`
+}
+
+func (t *searchCode) Effect() Effect { return ReadOnly }
 
 func (t *searchCode) Run(ctx context.Context, in Input) Result {
-	var args struct {
-		Query string `json:"query"`
-		K     int    `json:"k"`
-		Path  string `json:"path"`
-	}
+	var args searchArgs
 	if err := decodeArgs(in.Args, &args); err != nil {
 		return fail("search_code: bad arguments", "%v", err)
 	}

@@ -6,17 +6,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-
-	"github.com/ternhq/tern/models"
 )
 
 //go:embed write_file.md
 var writeFileDoc string
 
 type writeFile struct {
-	ws   *Workspace
-	cp   *Checkpoint
-	spec models.ToolSpec
+	Decl
+	ws *Workspace
+	cp *Checkpoint
 }
 
 // NewWriteFile returns the write_file tool. It creates files; it replaces
@@ -24,19 +22,14 @@ type writeFile struct {
 // because small models rewriting whole files drop code they did not see.
 // cp, which may be nil, is saved before the first change.
 func NewWriteFile(ws *Workspace, cp *Checkpoint) Tool {
-	return &writeFile{ws: ws, cp: cp, spec: SpecFrom("write_file", writeFileDoc,
-		models.Param{Name: "path", Type: "string", Required: true},
-		models.Param{Name: "content", Type: "string", Required: true},
-		models.Param{Name: "overwrite", Type: "boolean"},
-	)}
+	return &writeFile{ws: ws, cp: cp, Decl: Declare[writeArgs]("write_file", writeFileDoc)}
 }
 
-func (t *writeFile) Spec() models.ToolSpec { return t.spec }
-func (t *writeFile) Effect() Effect        { return Writes }
+func (t *writeFile) Effect() Effect { return Writes }
 
 type writeArgs struct {
-	Path      string  `json:"path"`
-	Content   string  `json:"content"`
+	Path      string  `json:"path" tool:"required,subject"`
+	Content   string  `json:"content" tool:"required"`
 	Overwrite boolArg `json:"overwrite"`
 }
 

@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -109,38 +108,14 @@ func (a *App) approvalDialog(ap agent.Approval, answer chan agent.Decision) {
 	a.approval = answer
 }
 
-// approvalLines shows what the call would do: the tool's preview (a diff,
-// a command line) when it gives one, else its arguments, with the working
-// directory and timeout of a command.
+// approvalLines shows what the call would do: the tool's own summary of it
+// (the review's preview: a diff, a command line with its directory and
+// timeout) when it gives one, else its arguments, each on its line.
 func (a *App) approvalLines(ap agent.Approval) []line {
 	th := a.th
 	var out []line
-	// Effects by name: tui does not import tools.
-	kind := ap.Effect.String()
-	effect := map[string]string{"writes": "writes files", "executes": "runs a command", "external": "reaches outside this machine"}[kind]
-	if effect != "" {
+	if effect := ap.Effect.Doing(); effect != "" {
 		out = append(out, styledLine(ap.Tool+" "+effect+".", th.dim))
-	}
-	var args map[string]any
-	_ = json.Unmarshal(ap.Args, &args)
-	if kind == "executes" && ap.Preview == "" { // a preview names the command itself
-		dir, _ := args["dir"].(string)
-		if dir == "" {
-			dir, _ = args["cwd"].(string)
-		}
-		if dir == "" {
-			dir = a.cfg.Root + " (the workspace root)"
-		}
-		timeout := "the tool's default"
-		if t, ok := args["timeout"]; ok {
-			timeout = fmt.Sprint(t)
-		}
-		if cmd, ok := args["command"].(string); ok {
-			out = append(out, line{spans: []span{{text: "command:     ", style: th.bold}, {text: cmd, style: th.code}}, hang: 13})
-		}
-		out = append(out,
-			line{spans: []span{{text: "working dir: ", style: th.bold}, {text: dir, style: th.text}}, hang: 13},
-			line{spans: []span{{text: "timeout:     ", style: th.bold}, {text: timeout, style: th.text}}, hang: 13})
 	}
 	if ap.Preview != "" {
 		out = append(out, line{})
@@ -151,9 +126,8 @@ func (a *App) approvalLines(ap agent.Approval) []line {
 		}
 		return out
 	}
-	if kind == "executes" {
-		return out
-	}
+	var args map[string]any
+	_ = json.Unmarshal(ap.Args, &args)
 	keys := make([]string, 0, len(args))
 	for k := range args {
 		keys = append(keys, k)

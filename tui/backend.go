@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"encoding/json"
 	"strconv"
 	"time"
 
@@ -115,8 +116,11 @@ type IndexProgress struct {
 	Path string
 }
 
-// NotesWriter writes the project notes file (/init) and returns its path.
+// NotesWriter drafts the project notes file with the model (/init):
+// Prompt is what the model is asked, and WriteNotes writes the draft the
+// user accepted and returns its path.
 type NotesWriter interface {
+	Prompt() string
 	WriteNotes(content string) (path string, err error)
 }
 
@@ -153,6 +157,9 @@ type Backend struct {
 	// what its tools said of each call, by call id.
 	History []models.Message
 	Calls   map[string]CallSummary
+	// Describe says what a call is about (agent.Agent.Describe), for the
+	// calls of History; nil shows their arguments instead.
+	Describe func(tool string, args json.RawMessage) string
 	// Notices are shown once, when the session opens.
 	Notices []string
 	// Installed lists the models /model can switch to.

@@ -103,7 +103,7 @@ func (a *App) startConnect(req ConnectRequest) {
 		for {
 			b, err := a.deps.Connect(ctx, req)
 			if err == nil {
-				blocks := historyBlocks(a.th, a.md, b.History, b.Calls)
+				blocks := historyBlocks(a.th, a.md, b.History, b.Calls, b.Describe)
 				a.pump.post(func() { a.online(gen, b, blocks) })
 				return
 			}
@@ -208,7 +208,7 @@ func (a *App) switchBackend(req ConnectRequest) {
 		b, err := a.deps.Connect(ctx, req)
 		var blocks []*block
 		if err == nil {
-			blocks = historyBlocks(a.th, a.md, b.History, b.Calls)
+			blocks = historyBlocks(a.th, a.md, b.History, b.Calls, b.Describe)
 		}
 		a.pump.post(func() {
 			a.endJob()

@@ -42,13 +42,17 @@ type presenter struct {
 	// id: the presenter's own, so that no id a server sends twice can
 	// overwrite an earlier call's line.
 	tools, blocks map[string]string
+	// reported holds the calls that sent progress (explore's subagents),
+	// whose end clears the status bar's subagent field.
+	reported map[string]bool
 	// deltas and streamStart give the generation rate.
 	deltas      int
 	streamStart time.Time
 }
 
 func newPresenter(ui *App, th theme, md *markdown, now func() time.Time) *presenter {
-	return &presenter{ui: ui, th: th, md: md, now: now, tools: make(map[string]string), blocks: make(map[string]string), stream: mdStream{md: md}}
+	return &presenter{ui: ui, th: th, md: md, now: now, tools: make(map[string]string), blocks: make(map[string]string),
+		reported: make(map[string]bool), stream: mdStream{md: md}}
 }
 
 func (p *presenter) id(kind string) string {
@@ -93,7 +97,7 @@ func (p *presenter) event(ev agent.Event, n int) []func() {
 		return nil
 	case agent.ToolStart:
 		ops := append(p.closeThinking(), p.endAnswer("", false)...)
-		header := toolHeader(e.Name, e.Args)
+		header := toolHeader(e.Name, e.Subject, e.Args)
 		switch e.Repair {
 		case "":
 		case agent.RepairMention:
@@ -111,15 +115,17 @@ func (p *presenter) event(ev agent.Event, n int) []func() {
 		short := []line{{spans: []span{{text: "▸ ", style: p.th.tool}, {text: header, style: p.th.tool},
 			{text: " … " + oneLine(e.Text, 60) + " · " + kilo(e.Tokens) + " tok", style: p.th.dim}}}}
 		id, sub := p.blockID(e.ID), subagentStatus(e)
+		p.reported[e.ID] = true
 		return []func(){func() { ui.conv.set(id, kindTool, short, nil); ui.subagent = sub }}
 	case agent.ToolEnd:
 		short, long := toolLines(p.th, p.tools[e.ID], e)
-		id := p.blockID(e.ID)
+		id, reported := p.blockID(e.ID), p.reported[e.ID]
 		delete(p.tools, e.ID)
 		delete(p.blocks, e.ID)
+		delete(p.reported, e.ID)
 		return []func(){func() {
 			ui.conv.set(id, kindTool, short, long)
-			if e.Name == "explore" {
+			if reported {
 				ui.subagent = ""
 			}
 		}}
@@ -353,49 +359,18 @@ func userLines(th theme, prompt string) []line {
 	return lines
 }
 
-// toolHeader is a call on one line: the tool and its main argument, as in
-// "read_file agent/loop.go:1-80" or "grep parseConfig in cmd".
-func toolHeader(name string, args json.RawMessage) string {
+// toolHeader is a call on one line: the tool and what the call is about,
+// as the tool says it (subject), as in "read_file agent/loop.go:1-80" or
+// `grep "parseConfig" in cmd`; else the tool and its arguments.
+func toolHeader(name, subject string, args json.RawMessage) string {
+	if subject != "" {
+		return name + " " + oneLine(subject, 80)
+	}
 	var m map[string]any
 	if json.Unmarshal(args, &m) != nil || len(m) == 0 {
 		return name
 	}
-	str := func(k string) string {
-		switch v := m[k].(type) {
-		case string:
-			return v
-		case float64:
-			return strconv.FormatFloat(v, 'f', -1, 64)
-		case bool:
-			return strconv.FormatBool(v)
-		}
-		return ""
-	}
-	var main string
-	for _, k := range []string{"command", "pattern", "query", "path", "file_path", "file", "url", "dir"} {
-		if v := str(k); v != "" {
-			main = v
-			if k == "pattern" || k == "query" {
-				main = strconv.Quote(v)
-				if p := str("path"); p != "" && p != "." {
-					main += " in " + p
-				}
-			}
-			break
-		}
-	}
-	if main == "" {
-		return name + " " + oneLine(string(args), 60)
-	}
-	if off := str("offset"); off != "" {
-		start, _ := strconv.Atoi(off)
-		if lim, _ := strconv.Atoi(str("limit")); lim > 0 {
-			main += fmt.Sprintf(":%d-%d", start, start+lim-1)
-		} else {
-			main += ":" + off + "-"
-		}
-	}
-	return name + " " + oneLine(main, 80)
+	return name + " " + oneLine(string(args), 60)
 }
 
 func firstLine(s string) string {
@@ -406,8 +381,8 @@ func firstLine(s string) string {
 // historyBlocks renders a resumed conversation: prompts, answers and
 // calls (closed), as the user saw them: calls with the one-line summary
 // and outcome their tool gave (from calls, by call id), else with the
-// header their arguments make.
-func historyBlocks(th theme, md *markdown, history []models.Message, calls map[string]CallSummary) []*block {
+// header their subject makes (describe, which may be nil).
+func historyBlocks(th theme, md *markdown, history []models.Message, calls map[string]CallSummary, describe func(string, json.RawMessage) string) []*block {
 	var out []*block
 	headers := make(map[string]string)
 	for _, m := range history {
@@ -419,7 +394,11 @@ func historyBlocks(th theme, md *markdown, history []models.Message, calls map[s
 				out = append(out, &block{kind: kindAssistant, short: md.render(m.Content)})
 			}
 			for _, c := range m.ToolCalls {
-				headers[c.ID] = toolHeader(c.Name, c.Arguments)
+				var subject string
+				if describe != nil {
+					subject = describe(c.Name, c.Arguments)
+				}
+				headers[c.ID] = toolHeader(c.Name, subject, c.Arguments)
 			}
 		case models.RoleTool:
 			c := calls[m.ToolCallID]

@@ -112,17 +112,21 @@ func TestCleanText(t *testing.T) {
 	}
 }
 
+// TestToolHeader: a call's line is its tool and what the call is about,
+// as the tool says it (tools.TestDescribe checks what each says); without
+// a subject, its arguments.
 func TestToolHeader(t *testing.T) {
-	tests := []struct{ name, args, want string }{
-		{"read_file", `{"path":"agent/loop.go","offset":1,"limit":80}`, "read_file agent/loop.go:1-80"},
-		{"grep", `{"pattern":"parseConfig","path":"cmd"}`, `grep "parseConfig" in cmd`},
-		{"list_dir", `{}`, "list_dir"},
-		{"run_command", `{"command":"go test ./..."}`, "run_command go test ./..."},
-		{"odd", `{"x":[1,2]}`, `odd {"x":[1,2]}`},
+	tests := []struct{ name, subject, args, want string }{
+		{"read_file", "agent/loop.go:1-80", `{"path":"agent/loop.go","offset":1,"limit":80}`, "read_file agent/loop.go:1-80"},
+		{"grep", `"parseConfig" in cmd`, `{"pattern":"parseConfig","path":"cmd"}`, `grep "parseConfig" in cmd`},
+		{"list_dir", "", `{}`, "list_dir"},
+		{"run_command", "go test ./...", `{"command":"go test ./..."}`, "run_command go test ./..."},
+		{"odd", "", `{"x":[1,2]}`, `odd {"x":[1,2]}`},
+		{"odd", "", `not json`, "odd"},
 	}
 	for _, tt := range tests {
-		if got := toolHeader(tt.name, json.RawMessage(tt.args)); got != tt.want {
-			t.Errorf("toolHeader(%s, %s) = %q, want %q", tt.name, tt.args, got, tt.want)
+		if got := toolHeader(tt.name, tt.subject, json.RawMessage(tt.args)); got != tt.want {
+			t.Errorf("toolHeader(%s, %q, %s) = %q, want %q", tt.name, tt.subject, tt.args, got, tt.want)
 		}
 	}
 }

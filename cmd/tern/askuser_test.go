@@ -12,6 +12,7 @@ const twoQuestions = `{"questions":[{"question":"Which database should the cache
 // TestAskUserHeadless: tern ask has no one to ask, so ask_user answers at
 // once and the model is told to decide.
 func TestAskUserHeadless(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.srv.Script(
 		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "ask_user", Args: twoQuestions}}},
@@ -35,6 +36,7 @@ func TestAskUserHeadless(t *testing.T) {
 // question at a time; the answers (an option, then typed words) go back to
 // the model.
 func TestAskUserInTmux(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.srv.Script(
 		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "ask_user", Args: twoQuestions}}},

@@ -145,12 +145,11 @@ func (a *app) connectOpenAI(ctx context.Context, cfg Config, addr string) (*back
 	if b.profile, err = profileFor(b.info, cfg); err != nil {
 		return nil, err
 	}
-	b.textTools, b.textWhy = toolMode(cfg, b.info, b.profile)
-	// The schema goes as response_format, which llama-server, vLLM and LM
-	// Studio turn into a grammar as Ollama does with format.
-	b.constrained = effectiveToolMode(cfg, b.profile) == "constrained"
-	if !ts.Native && b.textTools && !b.constrained {
-		b.textWhy = fmt.Sprintf("the server refused tools (%q); using the text tool protocol. %s", ts.Why, toolsFix(srv.Kind))
+	// Constrained, the schema goes as response_format, which llama-server,
+	// vLLM and LM Studio turn into a grammar as Ollama does with format.
+	b.proto = models.ChooseToolProtocol(cfg.ToolMode, b.info, b.profile)
+	if !ts.Native && b.proto.Text && !b.proto.Constrained {
+		b.proto.Why = fmt.Sprintf("the server refused tools (%q); using the text tool protocol. %s", ts.Why, toolsFix(srv.Kind))
 	}
 	if !ts.Usage {
 		b.notes = append(b.notes, "the server reports no token usage: the counts shown are tern's estimate, not calibrated to the model")
@@ -182,7 +181,7 @@ func chooseServedModel(want string, list []openai.Model) (name, why string, err 
 			return m.ID, "the server's model", nil
 		}
 	}
-	return "", "", errNoChatModel
+	return "", "", models.ErrNoChatModel
 }
 
 // servedWindow is the session's window: the server's, or less when --ctx
@@ -234,7 +233,7 @@ func explainOpenAI(err error, host, model string, installed []models.ModelInfo) 
 		return fmt.Errorf("cannot reach the OpenAI-compatible server at %s: start it (e.g. `llama-server -m MODEL.gguf --jinja -c 16384`) or fix base_url / --host", host)
 	case errors.Is(err, openai.ErrUnauthorized):
 		return fmt.Errorf("the server at %s refused the API key: set TERN_API_KEY (or OPENAI_API_KEY) to the key it was started with", host)
-	case errors.Is(err, errNoChatModel):
+	case errors.Is(err, models.ErrNoChatModel):
 		return fmt.Errorf("the server at %s serves no chat model", host)
 	case errors.Is(err, models.ErrModelNotFound):
 		names := make([]string, len(installed))

@@ -15,81 +15,112 @@ import (
 	"github.com/ternhq/tern/models"
 )
 
+//go:generate go test -run ^TestREADMEConfigTable$ . -args -update-readme
+
 // Config is tern's configuration. Values come, lowest precedence first,
 // from defaults, the user file ($XDG_CONFIG_HOME/tern/config.toml), the
 // project file (.tern.toml at the workspace root), the environment
 // (TERN_MODEL, OLLAMA_HOST) and flags.
+//
+// The doc comment of each field with a toml key is its row in README's
+// configuration table, which TestREADMEConfigTable keeps in step (go
+// generate ./cmd/tern rewrites it): write it for the user.
 type Config struct {
+	// The model to chat with. Default: `$TERN_MODEL`, else the best
+	// installed model with tool support (`--model`).
 	Model string `toml:"model"`
-	Host  string `toml:"host"`
-	// Backend is "auto", "ollama" or "openai" (an OpenAI-compatible
-	// server: llama-server, LM Studio, vLLM); BaseURL is that server's
-	// address, and EmbedBaseURL the one that serves embeddings when it is
-	// another (a second llama-server started with --embeddings).
-	Backend      string `toml:"backend"`
-	BaseURL      string `toml:"base_url"`
+	// Ollama's address. Default: `$OLLAMA_HOST`, else `127.0.0.1:11434`
+	// (`--host`).
+	Host string `toml:"host"`
+	// Which server serves the model: `auto` (ask the address given what it
+	// is), `ollama`, or `openai` for an OpenAI-compatible server
+	// (llama-server, LM Studio, vLLM) (`--backend`).
+	Backend string `toml:"backend"`
+	// The address of an OpenAI-compatible server, such as
+	// `http://127.0.0.1:8080`.
+	BaseURL string `toml:"base_url"`
+	// The address of the OpenAI-compatible server that serves embeddings,
+	// when it is another than `base_url` (a second llama-server started
+	// with `--embeddings`).
 	EmbedBaseURL string `toml:"embed_base_url"`
 	// apiKey comes from TERN_API_KEY or OPENAI_API_KEY, never from a file;
 	// hostFlag is set when --host was given.
 	apiKey   string
 	hostFlag bool
 
-	Ctx        int      `toml:"ctx"`
-	VRAMGiB    float64  `toml:"vram"`
-	MaxTurns   int      `toml:"max_turns"`
-	EmbedModel string   `toml:"embed_model"`
-	Think      string   `toml:"think"`
-	KeepAlive  duration `toml:"keep_alive"`
-	AllowRead  []string `toml:"allow_read"`
-	// Temperature, when set, overrides the model's default.
+	// The context window in tokens; 0 plans the largest that fits in
+	// `vram` (`--ctx`).
+	Ctx int `toml:"ctx"`
+	// GPU memory in GiB to plan the window for; without it tern asks
+	// nvidia-smi, else plans for 8 (`--vram`).
+	VRAMGiB float64 `toml:"vram"`
+	// The most model requests per prompt (`--max-turns`).
+	MaxTurns int `toml:"max_turns"`
+	// The embedding model `tern index` builds vectors with; search uses the
+	// index's own model.
+	EmbedModel string `toml:"embed_model"`
+	// Thinking: `""` (off), `"true"`, or a level such as `"low"`.
+	Think string `toml:"think"`
+	// How long Ollama keeps the model loaded after a request.
+	KeepAlive duration `toml:"keep_alive"`
+	// Directories outside the workspace that tools may read
+	// (`--allow-read`).
+	AllowRead []string `toml:"allow_read"`
+	// The sampling temperature; unset, the model family's recommended one.
 	Temperature *float64 `toml:"temperature"`
-	// ToolMode is "auto" (native when the model has the tools capability),
-	// "native" or "text".
+	// How tools reach the model: `auto` (native when the model has the
+	// tools capability), `native`, `text` or `constrained` (text, with
+	// replies held to a JSON schema) (`--tool-mode`).
 	ToolMode string `toml:"tool_mode"`
-	// Tier is the tool tier a new session starts at; MaxTier caps it.
-	Tier    int `toml:"tier"`
+	// The tool tier new sessions start at (`--tier`).
+	Tier int `toml:"tier"`
+	// The highest tier a session may unlock; 0 makes sessions read-only
+	// (`--max-tier`).
 	MaxTier int `toml:"max_tier"`
-	// AllowCommands run without approval; DenyCommands never run.
+	// Command patterns that run without asking, such as `"go test *"`.
 	AllowCommands []string `toml:"allow_commands"`
-	DenyCommands  []string `toml:"deny_commands"`
-	// Intent adds words to (or, with a leading "-", removes them from) the
-	// lists that unlock tiers from the user's prompt.
+	// Command patterns that never run, such as `"git push*"`.
+	DenyCommands []string `toml:"deny_commands"`
+	// Words that unlock tiers from a prompt, added to or (with a leading
+	// `-`) removed from the built-in lists (`[intent]`, below).
 	Intent disclosure.Overrides `toml:"intent"`
 
-	// CompactThreshold is the share of the context window past which the
-	// conversation is compacted before a request; 1 turns that off.
+	// The share of the window past which the conversation is compacted
+	// before a request; 1 never compacts.
 	CompactThreshold float64 `toml:"compact_threshold"`
 
-	// RAG adds the repository code that matches each prompt to it;
-	// RAGShare is the share of the window that code may take.
-	RAG      bool    `toml:"rag"`
+	// Adds the code that matches each prompt to it (tern ask, and the
+	// TUI's start; `--rag`).
+	RAG bool `toml:"rag"`
+	// The share of the window that code may take (0.05 to 0.5).
 	RAGShare float64 `toml:"rag_share"`
 
-	// ThinkBudget caps a reply's thinking, in tokens, when think is on
-	// (0: half the reply reserve).
+	// Caps a reply's thinking, in tokens, when think is on; 0 is half the
+	// reply reserve.
 	ThinkBudget int `toml:"think_budget"`
-	// Profiles override the built-in model family profiles, keyed by a
-	// model name ("qwen3:8b"), a prefix of one ("qwen3:") or a profile
-	// name ("qwen3").
+	// Overrides of the built-in model family profiles, keyed by a model
+	// name (`qwen3:8b`), a prefix of one (`qwen3:`) or a profile name
+	// (`[profiles.NAME]`, below).
 	Profiles map[string]models.ProfileOverride `toml:"profiles"`
 
-	// SubagentModel, when set, runs explore's subagents on another
-	// installed model (with its own window); ExploreShare is the share of
-	// the window a subagent's prompts may fill and ExploreTurns caps its
-	// model requests.
-	SubagentModel string  `toml:"subagent_model"`
-	ExploreShare  float64 `toml:"explore_share"`
-	ExploreTurns  int     `toml:"explore_turns"`
+	// Runs explore's helper on another installed model, with its own
+	// window; `""` uses the session's.
+	SubagentModel string `toml:"subagent_model"`
+	// The share of the window explore's helper may fill (0.1 to 1).
+	ExploreShare float64 `toml:"explore_share"`
+	// The helper's most model requests (1 to 50).
+	ExploreTurns int `toml:"explore_turns"`
 
-	// MCP holds the MCP servers of tier 3 ([mcp.servers.NAME]).
+	// The MCP servers whose tools join tier 3 (`[mcp.servers.NAME]`; see
+	// Tier 3: MCP servers and the web).
 	MCP mcpConfig `toml:"mcp"`
 
-	// Stream bounds each reply stream ([stream]).
+	// Limits that keep a stalled server from hanging tern (`[stream]`,
+	// below).
 	Stream streamConfig `toml:"stream"`
 
-	// FetchAllow names the hosts ("host" or "host:port") fetch_url may
-	// reach although they resolve to loopback, private or other special
-	// addresses. Only the user's own config file can set it.
+	// Hosts (`"host"` or `"host:port"`) fetch_url may reach although they
+	// resolve to loopback, private or other special addresses.
 	FetchAllow []string `toml:"fetch_allow"`
 
 	// notices say what of the project file was ignored, and why.

@@ -50,8 +50,16 @@ var projectKeys = map[string]bool{
 	"explore_turns": true,
 }
 
-// mergedKeys are merged so that the project can only narrow them.
-var mergedKeys = map[string]bool{"deny_commands": true, "intent": true, "profiles": true, "max_tier": true, "tier": true, "mcp": true}
+// mergedKeys are merged by mergeProject so that the project cannot widen
+// trust; the value says how, in README's configuration table.
+var mergedKeys = map[string]string{
+	"deny_commands": "added to yours",
+	"intent":        "added to yours",
+	"profiles":      "added to yours, a profile of the same key replaced",
+	"max_tier":      "lowers it only",
+	"tier":          "kept at or below `max_tier`",
+	"mcp":           "added to yours; its servers start only after you approve",
+}
 
 // tomlKey is the key a Config field is read from, "" for none.
 func tomlKey(f reflect.StructField) string {
@@ -86,7 +94,7 @@ func (cfg *Config) mergeProject(proj Config, md toml.MetaData, path string) {
 	for i := range cv.NumField() {
 		key := tomlKey(cv.Type().Field(i))
 		switch {
-		case key == "" || !defined[key] || mergedKeys[key] || trustKeys[key] != "":
+		case key == "" || !defined[key] || mergedKeys[key] != "" || trustKeys[key] != "":
 		case projectKeys[key]:
 			cv.Field(i).Set(pv.Field(i))
 		default:

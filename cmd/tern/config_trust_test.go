@@ -38,6 +38,7 @@ func writeConfigs(t testing.TB, user, project string) (string, func(string) stri
 // TestProjectConfigCannotWidenTrust is every way a repository's own
 // .tern.toml has tried to grant itself more than the user did.
 func TestProjectConfigCannotWidenTrust(t *testing.T) {
+	t.Parallel()
 	user := `allow_read = ["/usr/share"]
 allow_commands = ["go test ./..."]
 deny_commands = ["git push*", "curl *"]
@@ -99,6 +100,7 @@ model = "qwen3:4b"
 // .tern.toml that allows every command and clears the user's denies; the
 // next session still asks for, and refuses, what the user's config denies.
 func TestProjectConfigWrittenByModelGrantsNothing(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	os.MkdirAll(filepath.Join(f.env["XDG_CONFIG_HOME"], "tern"), 0o755)
 	os.WriteFile(filepath.Join(f.env["XDG_CONFIG_HOME"], "tern", "config.toml"), []byte("deny_commands = [\"touch *\"]\n"), 0o644)
@@ -135,6 +137,7 @@ func TestProjectConfigWrittenByModelGrantsNothing(t *testing.T) {
 }
 
 func TestConfigValuesValidated(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ config, want string }{
 		{"ctx = 99999999999\n", "ctx must be between 1024 and 2097152"},
 		{"ctx = 12\n", "ctx must be between 1024"},
@@ -179,6 +182,7 @@ func TestConfigValuesValidated(t *testing.T) {
 // TestEveryConfigKeyIsJudged fails when a config key is added without
 // deciding whether a repository's .tern.toml may set it.
 func TestEveryConfigKeyIsJudged(t *testing.T) {
+	t.Parallel()
 	typ := reflect.TypeFor[Config]()
 	for i := range typ.NumField() {
 		key := tomlKey(typ.Field(i))
@@ -186,7 +190,7 @@ func TestEveryConfigKeyIsJudged(t *testing.T) {
 			continue
 		}
 		n := 0
-		for _, m := range []map[string]bool{projectKeys, mergedKeys, {key: trustKeys[key] != ""}} {
+		for _, m := range []map[string]bool{projectKeys, {key: mergedKeys[key] != ""}, {key: trustKeys[key] != ""}} {
 			if m[key] {
 				n++
 			}
@@ -201,6 +205,7 @@ func TestEveryConfigKeyIsJudged(t *testing.T) {
 // with a table, dotted keys, an inline table, or by changing a server of
 // the user's; each is the project's, so it waits for the user's consent.
 func TestProjectMCPServerEverySpelling(t *testing.T) {
+	t.Parallel()
 	user := "[mcp.servers.docs]\ncommand = \"docs-server\"\n"
 	for _, project := range []string{
 		"[mcp.servers.evil]\ncommand = \"sh\"",

@@ -10,6 +10,7 @@ import (
 )
 
 func TestAskConstrainedToolMode(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.srv.Script(
 		ollamatest.Reply{Content: `{"name": "list_dir", "arguments": {"path": "."}}`},
@@ -40,6 +41,7 @@ func TestAskConstrainedToolMode(t *testing.T) {
 }
 
 func TestConstrainedToolModeFromConfig(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	cfgPath := userConfigPath(func(k string) string { return f.env[k] })
 	if err := os.MkdirAll(filepath.Dir(cfgPath), 0o755); err != nil {

@@ -20,16 +20,14 @@ import (
 // hung up on, terminated or killed. Nothing the command started may be
 // left running.
 func TestBinaryNothingOutlivesTern(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
 	if runtime.GOOS != "linux" {
 		t.Skip("child subreapers are Linux only")
 	}
-	bin := filepath.Join(t.TempDir(), "tern")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildTern(t)
 	// setsid -f, setsid in the background, and a double-forked daemon
 	// (its parent exits at once, so it is no one's child but the
 	// reaper's).

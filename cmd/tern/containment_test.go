@@ -27,6 +27,7 @@ func toolResults(f *fixture) string {
 // repository (--dir) while the scripted model tries to diff and commit a
 // file above it with pathspec magic.
 func TestAskGitPathspecMagicStaysInWorkspace(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	os.MkdirAll(filepath.Join(f.dir, "sub"), 0o755)
 	os.WriteFile(filepath.Join(f.dir, "sub", "app.go"), []byte("package app\n"), 0o644)
@@ -59,6 +60,7 @@ func TestAskGitPathspecMagicStaysInWorkspace(t *testing.T) {
 // directory outside the workspace: tern must refuse to use it, say why,
 // and create nothing there.
 func TestAskRefusesTernLinkedOutside(t *testing.T) {
+	t.Parallel()
 	for _, link := range []string{".tern", ".tern/tern.db", ".tern/index.db", ".tern/outputs"} {
 		t.Run(link, func(t *testing.T) {
 			f := newFixture(t)
@@ -105,6 +107,7 @@ func TestAskRefusesTernLinkedOutside(t *testing.T) {
 // TestAskFetchURLRefusesLoopback has the model fetch the machine's own
 // services (here the fake Ollama itself, and a cloud metadata address).
 func TestAskFetchURLRefusesLoopback(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.srv.Script(
 		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "fetch_url", Args: `{"url":"` + f.srv.URL() + `/api/tags"}`}}},
@@ -124,6 +127,7 @@ func TestAskFetchURLRefusesLoopback(t *testing.T) {
 // TestAskOpensNonUTF8Names has the model list a directory whose file names
 // are not valid UTF-8 and read one by the name it was shown.
 func TestAskOpensNonUTF8Names(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	os.WriteFile(filepath.Join(f.dir, "caf\xe9.txt"), []byte("latte\n"), 0o644)
 	f.srv.Script(
@@ -144,6 +148,7 @@ func TestAskOpensNonUTF8Names(t *testing.T) {
 // 1,000 directories deep, and indexes it: each must finish (the speed is
 // BenchmarkDeepTreeTools' and BenchmarkWalkDeep's to watch).
 func TestAskDeepTree(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	deep := filepath.Join(f.dir, strings.TrimSuffix(strings.Repeat("d/", 1000), "/"))
 	if err := os.MkdirAll(deep, 0o755); err != nil {

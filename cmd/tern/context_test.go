@@ -61,6 +61,7 @@ func events(t *testing.T, out string) []map[string]any {
 // conversation is compacted, every turn completes, usage reports the
 // calibration, and a new session starts with what was learnt.
 func TestAskLongSessionIn2kWindow(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	var big strings.Builder
 	for i := range 500 {
@@ -138,6 +139,7 @@ func TestAskLongSessionIn2kWindow(t *testing.T) {
 }
 
 func TestDoctorUnknownArchitecture(t *testing.T) {
+	t.Parallel()
 	mystery := ollamatest.Model{
 		Name: "mystery:latest", Family: "mystery", ParameterSize: "7B", SizeBytes: 4 << 30,
 		Capabilities: []string{"completion", "tools"},
@@ -155,6 +157,7 @@ func TestDoctorUnknownArchitecture(t *testing.T) {
 }
 
 func TestCompactThresholdConfig(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	if err := os.WriteFile(filepath.Join(f.dir, ".tern.toml"), []byte("compact_threshold = 1.5\n"), 0o644); err != nil {
 		t.Fatal(err)

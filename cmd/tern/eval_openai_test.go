@@ -12,6 +12,7 @@ import (
 // llama-server (--backend openai): the same failure shapes, streamed as
 // OpenAI-compatible deltas, must be repaired the same way.
 func TestEvalReplayOpenAI(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the whole suite")
 	}
@@ -54,6 +55,7 @@ func TestEvalReplayOpenAI(t *testing.T) {
 // OpenAI-compatible server too; constrained is its own mode there, not
 // the text protocol under another name.
 func TestEvalReplayOpenAIModes(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	code, out, errOut := f.tern(t.Context(), "eval", "--replay", "--backend", "openai", "--json", "--modes", "native,text,constrained", "--run", "find-definition")
 	var r eval.Report

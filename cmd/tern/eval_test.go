@@ -10,6 +10,7 @@ import (
 )
 
 func TestEvalList(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	code, out, errOut := f.tern(t.Context(), "eval", "--list")
 	if code != 0 {
@@ -28,6 +29,7 @@ func TestEvalList(t *testing.T) {
 // CI does: every task passes, or is skipped because this build lacks the
 // tool it needs, and the metrics show the failure shapes were repaired.
 func TestEvalReplay(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the whole suite")
 	}
@@ -103,6 +105,7 @@ func TestEvalReplay(t *testing.T) {
 }
 
 func TestEvalReplayModes(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	code, out, errOut := f.tern(t.Context(), "eval", "--replay", "--json", "--modes", "native,text,constrained", "--run", "find-definition", "--run", "broken-call")
 	var r eval.Report
@@ -126,6 +129,7 @@ func TestEvalReplayModes(t *testing.T) {
 // TestEvalLiveModel runs two read-only tasks against a real Ollama, when
 // TERN_OLLAMA_MODEL names a model to measure.
 func TestEvalLiveModel(t *testing.T) {
+	t.Parallel()
 	model := os.Getenv("TERN_OLLAMA_MODEL")
 	if model == "" {
 		t.Skip("set TERN_OLLAMA_MODEL to run eval tasks against a real Ollama")

@@ -27,7 +27,7 @@ func (r *run) newExplorer(ctx context.Context, temperature *float64, cal budget.
 	cfg := agent.ExploreConfig{
 		SessionID: r.sess.ID, Model: r.back.info.Name, NumCtx: r.back.plan.NumCtx,
 		Share: r.cfg.ExploreShare, MaxTurns: r.cfg.ExploreTurns,
-		System: system, TextTools: r.back.textTools, ToolFormat: prof.ToolFormat, OneToolPerReply: prof.OneToolPerReply,
+		System: system, TextTools: r.back.proto.Text, ToolFormat: prof.ToolFormat, OneToolPerReply: prof.OneToolPerReply,
 		Temperature: temperature, KeepAlive: r.cfg.KeepAlive.Duration, Calibration: cal,
 	}
 	if name := r.cfg.SubagentModel; name != "" && name != r.back.info.Name {
@@ -66,7 +66,7 @@ func (r *run) subagentModel(ctx context.Context, name string, cfg *agent.Explore
 	if err != nil {
 		return err
 	}
-	text, _ := toolMode(r.cfg, info, prof)
+	text := models.ChooseToolProtocol(r.cfg.ToolMode, info, prof).Text
 	cfg.Model, cfg.NumCtx = info.Name, ollama.PlanContext(info, r.back.vram, r.cfg.Ctx).NumCtx
 	cfg.System, cfg.TextTools, cfg.ToolFormat, cfg.OneToolPerReply = system, text, prof.ToolFormat, prof.OneToolPerReply
 	cfg.Temperature, cfg.Calibration = prof.Temperature, budget.Calibration{}

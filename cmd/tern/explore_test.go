@@ -53,6 +53,7 @@ func offers(req api.ChatRequest, name string) bool {
 // conversation of its own, and the main model's next request carries only
 // the subagent's report; the window it fills is a fraction of the other.
 func TestExploreKeepsTheMainWindowSmall(t *testing.T) {
+	t.Parallel()
 	const question = "where are records loaded?"
 	const report = "store1.go:5 — load1_1 reads record 1\nstore3.go:5 — load3_1 reads part 3\nRecords are loaded by the loadN_M functions, one file per part."
 
@@ -237,6 +238,7 @@ func promptSizes(recs []ollamatest.Record) []int {
 // installed model, with a window planned for it; an unknown one is
 // reported and the session's model explores instead.
 func TestExploreSubagentModel(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, ollamatest.Qwen3(), ollamatest.Llama32())
 	if err := os.WriteFile(filepath.Join(f.dir, ".tern.toml"), []byte("model = \"qwen3:8b\"\nsubagent_model = \"llama3.2:3b\"\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -268,6 +270,7 @@ func TestExploreSubagentModel(t *testing.T) {
 // says so with the tokens it has used, and the call's line shows its
 // latest step; both go when it is done.
 func TestExploreStatusInTmux(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	files := exploreFiles(t, f.dir)
 	slow := make([]string, 20)
@@ -305,6 +308,7 @@ func TestExploreStatusInTmux(t *testing.T) {
 // are the session's read-only ones, search_code included, and nothing
 // else.
 func TestExploreSubagentSearchesCode(t *testing.T) {
+	t.Parallel()
 	f := newCodeFixture(t)
 	f.mustTern("index")
 	f.srv.Script(
@@ -317,7 +321,7 @@ func TestExploreSubagentSearchesCode(t *testing.T) {
 	reqs := f.srv.Requests()
 	sub := reqs[len(reqs)-3 : len(reqs)-1]
 	for i, r := range sub {
-		if names := toolNames(r); !slices.Equal(names, []string{"read_file", "list_dir", "grep", "glob", "search_code"}) {
+		if names := toolNames(r); !slices.Equal(names, tierNames(t, 0, true, "explore", "ask_user", "request_tools")) {
 			t.Errorf("subagent request %d offers %v", i, names)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 // without --yolo however they are written. Nothing outside may be read or
 // changed, and no refused command may run.
 func TestAskHostileModelStaysContained(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	outside := t.TempDir()
 	os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("OUTSIDE-SECRET\n"), 0o644)

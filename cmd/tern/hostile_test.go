@@ -16,10 +16,12 @@ import (
 // silent or never stops cannot hang tern ask; each ends the run with a
 // clear message, and what arrived is kept.
 func TestAskSurvivesHostileStreams(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		reply  ollamatest.Reply
 		config string
+		args   []string
 		want   string
 	}{
 		{name: "no response headers", reply: ollamatest.Reply{NoHeaders: true},
@@ -28,11 +30,13 @@ func TestAskSurvivesHostileStreams(t *testing.T) {
 			config: "[stream]\nidle_timeout = \"1s\"\n", want: "the reply stream sent nothing for 1s"},
 		{name: "endless stream", reply: ollamatest.Reply{Content: "start", Endless: true},
 			config: "[stream]\nmax_reply_bytes = 8192\n", want: "the reply passed 8192 bytes"},
+		// A small window keeps num_predict, and the stream to twice it, short.
 		{name: "endless past num_predict", reply: ollamatest.Reply{Content: "start", Endless: true},
-			want: "far past num_predict"},
+			args: []string{"--ctx", "4096"}, want: "far past num_predict"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			f := newFixture(t)
 			if tt.config != "" {
 				dir := filepath.Join(f.env["XDG_CONFIG_HOME"], "tern")
@@ -45,7 +49,7 @@ func TestAskSurvivesHostileStreams(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 			defer cancel()
 			began := time.Now()
-			code, _, stderr := f.tern(ctx, "ask", "hi")
+			code, _, stderr := f.tern(ctx, append([]string{"ask"}, append(tt.args, "hi")...)...)
 			if ctx.Err() != nil {
 				t.Fatalf("tern ask hung for %s", time.Since(began))
 			}
@@ -58,6 +62,7 @@ func TestAskSurvivesHostileStreams(t *testing.T) {
 
 // TestAskBadConfigLimits: limits out of range are refused with the key.
 func TestAskBadConfigLimits(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	dir := filepath.Join(f.env["XDG_CONFIG_HOME"], "tern")
 	os.MkdirAll(dir, 0o755)
@@ -72,6 +77,7 @@ func TestAskBadConfigLimits(t *testing.T) {
 // or a list is answered with a correction the model can act on; the turn
 // goes on, and the next request carries the call and its result.
 func TestAskNonObjectArguments(t *testing.T) {
+	t.Parallel()
 	for raw, want := range map[string]string{
 		`"README.md"`:   "A demo repository", // a bare string fills the one required argument
 		`7`:             "must be a JSON object",
@@ -105,6 +111,7 @@ func TestAskNonObjectArguments(t *testing.T) {
 // TestAskGrepNamedPipe: grep pointed at a FIFO answers at once instead of
 // hanging the turn.
 func TestAskGrepNamedPipe(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	if err := syscall.Mkfifo(filepath.Join(f.dir, "pipe"), 0o644); err != nil {
 		t.Skip("no FIFOs here:", err)

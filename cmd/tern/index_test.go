@@ -83,6 +83,7 @@ func hits(t *testing.T, out string) []hitJSON {
 }
 
 func TestIndexAndSearch(t *testing.T) {
+	t.Parallel()
 	f := newCodeFixture(t)
 	f.dir = filepath.Join(f.dir, "calc") // DIR, not --dir, says which repository
 	code, out, errOut := f.tern(t.Context(), "index", filepath.Dir(f.dir))
@@ -192,6 +193,7 @@ func TestIndexAndSearch(t *testing.T) {
 }
 
 func TestIndexWithoutEmbeddings(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		models []ollamatest.Model
@@ -241,6 +243,7 @@ func allMiniLM() ollamatest.Model {
 }
 
 func TestIndexOtherEmbeddingModel(t *testing.T) {
+	t.Parallel()
 	f := newCodeFixture(t, ollamatest.Qwen3(), ollamatest.NomicEmbed(), allMiniLM())
 	f.mustTern("index")
 	out, errOut := f.mustTern("index", "--embed-model", "all-minilm")
@@ -266,6 +269,7 @@ func TestIndexOtherEmbeddingModel(t *testing.T) {
 }
 
 func TestIndexDamaged(t *testing.T) {
+	t.Parallel()
 	foreign := func(t *testing.T, path string) {
 		db, err := sql.Open("sqlite", path)
 		if err != nil {
@@ -308,6 +312,7 @@ func TestIndexDamaged(t *testing.T) {
 }
 
 func TestSearchNeedsAnIndex(t *testing.T) {
+	t.Parallel()
 	f := newCodeFixture(t)
 	code, _, errOut := f.tern(t.Context(), "search", "bill")
 	if code != 1 || !strings.Contains(errOut, "this repository has no index yet: run `tern index` first") {
@@ -325,6 +330,7 @@ func TestSearchNeedsAnIndex(t *testing.T) {
 // embeds, and checks that the index it leaves is whole and that the next
 // run completes it.
 func TestIndexInterrupted(t *testing.T) {
+	t.Parallel()
 	f := newCodeFixture(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
@@ -370,6 +376,7 @@ func TestIndexInterrupted(t *testing.T) {
 }
 
 func TestDoctorIndexLine(t *testing.T) {
+	t.Parallel()
 	f := newCodeFixture(t)
 	out, _ := f.mustTern("doctor")
 	if !strings.Contains(out, "Index       · not built; run `tern index`") {
@@ -395,6 +402,7 @@ func TestDoctorIndexLine(t *testing.T) {
 // chunk is then stored once, both runs succeed, and a later run finds
 // nothing to do.
 func TestTwoTernIndexAtOnce(t *testing.T) {
+	t.Parallel()
 	ref := newCodeFixture(t)
 	ref.mustTern("index")
 	want := ref.status().Chunks

@@ -63,6 +63,7 @@ func assertCallsAnswered(t *testing.T, msgs []api.Message) {
 // session whose every call has a result, so resuming it sends a valid
 // history.
 func TestAskCancelledCallKeepsHistory(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.srv.Script(ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "run_command", Args: `{"command":"sleep 30"}`}}})
 	ctx, cancel := context.WithCancel(t.Context())
@@ -98,16 +99,14 @@ func TestAskCancelledCallKeepsHistory(t *testing.T) {
 // loses at most the last moment of its text, and while a command runs
 // leaves a call that the resumed session answers as interrupted.
 func TestBinaryKilledKeepsHistory(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
 	if runtime.GOOS != "linux" {
 		t.Skip("signals")
 	}
-	bin := filepath.Join(t.TempDir(), "tern")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildTern(t)
 	start := func(f *fixture, args ...string) (*exec.Cmd, *syncBuffer) {
 		cmd := exec.Command(bin, append(args, "--dir", f.dir)...)
 		cmd.Env = append(os.Environ(), "OLLAMA_HOST="+f.srv.URL(), "XDG_CONFIG_HOME="+f.env["XDG_CONFIG_HOME"], "HOME="+f.env["HOME"])

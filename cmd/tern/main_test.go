@@ -63,6 +63,7 @@ func (f *fixture) tern(ctx context.Context, args ...string) (code int, stdout, s
 }
 
 func TestAskStreamsAnswer(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.srv.Script(
 		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "read_file", Args: `{"path":"README.md"}`}}},
@@ -87,6 +88,7 @@ func TestAskStreamsAnswer(t *testing.T) {
 }
 
 func TestAskJSON(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.srv.Script(ollamatest.Reply{Content: "Hello there."})
 	code, out, errOut := f.tern(t.Context(), "ask", "--json", "--model", "qwen3:8b", "hi")
@@ -113,6 +115,7 @@ func TestAskJSON(t *testing.T) {
 }
 
 func TestSessionsAndResume(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.srv.Script(ollamatest.Reply{Content: "First answer."}, ollamatest.Reply{Content: "Second answer."})
 	if code, _, errOut := f.tern(t.Context(), "ask", "first question"); code != 0 {
@@ -140,6 +143,7 @@ func TestSessionsAndResume(t *testing.T) {
 }
 
 func TestAskFailures(t *testing.T) {
+	t.Parallel()
 	closed := func() string {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -190,6 +194,7 @@ func TestAskFailures(t *testing.T) {
 }
 
 func TestAskTextToolModeForModelsWithoutTools(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, ollamatest.Tiny())
 	f.srv.Script(
 		ollamatest.Reply{Content: `<tool_call>{"name": "list_dir", "arguments": {}}</tool_call>`},
@@ -213,6 +218,7 @@ func TestAskTextToolModeForModelsWithoutTools(t *testing.T) {
 }
 
 func TestDoctor(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	code, out, errOut := f.tern(t.Context(), "doctor")
 	if code != 0 {
@@ -236,6 +242,7 @@ func TestDoctor(t *testing.T) {
 }
 
 func TestDoctorReportsProblems(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, ollamatest.Tiny())
 	code, out, _ := f.tern(t.Context(), "doctor")
 	if code != 0 {
@@ -256,14 +263,11 @@ func TestDoctorReportsProblems(t *testing.T) {
 // TestBinary builds tern and drives it as a user would: a real process,
 // a real signal.
 func TestBinary(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "tern")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildTern(t)
 	f := newFixture(t)
 	env := append(os.Environ(), "OLLAMA_HOST="+f.srv.URL(), "XDG_CONFIG_HOME="+f.env["XDG_CONFIG_HOME"])
 	run := func(args ...string) *exec.Cmd {

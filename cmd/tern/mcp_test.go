@@ -34,7 +34,9 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeTernBinary()
+	os.Exit(code)
 }
 
 type cityArgs struct {
@@ -76,6 +78,7 @@ func withMCPFixture(t *testing.T, f *fixture) {
 }
 
 func TestTier3OffersOnlyTheMatchingMCPTools(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	withMCPFixture(t, f)
 	f.srv.Script(
@@ -113,6 +116,7 @@ func TestTier3OffersOnlyTheMatchingMCPTools(t *testing.T) {
 }
 
 func TestProjectMCPServerNeedsConsent(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	withMCPFixture(t, f)
 	f.srv.Script(ollamatest.Reply{Content: "I cannot reach the web tools."})

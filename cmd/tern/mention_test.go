@@ -15,6 +15,7 @@ import (
 // listing) before the first request, as a read_file call of its own;
 // a mention that names no file stays as written.
 func TestAskMentionAttachesFiles(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	os.MkdirAll(filepath.Join(f.dir, "sub"), 0o755)
 	os.WriteFile(filepath.Join(f.dir, "sub", "util.go"), []byte("package sub\n"), 0o644)
@@ -77,6 +78,7 @@ func TestAskMentionAttachesFiles(t *testing.T) {
 // files, a directory at a time; bash, which splits words at @, sends the
 // @ as a word of its own.
 func TestAskMentionCompletion(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	os.MkdirAll(filepath.Join(f.dir, "cmd", "tern"), 0o755)
 	os.WriteFile(filepath.Join(f.dir, "cmd", "tern", "ask.go"), []byte("package main\n"), 0o644)
@@ -102,6 +104,7 @@ func TestAskMentionCompletion(t *testing.T) {
 // sent prompt attaches the file; after an edit /diff shows what the
 // session changed. Outside git /diff says why it cannot.
 func TestTUIMentionAndDiffInTmux(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	os.MkdirAll(filepath.Join(f.dir, "cmd", "tern"), 0o755)
 	os.WriteFile(filepath.Join(f.dir, "cmd", "tern", "main_test.go"), []byte("package main\n"), 0o644)
@@ -143,6 +146,7 @@ func TestTUIMentionAndDiffInTmux(t *testing.T) {
 
 // Outside git there is no checkpoint, and /diff and tern diff say why.
 func TestDiffOutsideGit(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	code, _, errOut := f.tern(t.Context(), "diff")
 	if code != exitError || !strings.Contains(errOut, "diff is unavailable: the workspace is not in a git repository") {

@@ -17,6 +17,7 @@ import (
 // suggestion; a wrong value in a config file is an error (exit 1) that
 // names the key.
 func TestUsageErrorsExit2(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	for _, tt := range []struct {
 		args []string
@@ -59,6 +60,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 // script can tell: 3 when changes were refused, 4 at the request limit, 5
 // when the model got stuck. Each says so on stderr, in --json mode too.
 func TestAskExitCodes(t *testing.T) {
+	t.Parallel()
 	t.Run("denied", func(t *testing.T) {
 		f := newFixture(t)
 		f.srv.Script(
@@ -121,6 +123,7 @@ func TestAskExitCodes(t *testing.T) {
 
 // tern --version and tern version print the version from the build info.
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	for _, args := range [][]string{{"--version"}, {"version"}} {
 		code, out, errOut := f.tern(t.Context(), args...)
@@ -144,6 +147,7 @@ func TestVersion(t *testing.T) {
 // Shell completion offers the installed models, this workspace's
 // sessions, the tool modes and the eval tasks.
 func TestCompletionValues(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.srv.Script(ollamatest.Reply{Content: "Hello."})
 	if code, _, errOut := f.tern(t.Context(), "ask", "first question"); code != 0 {
@@ -184,6 +188,7 @@ func TestCompletionValues(t *testing.T) {
 // the rest: every unknown key is listed, near misses with the key meant.
 // tern ask refuses the same file, naming every key too.
 func TestDoctorReportsBadConfigAndGoesOn(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	os.WriteFile(filepath.Join(f.dir, ".tern.toml"), []byte("modle = \"qwen3:8b\"\nmax_turn = 3\ncolour = \"blue\"\n[stream]\nidle_timout = \"2s\"\n[profiles.qwen3]\ntemprature = 0.5\n"), 0o644)
 	code, out, errOut := f.tern(t.Context(), "doctor")

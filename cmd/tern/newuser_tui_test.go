@@ -80,6 +80,7 @@ func quit(tb testing.TB, sim *lockedScreen, done <-chan error) {
 // saying "nothing to compact" and then "compaction done", "1 files read"
 // after /index, and /undo outside git.
 func TestTUIMessagesANewUserSees(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	// A workspace with a single file, outside git.
 	f.dir = t.TempDir()
@@ -128,6 +129,7 @@ func TestTUIMessagesANewUserSees(t *testing.T) {
 // Outside git, tern undo says that it needs git, not that no session
 // changed files.
 func TestUndoOutsideGit(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.srv.Script(ollamatest.Reply{ToolCalls: []ollamatest.Call{editMain}}, ollamatest.Reply{Content: "Done."})
 	if code, _, errOut := f.tern(t.Context(), "ask", "--yes", "change the greeting"); code != 0 {
@@ -151,6 +153,7 @@ func TestUndoOutsideGit(t *testing.T) {
 // tern prompt prints a Markdown report, and --json one JSON object with
 // the same prefix and counts.
 func TestPromptReportAndJSON(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	code, out, errOut := f.tern(t.Context(), "prompt")
 	if code != 0 || !strings.HasPrefix(out, "# First request of a new session: qwen3:8b") || !strings.Contains(out, "## Tools (") {
@@ -189,6 +192,7 @@ func TestPromptReportAndJSON(t *testing.T) {
 
 // In the TUI too a server failure comes with what to do about it.
 func TestTUIServerErrorHasHint(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	crash := ollamatest.Reply{Status: 500, Error: ollamatest.MsgRunnerTerminated}
 	f.srv.Script(crash, crash)

@@ -16,6 +16,7 @@ import (
 // vLLM parsers), thinking as reasoning_content, and a reply cut at
 // max_tokens (finish_reason "length") whose call must not run.
 func TestOpenAIQuirksThroughAsk(t *testing.T) {
+	t.Parallel()
 	for _, flavor := range []openaitest.Flavor{openaitest.LlamaServer, openaitest.VLLM, openaitest.LMStudio} {
 		t.Run(string(flavor), func(t *testing.T) {
 			f, srv := newOpenAIFixture(t, openaitest.WithFlavor(flavor))
@@ -80,6 +81,7 @@ func TestOpenAIQuirksThroughAsk(t *testing.T) {
 }
 
 func TestOpenAIAPIKeyFromEnvironment(t *testing.T) {
+	t.Parallel()
 	f, srv := newOpenAIFixture(t, openaitest.WithFlavor(openaitest.VLLM), openaitest.WithAPIKey("team-key"))
 	f.config("backend = \"openai\"\nbase_url = \"" + srv.URL() + "/v1\"\n")
 	code, _, errOut := f.tern(t.Context(), "ask", "hi")
@@ -112,6 +114,7 @@ func TestOpenAIAPIKeyFromEnvironment(t *testing.T) {
 // native API; an OpenAI-compatible server in OLLAMA_HOST is used through
 // /v1. --backend ollama overrides detection.
 func TestOpenAIAutoDetection(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.config("base_url = \"" + f.srv.URL() + "\"\n")
 	delete(f.env, "OLLAMA_HOST")
@@ -143,6 +146,7 @@ func TestOpenAIAutoDetection(t *testing.T) {
 // embeddings often come from two servers; embed_base_url names the
 // second, and tern index embeds there while chat stays on base_url.
 func TestOpenAIEmbedBaseURL(t *testing.T) {
+	t.Parallel()
 	f, chat := newOpenAIFixture(t)
 	embed := openaitest.New(t, openaitest.WithModel("nomic-embed-text-v1.5"), openaitest.WithEmbeddings("nomic-embed-text-v1.5", 48))
 	f.config("backend = \"openai\"\nbase_url = \"" + chat.URL() + "\"\nembed_base_url = \"" + embed.URL() + "/v1\"\n")
@@ -163,6 +167,7 @@ func TestOpenAIEmbedBaseURL(t *testing.T) {
 // of an OpenAI-compatible server to the schema through response_format
 // (llama-server and vLLM compile it to a grammar), with no tools sent.
 func TestOpenAIConstrainedToolMode(t *testing.T) {
+	t.Parallel()
 	for _, flavor := range []openaitest.Flavor{openaitest.LlamaServer, openaitest.VLLM, openaitest.LMStudio} {
 		t.Run(string(flavor), func(t *testing.T) {
 			f, srv := newOpenAIFixture(t, openaitest.WithFlavor(flavor))
@@ -195,6 +200,7 @@ func TestOpenAIConstrainedToolMode(t *testing.T) {
 // (LM Studio with the model not loaded yet, a proxy in front of vLLM that
 // drops max_model_len) stops tern with the fix for that server.
 func TestOpenAIWindowHintPerServer(t *testing.T) {
+	t.Parallel()
 	for flavor, want := range map[openaitest.Flavor]string{
 		openaitest.LlamaServer: "the -c/--ctx-size the server was started with",
 		openaitest.LMStudio:    "load the model in LM Studio first (`lms load MODEL --context-length N`)",

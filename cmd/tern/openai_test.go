@@ -35,6 +35,7 @@ func (f *fixture) config(text string) {
 }
 
 func TestOpenAIAsk(t *testing.T) {
+	t.Parallel()
 	for _, flavor := range []openaitest.Flavor{openaitest.LlamaServer, openaitest.VLLM, openaitest.LMStudio} {
 		t.Run(string(flavor), func(t *testing.T) {
 			f, srv := newOpenAIFixture(t, openaitest.WithFlavor(flavor), openaitest.WithWindow(12288))
@@ -80,6 +81,7 @@ func TestOpenAIAsk(t *testing.T) {
 }
 
 func TestOpenAIAskJSONUsage(t *testing.T) {
+	t.Parallel()
 	f, srv := newOpenAIFixture(t, openaitest.WithFlavor(openaitest.VLLM))
 	f.config("backend = \"openai\"\nbase_url = \"" + srv.URL() + "/v1\"\n")
 	srv.Script(openaitest.Reply{Content: "Hello."})
@@ -125,6 +127,7 @@ func event(t *testing.T, out, typ string) map[string]any {
 }
 
 func TestOpenAIWindowIsNeverGuessed(t *testing.T) {
+	t.Parallel()
 	f, srv := newOpenAIFixture(t, openaitest.WithFlavor(openaitest.LlamaServer), openaitest.WithHiddenWindow())
 	code, _, errOut := f.tern(t.Context(), "ask", "--backend", "openai", "--host", srv.URL(), "hi")
 	if code != 1 || !strings.Contains(errOut, "does not say its context window, and tern never guesses one: pass --ctx N") {
@@ -146,6 +149,7 @@ func TestOpenAIWindowIsNeverGuessed(t *testing.T) {
 }
 
 func TestOpenAIToolsRefused(t *testing.T) {
+	t.Parallel()
 	f, srv := newOpenAIFixture(t, openaitest.WithFlavor(openaitest.LlamaServer), openaitest.WithoutTools())
 	srv.Script(
 		openaitest.Reply{Content: "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"README.md\"}}\n</tool_call>"},
@@ -172,6 +176,7 @@ func TestOpenAIToolsRefused(t *testing.T) {
 // refusal as a cut prompt, learns the factor from the count in it,
 // compacts and asks again, and the answer arrives.
 func TestOpenAIWindowKept(t *testing.T) {
+	t.Parallel()
 	for _, usage := range []bool{true, false} {
 		t.Run(map[bool]string{true: "usage", false: "no usage"}[usage], func(t *testing.T) {
 			opts := []openaitest.Option{openaitest.WithWindow(4096), openaitest.WithCounter(func(s string) int { return len(s) * 3 / 4 })}
@@ -211,6 +216,7 @@ func TestOpenAIWindowKept(t *testing.T) {
 }
 
 func TestOpenAIIndexAndSearch(t *testing.T) {
+	t.Parallel()
 	f, srv := newOpenAIFixture(t, openaitest.WithEmbeddings("", 64))
 	if err := os.Remove(filepath.Join(f.dir, "README.md")); err != nil {
 		t.Fatal(err)
@@ -246,6 +252,7 @@ func TestOpenAIIndexAndSearch(t *testing.T) {
 }
 
 func TestOpenAIDoctor(t *testing.T) {
+	t.Parallel()
 	f, srv := newOpenAIFixture(t, openaitest.WithWindow(16384), openaitest.WithEmbeddings("", 32))
 	f.config("base_url = \"" + srv.URL() + "/v1\"\n")
 	out, errOut := f.mustTern("doctor")

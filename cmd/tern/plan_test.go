@@ -27,6 +27,7 @@ func lastContent(req api.ChatRequest) string { return req.Messages[len(req.Messa
 // the system prompt, where later runs of the session still find it, and
 // has the model carry it out.
 func TestPlanHeadless(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.srv.Script(
 		ollamatest.Reply{ToolCalls: []ollamatest.Call{
@@ -129,6 +130,7 @@ func TestPlanHeadless(t *testing.T) {
 // keeps planning and /plan opens the dialog again; 1 accepts it at tier 1,
 // and the model carries it out with the plan pinned in its window.
 func TestPlanModeInTmux(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.srv.Script(
 		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "read_file", Args: `{"path":"main.go"}`}}},
@@ -187,6 +189,7 @@ func TestPlanModeInTmux(t *testing.T) {
 // TestPlanResumedInTmux: a plan made by tern ask --plan waits in the
 // session; the TUI resuming it says so, and /plan opens it to accept.
 func TestPlanResumedInTmux(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.srv.Script(ollamatest.Reply{Content: firstPlan})
 	code, _, errOut := f.tern(t.Context(), "ask", "--plan", "make main print bonjour")
@@ -215,6 +218,7 @@ func TestPlanResumedInTmux(t *testing.T) {
 // TestPlanJSONEvent: with --json the plan comes as a plan event, just
 // before done.
 func TestPlanJSONEvent(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.srv.Script(ollamatest.Reply{Content: firstPlan})
 	code, out, errOut := f.tern(t.Context(), "ask", "--json", "--plan", "make main print bonjour")

@@ -16,6 +16,7 @@ import (
 // of every command and every config key is documented, and every file it
 // points to exists.
 func TestREADMECoversEverything(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
 		t.Fatal(err)

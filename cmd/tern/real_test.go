@@ -11,6 +11,7 @@ import (
 // names an installed model (OLLAMA_HOST picks the server). CI has no
 // Ollama, so it skips there.
 func TestRealOllama(t *testing.T) {
+	t.Parallel()
 	model := os.Getenv("TERN_OLLAMA_MODEL")
 	if model == "" {
 		t.Skip("set TERN_OLLAMA_MODEL (and OLLAMA_HOST if needed) to run against a real Ollama")

@@ -14,6 +14,8 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/spf13/cobra"
+
+	"github.com/ternhq/tern/models/ollama"
 )
 
 // Exit codes.
@@ -34,7 +36,18 @@ type app struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
 
-	// flags common to every command
+	globalOptions
+
+	cmd *cobra.Command // the root, for Changed checks
+	// screen, when set, is where the TUI draws instead of the terminal.
+	screen tcell.Screen
+	// parsed, when set, is handed each command's options in place of
+	// running the command: tests check how flags parse with it.
+	parsed func(opts any) error
+}
+
+// globalOptions are the flags common to every command.
+type globalOptions struct {
 	dir       string
 	model     string
 	host      string
@@ -49,13 +62,15 @@ type app struct {
 	toolMode  string
 	backend   string
 	verbose   bool
-	// rag is --rag of tern and tern ask; plan is their --plan.
-	rag  bool
-	plan bool
+}
 
-	cmd *cobra.Command // the root, for Changed checks
-	// screen, when set, is where the TUI draws instead of the terminal.
-	screen tcell.Screen
+// runCommand runs a command's run function with its options, or hands
+// the options to a.parsed when a test only parses the command line.
+func runCommand[O any](ctx context.Context, a *app, o *O, run func(context.Context, *O) error) error {
+	if a.parsed != nil {
+		return a.parsed(o)
+	}
+	return run(ctx, o)
 }
 
 // exitError carries an exit code through cobra.
@@ -117,8 +132,15 @@ func isUsage(err error) bool {
 	return false
 }
 
+// tuiOptions are the flags of tern itself, which opens the TUI.
+type tuiOptions struct {
+	resume string
+	// rag turns RAG on at the start; plan starts in plan mode.
+	rag, plan bool
+}
+
 func (a *app) rootCommand() *cobra.Command {
-	var resume string
+	o := &tuiOptions{}
 	root := &cobra.Command{
 		Use:   "tern",
 		Short: "A terminal coding agent for small local models",
@@ -135,12 +157,12 @@ Run 'tern doctor' first to check Ollama, the model and the context plan.`,
 			return a.checkFlags(cmd)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.openTUI(cmd.Context(), resume)
+			return runCommand(cmd.Context(), a, o, a.openTUI)
 		},
 	}
-	root.Flags().StringVar(&resume, "resume", "", "continue the session with this ID (or unique prefix) in the TUI")
-	root.Flags().BoolVar(&a.rag, "rag", false, ragUsage)
-	root.Flags().BoolVar(&a.plan, "plan", false, "start in plan mode: the model only reads, then proposes a plan you accept or send back (Shift+Tab toggles it)")
+	root.Flags().StringVar(&o.resume, "resume", "", "continue the session with this ID (or unique prefix) in the TUI")
+	root.Flags().BoolVar(&o.rag, "rag", false, ragUsage)
+	root.Flags().BoolVar(&o.plan, "plan", false, "start in plan mode: the model only reads, then proposes a plan you accept or send back (Shift+Tab toggles it)")
 	a.cmd = root
 	f := root.PersistentFlags()
 	f.StringVar(&a.dir, "dir", "", "workspace root (default: the git root above the current directory, else the current directory)")
@@ -215,6 +237,9 @@ func (a *app) config(root string) (Config, error) {
 
 // overrideConfig applies the environment and the flags to cfg, made from
 // the config files, and says what of the project's file was ignored.
+// Each source is validated once, where it is read: the files by
+// checkConfig, the flags by checkFlags. What is left to check here is
+// what only their combination can break: a tier above the tier cap.
 func (a *app) overrideConfig(cfg Config) (Config, error) {
 	for _, n := range cfg.notices {
 		fmt.Fprintln(a.stderr, "tern: "+n)
@@ -222,7 +247,7 @@ func (a *app) overrideConfig(cfg Config) (Config, error) {
 	if v := a.getenv("TERN_MODEL"); v != "" {
 		cfg.Model = v
 	}
-	if v := a.getenv("OLLAMA_HOST"); v != "" && cfg.Host == "" {
+	if v := ollama.EnvHost(a.getenv); v != "" && cfg.Host == "" {
 		cfg.Host = v
 	}
 	flags := a.cmd.PersistentFlags()
@@ -235,9 +260,6 @@ func (a *app) overrideConfig(cfg Config) (Config, error) {
 	set("host", func() { cfg.Host, cfg.hostFlag = a.host, true })
 	set("backend", func() { cfg.Backend = a.backend })
 	cfg.apiKey = cmp.Or(a.getenv("TERN_API_KEY"), a.getenv("OPENAI_API_KEY"))
-	if err := checkBackend(cfg.Backend); err != nil {
-		return cfg, fmt.Errorf("--backend %w", err)
-	}
 	set("ctx", func() { cfg.Ctx = a.ctxTokens })
 	set("vram", func() { cfg.VRAMGiB = a.vram })
 	set("max-turns", func() { cfg.MaxTurns = a.maxTurns })
@@ -249,14 +271,6 @@ func (a *app) overrideConfig(cfg Config) (Config, error) {
 		cfg.MaxTier = cfg.Tier // asking for a tier raises a configured cap
 	}
 	if err := checkTiers(cfg, "--tier", "--max-tier"); err != nil {
-		return cfg, err
-	}
-	switch cfg.ToolMode {
-	case "auto", "native", "text", "constrained":
-	default:
-		return cfg, fmt.Errorf("--tool-mode must be auto, native, text or constrained, not %q", cfg.ToolMode)
-	}
-	if err := checkValues(cfg, true); err != nil {
 		return cfg, err
 	}
 	return cfg, nil

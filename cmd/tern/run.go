@@ -49,8 +49,9 @@ type run struct {
 }
 
 // startRun opens the workspace and the model, and creates a session or
-// resumes the one named by resume.
-func (a *app) startRun(ctx context.Context, resume string, approver agent.Approver) (*run, error) {
+// resumes the one o names: tern ask's session, and eval's. The config's
+// rag turns RAG on too; --tier given moves a resumed session to it.
+func (a *app) startRun(ctx context.Context, o runOptions) (*run, error) {
 	root, err := a.workspaceRoot()
 	if err != nil {
 		return nil, err
@@ -60,39 +61,94 @@ func (a *app) startRun(ctx context.Context, resume string, approver agent.Approv
 		return nil, err
 	}
 
-	// Build the token tables while Ollama answers; the first count waits
-	// for them if they are not ready.
+	// The counter builds its encoder only when something must be counted:
+	// the agent sends its first request by upper bounds when they fit, and
+	// has the encoder built while the model reads it.
 	counter, err := budget.NewCounter()
 	if err != nil {
 		return nil, err
 	}
-	go counter.Warm()
+	o.rag = o.rag || cfg.RAG
+	o.tierFlag = a.cmd.PersistentFlags().Changed("tier")
+	return a.openRun(ctx, workspace{root: root, cfg: cfg, counter: func() (*budget.Counter, error) { return counter, nil }}, o)
+}
 
+// workspace is what the sessions one tern process opens share.
+type workspace struct {
+	root    string
+	cfg     Config
+	counter func() (*budget.Counter, error)
+	// store, when nil, is opened once the model server answers, and is
+	// the run's own (closed with it).
+	store *session.Store
+	// code, when nil, is opened for the server the run resolved to, and
+	// is the run's own (closed with it).
+	code *codeIndex
+}
+
+// runOptions say how one session opens.
+type runOptions struct {
+	// resume names the session to continue; "" creates one.
+	resume string
+	// model, when set, is used instead of the configured model.
+	model    string
+	approver agent.Approver
+	// asker puts ask_user's questions; nil headless (no one to ask).
+	asker tools.Asker
+	// tierFlag is set when --tier was given: it then moves a resumed
+	// session to that tier.
+	tierFlag bool
+	// rag turns RAG on at the start; plan starts in plan mode.
+	rag, plan bool
+}
+
+// openRun opens a session in the workspace: it reaches the model server,
+// creates or resumes the session and builds its agent. tern ask (through
+// startRun) and the TUI (each time it connects) open sessions through it.
+func (a *app) openRun(ctx context.Context, w workspace, o runOptions) (*run, error) {
+	cfg := w.cfg
+	if o.model != "" {
+		cfg.Model = o.model
+	}
 	back, err := a.connect(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	ws, err := tools.NewWorkspace(root, cfg.AllowRead...)
+	counter, err := w.counter()
 	if err != nil {
 		return nil, err
 	}
-	store, err := session.OpenWorkspace(ctx, root)
+	ws, err := tools.NewWorkspace(w.root, cfg.AllowRead...)
 	if err != nil {
 		return nil, err
 	}
-	r := &run{root: root, cfg: cfg, back: back, store: store, ws: ws, counter: counter,
-		tierFlag: a.cmd.PersistentFlags().Changed("tier"),
-		code:     newCodeIndex(root, back.resolved(cfg)), rag: cfg.RAG || a.rag, plan: a.plan}
+	store, code := w.store, w.code
+	if store == nil {
+		if store, err = session.OpenWorkspace(ctx, w.root); err != nil {
+			return nil, err
+		}
+	}
+	if code == nil {
+		code = newCodeIndex(w.root, back.resolved(cfg))
+	}
+	r := &run{root: w.root, cfg: cfg, back: back, store: store, ws: ws, counter: counter,
+		tierFlag: o.tierFlag, code: code, rag: o.rag, plan: o.plan, asker: o.asker}
 	if clamp := back.plan.Clamp(); clamp != "" {
 		r.notices = append(r.notices, clamp)
 	}
-	if err := r.openSession(ctx, resume); err != nil {
-		store.Close()
-		return nil, err
+	err = r.openSession(ctx, o.resume)
+	if err == nil {
+		r.recallToolMode(ctx)
+		err = r.newAgent(ctx, o.approver)
 	}
-	r.recallToolMode(ctx)
-	if err := r.newAgent(ctx, approver); err != nil {
-		store.Close()
+	if err != nil {
+		r.closeTools()
+		if w.code == nil {
+			code.Close()
+		}
+		if w.store == nil {
+			store.Close()
+		}
 		return nil, err
 	}
 	return r, nil
@@ -123,7 +179,7 @@ func (r *run) openSession(ctx context.Context, resume string) error {
 
 func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
 	if r.mcp == nil {
-		m, err := newMCPManager(r.cfg, r.ws, func() []string { return reservedNames(r.ws, r.cfg) }, trustGate(r.root, approver))
+		m, err := newMCPManager(r.cfg, r.ws, func() []string { return reservedNames(r.ws) }, trustGate(r.root, approver))
 		if err != nil {
 			return err
 		}
@@ -157,8 +213,8 @@ func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
 		return err
 	}
 	r.notices = append(r.notices, notes...)
-	if r.back.textTools {
-		r.notices = append(r.notices, r.back.textWhy)
+	if r.back.proto.Text {
+		r.notices = append(r.notices, r.back.proto.Why)
 	}
 	r.notices = append(r.notices, r.back.notes...)
 	var history []models.Message
@@ -181,8 +237,8 @@ func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
 		NumCtx:      r.back.plan.NumCtx,
 		MaxTurns:    r.cfg.MaxTurns,
 		System:      system,
-		TextTools:   r.back.textTools,
-		Constrained: r.back.constrained,
+		TextTools:   r.back.proto.Text,
+		Constrained: r.back.proto.Constrained,
 		Think:       think,
 		Temperature: temperature,
 		KeepAlive:   r.cfg.KeepAlive.Duration,
@@ -224,7 +280,7 @@ func (r *run) retriever() agent.Retriever {
 	if r.code == nil {
 		return nil
 	}
-	return ragRetriever{code: r.code, counter: r.counter}
+	return r.code.retriever(r.counter)
 }
 
 // Close stops the MCP servers and releases the index and the store.

@@ -24,6 +24,7 @@ func newRealisticFixture(t *testing.T, ms ...ollamatest.Model) *fixture {
 // Behaviour 1 through the command line: a reply Ollama cut for repetition
 // is kept and explained, and the turn goes on; it is not an error.
 func TestAskRepetitionStop(t *testing.T) {
+	t.Parallel()
 	f := newRealisticFixture(t)
 	chunks := []string{"Well"}
 	for range 40 {
@@ -45,6 +46,7 @@ func TestAskRepetitionStop(t *testing.T) {
 // Behaviour 2 through the command line: a call the server's parser dropped
 // is retried in the text protocol, where tern repairs it.
 func TestAskDroppedCall(t *testing.T) {
+	t.Parallel()
 	f := newRealisticFixture(t)
 	broken := "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"README.md\",}\n</tool_call>"
 	f.srv.Script(ollamatest.Reply{Content: broken}, ollamatest.Reply{Content: broken}, ollamatest.Reply{Content: "A demo repository."})
@@ -64,6 +66,7 @@ func TestAskDroppedCall(t *testing.T) {
 
 // Behaviour 4: --ctx above the trained context is lowered, and said.
 func TestCtxClampedToTrainedContext(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, ollamatest.TinyTools())
 	f.srv.Script(ollamatest.Reply{Content: "Hi."})
 	code, _, errOut := f.tern(t.Context(), "ask", "--ctx", "8192", "hi")
@@ -86,6 +89,7 @@ func TestCtxClampedToTrainedContext(t *testing.T) {
 
 // Behaviour 6: an embedding model is no chat model.
 func TestEmbeddingModelAsChatModel(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	code, out, _ := f.tern(t.Context(), "doctor", "--model", "nomic-embed-text")
 	if code != 1 || !strings.Contains(out, "Chat model  ✗ nomic-embed-text:latest is an embedding model and cannot chat (capabilities: embedding)") ||
@@ -104,6 +108,7 @@ func TestEmbeddingModelAsChatModel(t *testing.T) {
 // Behaviour 6: with vectors in the index made by an installed model,
 // search is not "lexical only" even when embed_model is not installed.
 func TestDoctorEmbeddingsFromTheIndex(t *testing.T) {
+	t.Parallel()
 	embed := ollamatest.NomicEmbed()
 	embed.Name = "tiny-embed:latest"
 	f := newFixture(t, ollamatest.Qwen3(), embed)

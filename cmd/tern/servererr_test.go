@@ -11,6 +11,7 @@ import (
 // runner and a busy server are retried once, with a notice, and a second
 // failure is one line that says what to try.
 func TestAskServerErrorsHaveHints(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name  string
 		reply ollamatest.Reply

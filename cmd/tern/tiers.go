@@ -45,7 +45,8 @@ func buildToolSet(o toolOptions) (*disclosure.Set, error) {
 	if exe, err := os.Executable(); err == nil && runtime.GOOS == "linux" {
 		policy.Reaper = exe // tern's own binary runs each command as a subreaper
 	}
-	cmds, err := tools.CommandTools(o.ws, o.cp, policy)
+	builtins, err := tools.Builtins(tools.Deps{Workspace: o.ws, Checkpoint: o.cp, Commands: policy,
+		Search: o.search, Explorer: o.explorer, Asker: o.asker, FetchAllow: o.cfg.FetchAllow})
 	if err != nil {
 		return nil, err
 	}
@@ -53,14 +54,8 @@ func buildToolSet(o toolOptions) (*disclosure.Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	read := tools.ReadOnlyTools(o.ws)
-	if o.search != nil {
-		read = append(read, tools.NewSearchCode(o.ws, o.search))
-	}
-	read = append(read, tools.NewExplore(o.ws, o.explorer), tools.NewAskUser(o.asker))
-	external := []tools.Tool{tools.NewFetchURL(o.ws, nil, o.cfg.FetchAllow...)}
 	return disclosure.New(disclosure.Config{
-		Tools:   [disclosure.NumTiers][]tools.Tool{read, tools.EditTools(o.ws, o.cp), cmds, external},
+		Tools:   builtins,
 		Start:   disclosure.Tier(o.cfg.Tier),
 		Max:     disclosure.Tier(o.cfg.MaxTier),
 		Intents: intents.With(o.cfg.Intent),
@@ -72,20 +67,8 @@ func buildToolSet(o toolOptions) (*disclosure.Set, error) {
 
 // reservedNames are the names of tern's own tools, which MCP tools must not
 // take.
-func reservedNames(ws *tools.Workspace, cfg Config) []string {
-	cfg.MaxTier = int(disclosure.External)
-	set, err := buildToolSet(toolOptions{ws: ws, cfg: cfg})
-	if err != nil {
-		return nil // the real build reports the same error
-	}
-	// search_code joins tier 0 only when the repository has an index.
-	names := []string{tools.NewSearchCode(ws, nil).Spec().Name}
-	for t := disclosure.Read; t <= disclosure.External; t++ {
-		for _, tool := range set.Tools(t) {
-			names = append(names, tool.Spec().Name)
-		}
-	}
-	return names
+func reservedNames(ws *tools.Workspace) []string {
+	return append(tools.BuiltinNames(ws), disclosure.RequestTools)
 }
 
 // toolSet builds the run's tool set: a checkpoint before the first change,

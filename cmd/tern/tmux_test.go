@@ -2,21 +2,50 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
 
-// buildTern builds the tern binary into a temporary directory.
+// ternBinary is the tern binary the tests that run a real process share:
+// built once per test process (a build is seconds of CPU), removed by
+// TestMain. No test may change the file.
+var ternBinary struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}
+
+// buildTern builds the tern binary, once for all tests, and returns its
+// path.
 func buildTern(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "tern")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
+	b := &ternBinary
+	b.once.Do(func() {
+		if b.dir, b.err = os.MkdirTemp("", "tern-test-bin-"); b.err != nil {
+			return
+		}
+		b.path = filepath.Join(b.dir, "tern")
+		if out, err := exec.Command("go", "build", "-o", b.path, ".").CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("%w\n%s", err, out)
+		}
+	})
+	if b.err != nil {
+		t.Fatalf("build: %v", b.err)
 	}
-	return bin
+	return b.path
+}
+
+// removeTernBinary deletes the shared binary, if one was built.
+func removeTernBinary() {
+	if ternBinary.dir != "" {
+		os.RemoveAll(ternBinary.dir)
+	}
 }
 
 // tmuxTern is the built binary running in a tmux pane of its own server.
@@ -88,6 +117,26 @@ func (tm *tmuxTern) waitPane(want ...string) string {
 			tm.t.Fatalf("the pane never showed %q:\n%s", want, s)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitSettled polls the pane until it shows every want and has stopped
+// changing: two captures 50ms apart are the same. A capture taken while
+// tern is still drawing a screen can show half of it.
+func (tm *tmuxTern) waitSettled(want ...string) string {
+	tm.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	prev := tm.waitPane(want...)
+	for {
+		time.Sleep(50 * time.Millisecond)
+		s := tm.waitPane(want...)
+		if s == prev {
+			return s
+		}
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("the pane never settled:\n%s", s)
+		}
+		prev = s
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 // calls itself, so the history carries one id per call and the TUI keeps
 // a line for each.
 func TestTUIRepeatedServerCallIDs(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.srv.Script(
 		ollamatest.Reply{ToolCalls: []ollamatest.Call{{ID: "call_0", Name: "read_file", Args: `{"path":"README.md"}`}}},
@@ -51,6 +52,7 @@ func TestTUIRepeatedServerCallIDs(t *testing.T) {
 // A resumed session shows each call as it was shown live (the tool's own
 // summary, failures marked), and a reply the user cancelled is marked.
 func TestTUIResumeShowsCallsAndCancel(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.srv.Script(
 		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "read_file", Args: `{"path":"main.go","offset":1,"limit":2}`}}},

@@ -26,84 +26,46 @@ func profileFor(info models.ModelInfo, cfg Config) (models.Profile, error) {
 	return p, nil
 }
 
-// toolMode decides the tool protocol: --tool-mode (or tool_mode) when it
-// is native or text; else the profile's choice; else native when the model
-// has the tools capability. why is the notice to show for text mode.
-func toolMode(cfg Config, info models.ModelInfo, p models.Profile) (text bool, why string) {
-	mode := effectiveToolMode(cfg, p)
-	src := "--tool-mode " + mode
-	if cfg.ToolMode == "auto" {
-		src = "the " + p.Name + " profile"
-	}
-	switch mode {
-	case "text":
-		return true, fmt.Sprintf("using the text tool protocol (%s)", src)
-	case "constrained":
-		return true, fmt.Sprintf("using the text tool protocol with replies held to a JSON schema (%s)", src)
-	case "native":
-		return false, ""
-	}
-	if !info.Has(models.CapTools) {
-		return true, fmt.Sprintf("%s has no native tool support; using the text tool protocol", info.Name)
-	}
-	return false, ""
-}
-
-// effectiveToolMode is --tool-mode (or tool_mode), else the profile's
-// choice when it makes one: "auto", "native", "text" or "constrained".
-func effectiveToolMode(cfg Config, p models.Profile) string {
-	if cfg.ToolMode == "auto" && p.ToolMode != "" && p.ToolMode != "auto" {
-		return p.ToolMode
-	}
-	return cfg.ToolMode
-}
-
 // recentSessions is how many recent sessions are searched for a model's
 // fall back to the text tool protocol.
 const recentSessions = 20
 
 // lastFallback finds the newest recent session in which model fell back to
-// the text tool protocol, and why.
-func lastFallback(ctx context.Context, store *session.Store, model string) (id, why, mode string, ok bool) {
+// the text tool protocol, as the agent recorded it in the session's meta.
+func lastFallback(ctx context.Context, store *session.Store, model string) (models.Fallback, bool) {
 	list, err := store.List(ctx, recentSessions)
 	if err != nil {
-		return "", "", "", false
+		return models.Fallback{}, false
 	}
 	for _, s := range list {
 		if s.Model != model {
 			continue
 		}
-		if v, set, err := store.Meta(ctx, s.ID, agent.MetaToolMode); err == nil && set && (v == "text" || v == "constrained") {
+		if v, set, err := store.Meta(ctx, s.ID, agent.MetaToolMode); err == nil && set && (v == models.ToolModeText || v == models.ToolModeConstrained) {
 			why, _, _ := store.Meta(ctx, s.ID, agent.MetaToolModeWhy)
-			return s.ID, why, v, true
+			return models.Fallback{Session: s.ID, Mode: v, Why: why}, true
 		}
 	}
-	return "", "", "", false
+	return models.Fallback{}, false
 }
 
 // recallToolMode starts the run in the text tool protocol when the model
 // fell back to it in a recent session and nothing forces native calls.
 func (r *run) recallToolMode(ctx context.Context) {
-	if r.back.textTools || r.cfg.ToolMode != "auto" || (r.back.profile.ToolMode != "" && r.back.profile.ToolMode != "auto") {
-		return
+	if fb, ok := lastFallback(ctx, r.store, r.back.info.Name); ok {
+		r.back.proto = r.back.proto.Recall(r.cfg.ToolMode, r.back.profile, fb)
 	}
-	id, why, mode, ok := lastFallback(ctx, r.store, r.back.info.Name)
-	if !ok {
-		return
-	}
-	r.back.textTools = true
-	r.back.constrained = mode == "constrained"
-	r.back.textWhy = fmt.Sprintf("using the text tool protocol: in session %s, %s (force native calls with --tool-mode native)", id, why)
 }
 
 // doctorTools reports the tool protocol a run would use, and why.
 func (a *app) doctorTools(ctx context.Context, r *report, cfg Config, info models.ModelInfo, prof models.Profile) {
-	text, why := toolMode(cfg, info, prof)
-	if !text && cfg.ToolMode == "auto" {
+	proto := models.ChooseToolProtocol(cfg.ToolMode, info, prof)
+	text, why := proto.Text, proto.Why
+	if !text && cfg.ToolMode == models.ToolModeAuto {
 		if root, err := a.workspaceRoot(); err == nil {
 			if store, err := openExisting(ctx, root); err == nil && store != nil {
-				if id, reason, _, ok := lastFallback(ctx, store, info.Name); ok {
-					text, why = true, fmt.Sprintf("in session %s, %s", id, reason)
+				if fb, ok := lastFallback(ctx, store, info.Name); ok {
+					text, why = true, fmt.Sprintf("in session %s, %s", fb.Session, fb.Why)
 				}
 				store.Close()
 			}

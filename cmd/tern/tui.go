@@ -15,6 +15,7 @@ import (
 	"github.com/ternhq/tern/context/budget"
 	"github.com/ternhq/tern/disclosure"
 	"github.com/ternhq/tern/index/ignore"
+	"github.com/ternhq/tern/prompts"
 	"github.com/ternhq/tern/session"
 	"github.com/ternhq/tern/statedir"
 	"github.com/ternhq/tern/tools"
@@ -23,13 +24,13 @@ import (
 
 // openTUI runs the TUI on the terminal (or on a.screen in tests). Without
 // a terminal it says what to use instead.
-func (a *app) openTUI(ctx context.Context, resume string) error {
+func (a *app) openTUI(ctx context.Context, o *tuiOptions) error {
 	if a.screen == nil && !(isTerminal(a.stdin) && isTerminal(a.stdout)) {
 		return errors.New("the TUI needs a terminal; for one headless turn use tern ask \"PROMPT\"")
 	}
 	ctx, stop := interruptible(ctx)
 	defer stop()
-	id, err := a.runTUI(ctx, resume)
+	id, err := a.runTUI(ctx, o)
 	if id != "" {
 		fmt.Fprintf(a.stderr, "tern: session %s is saved; continue it with `tern --resume %s`\n", id, id)
 	}
@@ -49,7 +50,8 @@ func isTerminal(f any) bool {
 // runTUI opens the TUI in the workspace. It opens before the model is
 // reached: the session store (for /sessions) is ready at once, and the TUI
 // connects in the background, retrying while Ollama is down.
-func (a *app) runTUI(ctx context.Context, resume string) (string, error) {
+func (a *app) runTUI(ctx context.Context, o *tuiOptions) (string, error) {
+	resume := o.resume
 	root, err := a.workspaceRoot()
 	if err != nil {
 		return "", err
@@ -73,43 +75,28 @@ func (a *app) runTUI(ctx context.Context, resume string) (string, error) {
 		}
 		resume = s.ID
 	}
-	// The token tables load while the TUI draws and Ollama answers.
+	// The token tables load while the TUI draws and Ollama answers: the
+	// status bar shows counts from the start.
 	counter := sync.OnceValues(budget.NewCounter)
-	go counter()
+	go func() {
+		if c, err := counter(); err == nil {
+			c.Warm()
+		}
+	}()
 	// The index serves /search and /index offline, and every session's
 	// search_code and RAG; Ctrl+R's choice carries over to new sessions.
 	code := newCodeIndex(root, cfg)
 	defer code.Close()
 	var ragOn atomic.Bool
-	ragOn.Store(cfg.RAG || a.rag)
+	ragOn.Store(cfg.RAG || o.rag)
 
 	connect := func(ctx context.Context, req tui.ConnectRequest) (*tui.Backend, error) {
-		c := cfg
-		if req.Model != "" {
-			c.Model = req.Model
-		}
-		back, err := a.connect(ctx, c)
+		r, err := a.openRun(ctx, workspace{root: root, cfg: cfg, counter: counter, store: store, code: code},
+			runOptions{resume: req.Resume, model: req.Model, approver: req.Approver, asker: asker(req.Asker), rag: ragOn.Load()})
 		if err != nil {
 			return nil, err
 		}
-		cnt, err := counter()
-		if err != nil {
-			return nil, err
-		}
-		ws, err := tools.NewWorkspace(root, c.AllowRead...)
-		if err != nil {
-			return nil, err
-		}
-		r := &run{root: root, cfg: c, back: back, store: store, ws: ws, counter: cnt, code: code, rag: ragOn.Load()}
-		if req.Asker != nil {
-			r.asker = tuiAsker{req.Asker}
-		}
-		if err := r.openSession(ctx, req.Resume); err != nil {
-			return nil, err
-		}
-		if err := r.newAgent(ctx, req.Approver); err != nil {
-			return nil, err
-		}
+		back, cnt, ws := r.back, r.counter, r.ws
 		history := r.agent.History()
 		var calls map[string]tui.CallSummary
 		if len(history) > 0 {
@@ -127,6 +114,7 @@ func (a *app) runTUI(ctx context.Context, resume string) (string, error) {
 			PrefixTokens: r.agent.PrefixTokens(),
 			History:      history,
 			Calls:        calls,
+			Describe:     r.agent.Describe,
 			Notices:      r.notices,
 			Installed:    back.installed,
 			Close:        func() error { r.closeTools(); return nil },
@@ -147,7 +135,7 @@ func (a *app) runTUI(ctx context.Context, resume string) (string, error) {
 		NoColor: a.getenv("NO_COLOR") != "",
 		Yes:     a.yes || a.yolo,
 		Tier:    a.tier,
-		Plan:    a.plan,
+		Plan:    o.plan,
 	}, tui.Deps{
 		Connect:  connect,
 		Sessions: store,
@@ -255,6 +243,9 @@ func (u *undoer) Undo(ctx context.Context, _ tui.UndoPlan) (string, error) {
 // left alone and the draft saved next to the session store instead.
 type notesFile struct{ root string }
 
+// Prompt asks the model for the notes.
+func (notesFile) Prompt() string { return prompts.InitNotes() }
+
 func (n notesFile) WriteNotes(content string) (string, error) {
 	path := filepath.Join(n.root, "AGENTS.md")
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
@@ -279,6 +270,14 @@ func (n notesFile) WriteNotes(content string) (string, error) {
 		return "", fmt.Errorf("write %s: %w", path, err)
 	}
 	return path, nil
+}
+
+// asker is the TUI's dialog as ask_user's asker; nil without one.
+func asker(t tui.Asker) tools.Asker {
+	if t == nil {
+		return nil
+	}
+	return tuiAsker{t}
 }
 
 // tuiAsker puts ask_user's questions in the TUI's dialog.

@@ -16,6 +16,7 @@ import (
 // diff the user decides on), never a Z from underneath. The screens are
 // in the test log.
 func TestApprovalDialogCoversTheConversation(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	zs := strings.Repeat(strings.Repeat("Z", 160)+"\n", 40)
 	f.srv.Script(
@@ -30,7 +31,7 @@ func TestApprovalDialogCoversTheConversation(t *testing.T) {
 	tm.waitPane("ZZZZZZZZZZZZZZZZZZZZ")
 	tm.waitIdle()
 	tm.keys("change the greeting", "Enter")
-	screen := tm.waitPane("Allow edit_file?", `+func main() { println("hello") }`)
+	screen := tm.waitSettled("Allow edit_file?", `+func main() { println("hello") }`)
 	checkDialogClear(t, "80x24", screen)
 
 	tm.resize(160, 45)
@@ -39,6 +40,7 @@ func TestApprovalDialogCoversTheConversation(t *testing.T) {
 		screen = tm.pane()
 		rows := strings.Split(strings.TrimRight(screen, "\n"), "\n")
 		if len(rows) == 45 && strings.Contains(rows[44], "Ctrl+Q quit") && strings.Contains(screen, "Allow edit_file?") {
+			screen = tm.waitSettled("Allow edit_file?", "Ctrl+Q quit")
 			break
 		}
 		if time.Now().After(deadline) {

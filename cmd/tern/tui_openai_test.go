@@ -15,6 +15,7 @@ import (
 // llama-server found through --host alone: the TUI connects, a turn with
 // a tool call streams, and the window shown is the server's.
 func TestTUIOpenAIInTmux(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -22,10 +23,7 @@ func TestTUIOpenAIInTmux(t *testing.T) {
 	if err != nil {
 		t.Skip("tmux is not installed, so the TUI smoke test cannot run (.ci/run installs it)")
 	}
-	bin := filepath.Join(t.TempDir(), "tern")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildTern(t)
 	f, srv := newOpenAIFixture(t, openaitest.WithModel("qwen3-8b"), openaitest.WithWindow(12288))
 	srv.Script(
 		openaitest.Reply{ToolCalls: []openaitest.Call{{Name: "read_file", Args: `{"path":"README.md"}`}}},

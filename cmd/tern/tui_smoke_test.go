@@ -17,6 +17,7 @@ import (
 // pane), types into it and reads the pane back: the TUI a user gets.
 // It logs the time to the first frame and the idle memory it measured.
 func TestTUISmokeInTmux(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -24,10 +25,7 @@ func TestTUISmokeInTmux(t *testing.T) {
 	if err != nil {
 		t.Skip("tmux is not installed, so the TUI smoke test cannot run (.ci/run installs it)")
 	}
-	bin := filepath.Join(t.TempDir(), "tern")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildTern(t)
 	f := newFixture(t)
 	f.srv.Script(
 		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "read_file", Args: `{"path":"README.md"}`}}},

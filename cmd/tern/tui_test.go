@@ -115,6 +115,7 @@ func (f *fixture) startTUI(ctx context.Context) (*lockedScreen, <-chan error) {
 // Ollama is down and says how to fix that, connects when Ollama starts,
 // answers a prompt, and runs the doctor.
 func TestTUIWiring(t *testing.T) {
+	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -171,6 +172,7 @@ func TestTUIWiring(t *testing.T) {
 }
 
 func TestTUINeedsATerminal(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	code, _, errOut := f.tern(t.Context(), "--resume=x")
 	if code != 1 || !strings.Contains(errOut, "the TUI needs a terminal") {
@@ -189,6 +191,7 @@ func typeLine(sim *lockedScreen, text string) {
 // TestTUIIndexAndSearchOffline builds the index and searches it from the
 // TUI while Ollama is down: both need only the repository.
 func TestTUIIndexAndSearchOffline(t *testing.T) {
+	t.Parallel()
 	f := newCodeFixture(t)
 	f.env["OLLAMA_HOST"] = "127.0.0.1:1"
 	ctx, cancel := context.WithCancel(t.Context())
@@ -222,6 +225,7 @@ func TestTUIIndexAndSearchOffline(t *testing.T) {
 // TestTUIRAG turns RAG on with Ctrl+R and checks that the next prompt's
 // request carries the matching code.
 func TestTUIRAG(t *testing.T) {
+	t.Parallel()
 	f := newCodeFixture(t)
 	f.mustTern("index")
 	ctx, cancel := context.WithCancel(t.Context())

@@ -14,6 +14,7 @@ package budget
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	tiktoken "github.com/pkoukk/tiktoken-go"
@@ -31,6 +32,8 @@ const pieceBytes = 2048
 // Counter counts cl100k_base tokens with tiktoken-go. It is safe for
 // concurrent use. The encoder is shared by all Counters and built on the
 // first count (or by Warm), from the ranks embedded by tiktoken-go-loader.
+// Building it takes about 100 ms of CPU, so a caller that only needs to
+// know that a text fits can ask for Bound instead, which needs no encoder.
 type Counter struct{}
 
 // NewCounter returns a Counter; it builds nothing yet, so a process that
@@ -39,16 +42,27 @@ func NewCounter() (*Counter, error) {
 	return &Counter{}, nil
 }
 
-// Warm builds the encoder now rather than at the first count; tern calls
-// it in the background at start, so that the encoder's 100-200 ms of CPU
-// overlap with the connection to the server.
+// Warm builds the encoder now rather than at the first count, so that a
+// caller can have its 100-200 ms of CPU overlap with a wait (the model
+// reading the first prompt).
 func (c *Counter) Warm() error {
 	_, err := encoder()
 	return err
 }
 
-// encoder is tiktoken-go's cl100k_base encoder, built once per process.
-var encoder = sync.OnceValues(newEncoder)
+// Ready reports whether the encoder is built, so that Count costs only
+// the counting.
+func (c *Counter) Ready() bool { return built.Load() }
+
+// encoder is tiktoken-go's cl100k_base encoder, built once per process;
+// built is set once it is.
+var (
+	encoder = sync.OnceValues(func() (*tiktoken.Tiktoken, error) {
+		defer built.Store(true)
+		return newEncoder()
+	})
+	built atomic.Bool
+)
 
 // newEncoder loads the embedded cl100k_base ranks. It does not touch
 // tiktoken-go's global loader, so it can never reach for the network.
@@ -100,6 +114,30 @@ func (c *Counter) Count(text string) int {
 	}
 	return n
 }
+
+// Bound returns an upper bound of Count(text) that needs no encoder: the
+// length of text as tiktoken-go encodes it. Every cl100k_base token is at
+// least one byte of that, and tiktoken-go reads text as runes, so each
+// byte that is not valid UTF-8 becomes U+FFFD, three bytes. The pieces
+// Count cuts text into never split a valid rune, so they add up to the
+// same. FuzzBound checks it.
+func Bound(text string) int {
+	n := len(text)
+	if utf8.ValidString(text) {
+		return n
+	}
+	for i := 0; i < len(text); {
+		r, w := utf8.DecodeRuneInString(text[i:])
+		if r == utf8.RuneError && w == 1 {
+			n += 2
+		}
+		i += w
+	}
+	return n
+}
+
+// Bound is the package's Bound, for callers that hold a Counter.
+func (c *Counter) Bound(text string) int { return Bound(text) }
 
 // cut returns where to end a piece of at most max bytes of s: after the
 // last newline, else after the last space, else at a rune boundary.

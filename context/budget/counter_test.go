@@ -1,12 +1,15 @@
 package budget
 
 import (
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/ternhq/tern/models"
 )
 
 // exact counts text whole, with no cut into pieces.
@@ -113,5 +116,62 @@ func BenchmarkFirstCount(b *testing.B) {
 		if len(enc.EncodeOrdinary("hello")) != 1 {
 			b.Fatal("hello is not one token")
 		}
+	}
+}
+
+// checkBound fails when Bound is not an upper bound of the exact count.
+func checkBound(t *testing.T, c *Counter, text string) {
+	t.Helper()
+	if n, b := c.Count(text), Bound(text); n > b {
+		t.Errorf("Count(%q) = %d > Bound %d", text, n, b)
+	}
+}
+
+func TestBound(t *testing.T) {
+	c := newCounter(t)
+	if Bound("") != 0 || Bound("hello") != 5 || Bound("h\xffi") != 5 {
+		t.Errorf("Bound: %d %d %d", Bound(""), Bound("hello"), Bound("h\xffi"))
+	}
+	texts := []string{
+		"", "hello world", "<|endoftext|>", "\xff", "\xff\xfe\xfd", "\xe2\x82", "\xe2\x82\xac", "a\x80\x80\x80b",
+		"日本語のテキスト", "😀😀😀", strings.Repeat("\x80", 5000), strings.Repeat("é", 3000),
+		strings.Repeat("a", 5000) + "\xe2\x82\xac" + strings.Repeat("\x80", 3000),
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 200 {
+		b := make([]byte, r.IntN(3000))
+		for i := range b {
+			b[i] = byte(r.IntN(256))
+		}
+		texts = append(texts, string(b))
+	}
+	src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "fmt", "print.go"))
+	if err == nil {
+		texts = append(texts, string(src))
+	}
+	for _, text := range texts {
+		checkBound(t, c, text)
+	}
+	var m models.Message
+	m.Content = "\xff\xfe"
+	m.ToolCalls = []models.ToolCall{{Name: "read_file", Arguments: []byte(`{"path":"\u00e9"}`)}}
+	if n, b := c.MessageTokens(m), c.MessageBound(m); n > b {
+		t.Errorf("MessageTokens = %d > MessageBound %d", n, b)
+	}
+}
+
+func FuzzBound(f *testing.F) {
+	c := newCounter(f)
+	for _, s := range []string{"hello", "\xff", "\xe2\x82", "日本語", "  \n\n\t", "<|endoftext|>"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) { checkBound(t, c, text) })
+}
+
+func TestReady(t *testing.T) {
+	c := newCounter(t)
+	c.Count("x")
+	if !c.Ready() {
+		t.Error("Ready is false after a count")
 	}
 }

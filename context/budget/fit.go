@@ -16,6 +16,16 @@ func (c *Counter) MessageTokens(m models.Message) int {
 	return n
 }
 
+// MessageBound is an upper bound of MessageTokens(m) that needs no
+// encoder (see Bound).
+func (c *Counter) MessageBound(m models.Message) int {
+	n := messageOverhead + Bound(m.Content)
+	for _, tc := range m.ToolCalls {
+		n += messageOverhead + Bound(tc.Name) + Bound(string(tc.Arguments))
+	}
+	return n
+}
+
 // selection is what fit chose: history[user] when withUser, then
 // history[start:].
 type selection struct {

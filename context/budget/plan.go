@@ -128,6 +128,24 @@ func Assemble(m Meter, in Input) Assembly {
 	return a
 }
 
+// Whole reports whether the whole of in's history fits, by in's counts,
+// next to its prefix and retrieval. Assemble then cuts nothing and sends
+// the history from its first user message on, a choice made by the
+// messages' roles alone: the same for any smaller counts, since every
+// conversion between tern's and the model's tokens (Scale, Unscale) is
+// monotonic whatever the calibration. So a caller holding only upper
+// bounds of the counts (Bound) knows what Assemble would send with the
+// exact ones, without counting; only the plan's numbers need them.
+func Whole(in Input) bool {
+	cal := in.Calibration
+	room := cal.Unscale(in.Window - in.Reserve - cal.Scale(in.Prefix) - cal.Scale(in.Retrieval))
+	total := 0
+	for _, c := range in.Costs {
+		total += c
+	}
+	return total <= room
+}
+
 // squeezed is a current turn cut to fit.
 type squeezed struct {
 	msgs                     []models.Message

@@ -213,3 +213,56 @@ func BenchmarkAssemble32k200(b *testing.B) {
 		Assemble(c, in)
 	}
 }
+
+// TestWholeDecidesWithBounds is what lets a caller send a request before
+// it can count: when the whole history fits by upper bounds of the counts,
+// at any calibration, it fits by the counts themselves, and Assemble sends
+// the same messages, uncut, whichever it is given.
+func TestWholeDecidesWithBounds(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 9))
+	windows := []int{2048, 4096, 8192, 32768}
+	whole := 0
+	for range 3000 {
+		h := randomHistory(r, 1+r.IntN(4), 3000)
+		if r.IntN(3) == 0 {
+			h = h[1+r.IntN(len(h)):] // a history that starts mid-turn, or is empty
+			h = append(h, models.Message{Role: models.RoleUser, Content: text(r, 20)})
+		}
+		w := windows[r.IntN(len(windows))]
+		exact := Input{
+			Window: w, Reserve: max(w/5, 512),
+			Calibration: Calibration{Factor: MinFactor + r.Float64()*(MaxFactor-MinFactor), Samples: 3},
+			Prefix:      50 + r.IntN(w/4), Retrieval: r.IntN(2) * r.IntN(w/8),
+			History: h, Costs: costsOf(byteMeter{}, h),
+		}
+		if r.IntN(5) == 0 {
+			exact.Calibration = Calibration{}
+		}
+		bound := exact
+		bound.Prefix += r.IntN(3) * r.IntN(200)
+		bound.Retrieval += r.IntN(2) * r.IntN(50)
+		bound.Costs = make([]int, len(h))
+		for i, c := range exact.Costs {
+			bound.Costs[i] = c + r.IntN(2)*r.IntN(c+1)
+		}
+		if !Whole(bound) {
+			continue
+		}
+		whole++
+		if !Whole(exact) {
+			t.Fatalf("fits by bounds, not by counts: %+v", exact)
+		}
+		a, b := Assemble(byteMeter{}, exact), Assemble(byteMeter{}, bound)
+		if a.Shortened != 0 || b.Shortened != 0 || len(a.Messages) != len(b.Messages) {
+			t.Fatalf("assemblies differ: shortened %d/%d, sent %d/%d messages", a.Shortened, b.Shortened, len(a.Messages), len(b.Messages))
+		}
+		for i := range a.Messages {
+			if a.Messages[i].Content != b.Messages[i].Content || a.Messages[i].Role != b.Messages[i].Role {
+				t.Fatalf("message %d differs", i)
+			}
+		}
+	}
+	if whole < 300 {
+		t.Errorf("only %d of 3000 cases fit whole; the test checks too little", whole)
+	}
+}

@@ -41,6 +41,14 @@ func (w Window) Room(fixed int) int { return w.Size() - w.Reserve - w.Model(fixe
 // Share is the fraction f of the window, in the model's tokens.
 func (w Window) Share(f float64) int { return int(f * float64(w.Size())) }
 
+// Part is the window of a subagent that may fill the share f of this one:
+// at least least tokens, but never more than this window's Size. It keeps
+// the served window (a different one would reload the model) and the
+// calibration, and reserves nothing yet: the subagent sizes its reply.
+func (w Window) Part(f float64, least int) Window {
+	return Window{NumCtx: w.NumCtx, Limit: min(max(w.Share(f), least), w.Size()), Calibration: w.Calibration}
+}
+
 // Model converts tern's count n into the model's, rounding up.
 func (w Window) Model(n int) int { return w.Calibration.Scale(n) }
 

@@ -15,6 +15,27 @@ func TestWindowSize(t *testing.T) {
 	}
 }
 
+func TestWindowPart(t *testing.T) {
+	cal := Calibration{Factor: 1.25}
+	for _, c := range []struct {
+		numCtx, limit int
+		share         float64
+		least, want   int
+	}{
+		{8192, 0, 0.5, 3072, 4096},
+		{8192, 0, 0.25, 3072, 3072},   // the least wins over a small share
+		{2048, 0, 0.5, 3072, 2048},    // but never past the window
+		{8192, 4096, 0.5, 1024, 2048}, // a part of a part
+	} {
+		w := Window{NumCtx: c.numCtx, Limit: c.limit, Reserve: 999, Calibration: cal}
+		p := w.Part(c.share, c.least)
+		if p.Size() != c.want || p.NumCtx != c.numCtx || p.Reserve != 0 || p.Calibration != cal {
+			t.Errorf("%+v.Part(%v, %d) = %+v, want size %d in the same served window and calibration, no reserve",
+				w, c.share, c.least, p, c.want)
+		}
+	}
+}
+
 func TestWindowRoomShareAndConversions(t *testing.T) {
 	w := Window{NumCtx: 8192, Limit: 4096, Reserve: 1000, Calibration: Calibration{Factor: 1.25}}
 	// Room is in the model's tokens: the fixed part (tern's 800) counts 1000.

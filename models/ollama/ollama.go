@@ -15,7 +15,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -36,14 +35,12 @@ type Client struct {
 	limits Limits
 }
 
-// New returns a client for host. An empty host means $OLLAMA_HOST, and
-// then 127.0.0.1:11434. The host is read the way Ollama itself reads
-// OLLAMA_HOST: "example.com" means port 11434, but "http://example.com"
-// means port 80 and "https://example.com" port 443.
+// New returns a client for host. An empty host means 127.0.0.1:11434;
+// New reads no environment: the caller passes $OLLAMA_HOST in (EnvHost).
+// The host is read the way Ollama itself reads OLLAMA_HOST: "example.com"
+// means port 11434, but "http://example.com" means port 80 and
+// "https://example.com" port 443.
 func New(host string, opts ...Option) (*Client, error) {
-	if strings.TrimSpace(host) == "" {
-		host = strings.Trim(strings.TrimSpace(os.Getenv("OLLAMA_HOST")), `"'`)
-	}
 	base, err := parseHost(host)
 	if err != nil {
 		return nil, err
@@ -56,6 +53,12 @@ func New(host string, opts ...Option) (*Client, error) {
 		o(c)
 	}
 	return c, nil
+}
+
+// EnvHost returns OLLAMA_HOST as getenv gives it, trimmed of spaces and
+// quotes as Ollama trims it; "" when it is unset.
+func EnvHost(getenv func(string) string) string {
+	return strings.Trim(strings.TrimSpace(getenv("OLLAMA_HOST")), `"'`)
 }
 
 // Host returns the resolved base URL, such as "http://127.0.0.1:11434".

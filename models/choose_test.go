@@ -1,0 +1,72 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestChooseModel(t *testing.T) {
+	chat := []Capability{CapCompletion}
+	tools := []Capability{CapCompletion, CapTools}
+	known := map[string]ModelInfo{
+		"qwen3:8b":          {Name: "qwen3:8b", ParameterSize: "8.2B", Capabilities: tools},
+		"qwen3:32b":         {Name: "qwen3:32b", ParameterSize: "32B", Capabilities: tools},
+		"llama3.2:3b":       {Name: "llama3.2:3b", ParameterSize: "3.2B", Capabilities: tools},
+		"gemma2:9b":         {Name: "gemma2:9b", ParameterSize: "9B", Capabilities: chat},
+		"nomic-embed-text":  {Name: "nomic-embed-text", Capabilities: []Capability{CapEmbedding}},
+		"mystery:latest":    {Name: "mystery:latest"},
+		"unshowable:latest": {Name: "unshowable:latest"},
+	}
+	show := func(_ context.Context, name string) (ModelInfo, error) {
+		if name == "unshowable:latest" {
+			return ModelInfo{}, errors.New("boom")
+		}
+		return known[name], nil
+	}
+	list := func(names ...string) []ModelInfo {
+		var l []ModelInfo
+		for _, n := range names {
+			l = append(l, ModelInfo{Name: n})
+		}
+		return l
+	}
+	for _, tt := range []struct {
+		name      string
+		want      string
+		installed []ModelInfo
+		got, why  string
+		err       string
+	}{
+		{"requested", "qwen3:32b", list("qwen3:8b", "qwen3:32b"), "qwen3:32b", "requested", ""},
+		{"latest", "mystery", list("mystery:latest"), "mystery:latest", "requested", ""},
+		{"not installed", "phi4", list("qwen3:8b"), "", "", "model not found: phi4"},
+		{"embedding", "nomic-embed-text", list("nomic-embed-text"), "", "", "is an embedding model and cannot chat (capabilities: embedding)"},
+		{"tools and size first", "", list("gemma2:9b", "qwen3:32b", "llama3.2:3b", "qwen3:8b", "nomic-embed-text"), "qwen3:8b", "best installed model with tool support", ""},
+		{"small beats big", "", list("qwen3:32b", "llama3.2:3b"), "llama3.2:3b", "best installed model with tool support", ""},
+		{"no tools", "", list("gemma2:9b", "unshowable:latest"), "gemma2:9b", "no installed model supports tools natively; best chat model", ""},
+		{"none", "", list("nomic-embed-text"), "", "", ErrNoChatModel.Error()},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, why, err := ChooseModel(t.Context(), tt.want, tt.installed, show)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err = %v, want one containing %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil || got != tt.got || why != tt.why {
+				t.Errorf("ChooseModel = %q, %q, %v; want %q, %q", got, why, err, tt.got, tt.why)
+			}
+		})
+	}
+}
+
+func TestBillions(t *testing.T) {
+	for in, want := range map[string]float64{"8.2B": 8.2, "513M": 0.513, " 7b ": 7, "x": 0, "": 0} {
+		if got := billions(in); got != want {
+			t.Errorf("billions(%q) = %v, want %v", in, got, want)
+		}
+	}
+}

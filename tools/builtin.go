@@ -1,0 +1,135 @@
+package tools
+
+import (
+	"context"
+	"errors"
+)
+
+// The tiers the built-in tools come in. disclosure shows the model one
+// more tier at a time, as the task needs it; its Tier type names these
+// numbers.
+const (
+	TierRead     = iota // reading and searching the workspace
+	TierEdit            // changing files
+	TierCommands        // running programs and git
+	TierExternal        // reaching outside the machine
+	NumTiers
+)
+
+// builtins is the one table of tern's own tools: which tier each is in,
+// and, within a tier, the order the model sees them in. The order is part
+// of the prompt prefix, so a new tool goes at the end of its tier. A
+// tool's name, parameters and description are in its own file; cmd/tern
+// builds a session's tools from this table, and the tests take their
+// lists from it.
+var builtins = []builtin{
+	{TierRead, plain(NewReadFile)},
+	{TierRead, plain(NewListDir)},
+	{TierRead, plain(NewGrep)},
+	{TierRead, plain(NewGlob)},
+	{TierRead, func(d Deps) (Tool, error) {
+		if d.Search == nil {
+			return nil, nil // only a repository with an index has search_code
+		}
+		return NewSearchCode(d.Workspace, d.Search), nil
+	}},
+	{TierRead, func(d Deps) (Tool, error) { return NewExplore(d.Workspace, d.Explorer), nil }},
+	{TierRead, func(d Deps) (Tool, error) { return NewAskUser(d.Asker), nil }},
+	{TierEdit, func(d Deps) (Tool, error) { return NewEditFile(d.Workspace, d.Checkpoint), nil }},
+	{TierEdit, func(d Deps) (Tool, error) { return NewWriteFile(d.Workspace, d.Checkpoint), nil }},
+	{TierCommands, func(d Deps) (Tool, error) { return NewRunCommand(d.Workspace, d.Checkpoint, d.Commands) }},
+	{TierCommands, plain(NewGitStatus)},
+	{TierCommands, plain(NewGitDiff)},
+	{TierCommands, plain(NewGitCommit)},
+	{TierExternal, func(d Deps) (Tool, error) { return NewFetchURL(d.Workspace, nil, d.FetchAllow...), nil }},
+}
+
+// builtin is a row of the table: a tool's tier, and how to make it.
+type builtin struct {
+	tier int
+	make func(Deps) (Tool, error)
+}
+
+// plain adapts the constructor of a tool that needs only the workspace.
+func plain(f func(*Workspace) Tool) func(Deps) (Tool, error) {
+	return func(d Deps) (Tool, error) { return f(d.Workspace), nil }
+}
+
+// Deps are what the built-in tools are made from. Workspace is required.
+// A nil Checkpoint, Explorer or Asker makes the tool that needs it do
+// without (no checkpoint) or say it is unavailable; a nil Search leaves
+// search_code out.
+type Deps struct {
+	Workspace  *Workspace
+	Checkpoint *Checkpoint
+	// Commands are the allow and deny rules of run_command.
+	Commands CommandPolicy
+	// Search is the repository's code index, for search_code.
+	Search   CodeSearcher
+	Explorer Explorer
+	Asker    Asker
+	// FetchAllow lists the private hosts fetch_url may reach.
+	FetchAllow []string
+}
+
+// Builtins makes tern's own tools from d, tier by tier, each tier in its
+// fixed order.
+func Builtins(d Deps) ([NumTiers][]Tool, error) { return build(builtins, d) }
+
+// build makes the tools of table from d.
+func build(table []builtin, d Deps) ([NumTiers][]Tool, error) {
+	var tiers [NumTiers][]Tool
+	for _, b := range table {
+		t, err := b.make(d)
+		if err != nil {
+			return tiers, err
+		}
+		if t != nil {
+			tiers[b.tier] = append(tiers[b.tier], t)
+		}
+	}
+	return tiers, nil
+}
+
+// BuiltinNames names all of tern's own tools, search_code included, tier
+// by tier.
+func BuiltinNames(ws *Workspace) []string { return names(builtins, ws) }
+
+// names names the tools of table.
+func names(table []builtin, ws *Workspace) []string {
+	tiers, _ := build(table, Deps{Workspace: ws, Search: noSearch{}}) // without rules, no constructor fails
+	var names []string
+	for _, tier := range tiers {
+		for _, t := range tier {
+			names = append(names, t.Spec().Name)
+		}
+	}
+	return names
+}
+
+// noSearch stands in for an index where only search_code's name is needed.
+type noSearch struct{}
+
+func (noSearch) SearchCode(context.Context, string, int, string, int) (string, string, error) {
+	return "", "", errors.New("no index")
+}
+
+// EditTools returns the tools of tier 1 in their fixed order.
+func EditTools(ws *Workspace, cp *Checkpoint) []Tool {
+	tiers, _ := Builtins(Deps{Workspace: ws, Checkpoint: cp}) // without rules, no constructor fails
+	return tiers[TierEdit]
+}
+
+// CommandTools returns the tools of tier 2 in their fixed order; policy's
+// rules must compile.
+func CommandTools(ws *Workspace, cp *Checkpoint, policy CommandPolicy) ([]Tool, error) {
+	tiers, err := Builtins(Deps{Workspace: ws, Checkpoint: cp, Commands: policy})
+	return tiers[TierCommands], err
+}
+
+// ReadOnlyTools returns the file tools of tier 0 that need nothing but the
+// workspace, in their fixed order: read_file, list_dir, grep, glob. It is
+// a small tool set for tests, not a tier.
+func ReadOnlyTools(ws *Workspace) []Tool {
+	return []Tool{NewReadFile(ws), NewListDir(ws), NewGrep(ws), NewGlob(ws)}
+}
