@@ -622,17 +622,21 @@ func (ix *Index) rerank(ctx context.Context, files map[int64]*fileRank, cands []
 	if len(weight) == 0 {
 		return nil
 	}
-	inCands := map[int64]bool{}
+	paths := map[int64]string{}
 	for _, c := range cands {
-		inCands[c.fileID] = true
+		paths[c.fileID] = c.Path
 	}
 	var short []*fileRank
 	for _, fr := range files {
-		if inCands[fr.id] {
+		if _, ok := paths[fr.id]; ok {
 			short = append(short, fr)
 		}
 	}
-	slices.SortFunc(short, func(a, b *fileRank) int { return cmp.Compare(b.score, a.score) })
+	// Ties go by path, so that the same files are read whatever order
+	// the index stored them in.
+	slices.SortFunc(short, func(a, b *fileRank) int {
+		return cmp.Or(cmp.Compare(b.score, a.score), strings.Compare(paths[a.id], paths[b.id]))
+	})
 	short = short[:min(len(short), tfFiles)]
 	tf, err := ix.termCounts(ctx, short, weight)
 	if err != nil {
