@@ -451,14 +451,17 @@ func (u *updater) account(r record) {
 // scratch is a worker's reusable memory: processing a file allocates
 // little beyond the rows it returns.
 type scratch struct {
-	buf    []byte              // the file being read
-	seen   map[string]struct{} // distinct identifiers of a chunk or a file
-	words  map[string]string   // compound identifier → its splitWords entry
-	idents strings.Builder
+	buf  []byte              // the file being read
+	seen map[string]struct{} // distinct identifiers of a chunk
+	// fileSeen is the same for a file. It is another map because clearing
+	// a map costs its largest size, and a chunk has far fewer identifiers.
+	fileSeen map[string]struct{}
+	words    map[string]string // compound identifier → its splitWords entry
+	idents   strings.Builder
 }
 
 func newScratch() *scratch {
-	return &scratch{seen: map[string]struct{}{}, words: map[string]string{}}
+	return &scratch{seen: map[string]struct{}{}, fileSeen: map[string]struct{}{}, words: map[string]string{}}
 }
 
 // maxWordCache bounds a worker's cache of split identifiers.
@@ -565,7 +568,7 @@ func (sc *scratch) splitWords(text string) string {
 // fileIdents lists the distinct identifiers of a file, which RepoMap uses
 // to count references to symbols.
 func fileIdents(text string, sc *scratch) string {
-	clear(sc.seen)
+	clear(sc.fileSeen)
 	b := &sc.idents
 	b.Reset()
 	b.Grow(len(text) / 4)
@@ -573,10 +576,10 @@ func fileIdents(text string, sc *scratch) string {
 		if len(id) < 3 {
 			return
 		}
-		if _, ok := sc.seen[id]; ok {
+		if _, ok := sc.fileSeen[id]; ok {
 			return
 		}
-		sc.seen[id] = struct{}{}
+		sc.fileSeen[id] = struct{}{}
 		b.WriteString(id)
 		b.WriteByte(' ')
 	})
