@@ -298,7 +298,7 @@ func (u *updater) scan(ctx context.Context, known map[string]*fileState) ([]job,
 // stores the results, a batch of whole files per transaction. The batch
 // being filled and the one being written are different slices, so the
 // workers keep going while the writer is busy with a large transaction;
-// with one batch in between, at most three batches are held in memory.
+// at most two batches are held in memory.
 //
 // Files are stored in the order of jobs (the walk's), whichever worker
 // finishes first, so that the same tree always gets the same row ids, and
@@ -368,7 +368,7 @@ func (u *updater) chunkAll(ctx context.Context, jobs []job, w *writer) error {
 		}
 	}
 
-	batches := make(chan []record, 1)
+	batches := make(chan []record)
 	werrc := make(chan error, 1)
 	var failed atomic.Bool
 	go func() {
@@ -382,11 +382,21 @@ func (u *updater) chunkAll(ctx context.Context, jobs []job, w *writer) error {
 		}
 		werrc <- werr
 	}()
+	// left is the size of the files not yet in a batch. Near the end,
+	// a batch is cut as soon as it is larger than what is left, so that
+	// batches shrink towards the end: once the workers are done, only the
+	// last, small one is written with the other cores idle.
+	var left int64
+	for _, j := range jobs {
+		left += j.size
+	}
 	var batch []record
 	var bytes int
+	var size int64
 	var opened time.Time
 	for res := range ordered {
 		r := res.r
+		left -= r.size
 		if res.dropped || failed.Load() {
 			continue // after a failure, drain so the workers can finish
 		}
@@ -394,14 +404,16 @@ func (u *updater) chunkAll(ctx context.Context, jobs []job, w *writer) error {
 			opened = time.Now()
 		}
 		batch = append(batch, r)
+		size += r.size
 		for _, c := range r.chunks {
 			bytes += len(c.text)
 		}
 		u.account(r)
 		u.report(PhaseChunk, false)
-		if len(batch) >= batchFiles || bytes >= batchBytes || time.Since(opened) >= batchTime {
+		if len(batch) >= batchFiles || bytes >= batchBytes || time.Since(opened) >= batchTime ||
+			bytes >= minTailBatch && size >= left {
 			batches <- batch
-			batch, bytes = nil, 0
+			batch, bytes, size = nil, 0, 0
 		}
 	}
 	if len(batch) > 0 && !failed.Load() {
