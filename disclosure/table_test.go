@@ -84,3 +84,51 @@ func namesOf(ts []tools.Tool) []string {
 	}
 	return out
 }
+
+// TestTiersComeFromTheToolTable: a Set built from the table of built-in
+// tools shows each in the tier the table gives it, and request_tools tells
+// the model so.
+func TestTiersComeFromTheToolTable(t *testing.T) {
+	ws, err := tools.NewWorkspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	table, err := tools.Builtins(tools.Deps{Workspace: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Config{Tools: table, Max: External})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, _ := s.Get(RequestTools)
+	desc := rt.Spec().Description
+	for tier, list := range table {
+		got := slices.DeleteFunc(namesOf(s.Tools(Tier(tier))), func(n string) bool { return n == RequestTools })
+		if want := namesOf(list); !slices.Equal(got, want) {
+			t.Errorf("tier %d shows %v, want %v", tier, got, want)
+		}
+		if line := "Tier " + strconv.Itoa(tier) + ": " + strings.Join(namesOf(list), ", ") + "."; tier > 0 && !strings.Contains(desc, line) {
+			t.Errorf("request_tools does not say %q:\n%s", line, desc)
+		}
+	}
+}
+
+// TestRequestToolsSubject: a request_tools call's line shows its query,
+// quoted, as it did before the tools said what their calls are about.
+func TestRequestToolsSubject(t *testing.T) {
+	s, err := New(Config{Tools: [NumTiers][]tools.Tool{{&fakeTool{name: "read_file"}}, nil, nil, {&fakeTool{name: "fetch_url", effect: tools.External}}},
+		Max: External, Catalog: newFakeCatalog("jira_create_ticket")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, _ := s.Get(RequestTools)
+	for _, args := range []string{`{"tier":3,"query":"open a jira ticket"}`, `{"tier":1,"reason":"fix it"}`, `{"tool":"fetch_url"}`, `{}`} {
+		if got, old := tools.Describe(rt, []byte(args)), tools.Describe(nil, []byte(args)); got != old {
+			t.Errorf("%s: subject %q, was %q", args, got, old)
+		}
+	}
+	if got := tools.Describe(rt, []byte(`{"tier":3,"query":"open a ticket"}`)); got != `"open a ticket"` {
+		t.Errorf("subject = %q", got)
+	}
+}
