@@ -270,7 +270,8 @@ func (a *Agent) runTurn(ctx context.Context, text, words string, unlock bool, em
 		emit(e)
 	}
 	start := a.now()
-	done := Done{Reason: DoneStop}
+	t := newTurn()
+	done := &t.done
 	defer func() {
 		done.Duration = a.now().Sub(start)
 		switch {
@@ -280,7 +281,7 @@ func (a *Agent) runTurn(ctx context.Context, text, words string, unlock bool, em
 		default:
 			done.Reason, done.Error = DoneError, err.Error()
 		}
-		send(done)
+		send(*done)
 	}()
 
 	if unlock {
@@ -288,7 +289,6 @@ func (a *Agent) runTurn(ctx context.Context, text, words string, unlock bool, em
 	} else {
 		a.relayNotices(send)
 	}
-	t := newTurn()
 	if err := a.append(ctx, t, models.Message{Role: models.RoleUser, Content: text}); err != nil {
 		return err
 	}
@@ -308,7 +308,7 @@ func (a *Agent) runTurn(ctx context.Context, text, words string, unlock bool, em
 		if n == warnAt && warnAt < a.cfg.MaxTurns {
 			send(Notice{Level: Warn, Text: fmt.Sprintf("turn %d of %d: the model should finish soon", n, a.cfg.MaxTurns)})
 		}
-		done.Turns = n + t.guard.retries
+		done.Turns = n + t.retries
 
 		reply, usage, err := a.answer(ctx, t, send)
 		done.PromptTokens += reply.Metrics.PromptTokens
@@ -341,7 +341,7 @@ func (a *Agent) runTurn(ctx context.Context, text, words string, unlock bool, em
 			send(Notice{Level: Warn, Text: fmt.Sprintf("the reply was cut at the output limit (%d tokens)", a.win.Reserve)})
 		}
 		if len(rec.plan.calls) == 0 {
-			if more, err := a.noCalls(ctx, t, rec, reply, send, &done); !more || err != nil {
+			if more, err := a.noCalls(ctx, t, rec, reply, send); !more || err != nil {
 				return err
 			}
 			continue
@@ -354,7 +354,7 @@ func (a *Agent) runTurn(ctx context.Context, text, words string, unlock bool, em
 				return err
 			}
 		}
-		if a.stuck(t, send, &done) {
+		if a.stuck(t, send) {
 			return nil
 		}
 		if err := ctx.Err(); err != nil {

@@ -159,7 +159,7 @@ func (a *Agent) intentExample(t *turn, text string) string {
 // the model meant to send.
 func refuseCut(plan callPlan) {
 	for i := range plan.calls {
-		plan.calls[i].answer(tools.Result{IsError: true, Summary: InvalidCall,
+		plan.calls[i].answerAhead(tools.Result{IsError: true, Summary: InvalidCall,
 			Output: "Not run: your reply was cut off at the output limit while you were writing this call, so its arguments may be incomplete. Send the call again, complete; if its content is long, do the work in smaller steps (a smaller edit, or the file in parts)."})
 	}
 }

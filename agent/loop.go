@@ -54,12 +54,6 @@ type loopGuard struct {
 	restrict, thinkOff bool
 	// stop, when set, ends the turn once the current calls are answered.
 	stop loopKind
-	// retries counts requests made again in the text protocol, so that
-	// the turn's request count stays true.
-	retries int
-	// unparsed says why the server could not parse the last reply's call,
-	// when even the text protocol did not get its text through.
-	unparsed string
 	// intentNudged is set once the turn's reply that announced an action
 	// (or showed a shell block) instead of calling a tool was nudged.
 	intentNudged bool
@@ -117,7 +111,7 @@ func (a *Agent) screen(t *turn, plan callPlan, restricted bool) {
 			a.presetNudge(p, prompts.Nudge{Kind: prompts.NudgeOneTool}, "not run: one tool per reply")
 			continue
 		case restricted && known && tl.Effect() != tools.ReadOnly:
-			p.answer(tools.Result{IsError: true, Summary: "not offered",
+			p.answerAhead(tools.Result{IsError: true, Summary: "not offered",
 				Output: fmt.Sprintf("Not run: %s was not available for this reply. Use the read-only tools, or answer.", c.Name)})
 			continue
 		}
@@ -153,7 +147,7 @@ func (a *Agent) strikeCall(t *turn, p *plannedCall, kind loopKind, count int) {
 	switch g.strike(kind) {
 	case escalateStop:
 		g.stop = kind
-		p.answer(tools.Result{Output: "Not run: the turn was stopped.", IsError: true, Summary: "not run: stuck"})
+		p.answerAhead(tools.Result{Output: "Not run: the turn was stopped.", IsError: true, Summary: "not run: stuck"})
 		return
 	case escalateRestrict:
 		n.Tools, n.Reminder = a.restrictNext(t), true
@@ -175,7 +169,7 @@ func (a *Agent) presetNudge(p *plannedCall, n prompts.Nudge, summary string) {
 		msg = "Not run."
 		a.log.Error("render nudge", "kind", n.Kind, "err", err)
 	}
-	p.answer(tools.Result{Output: msg, IsError: true, Summary: summary})
+	p.answerAhead(tools.Result{Output: msg, IsError: true, Summary: summary})
 }
 
 // restrictNext makes turn t's next request offer only the read-only tools,
@@ -267,11 +261,11 @@ func (k loopKind) notice() string {
 }
 
 // stuck ends turn t when its guard stopped it while calls ran.
-func (a *Agent) stuck(t *turn, send func(Event), done *Done) bool {
+func (a *Agent) stuck(t *turn, send func(Event)) bool {
 	if t.guard.stop == "" {
 		return false
 	}
 	send(Notice{Level: Warn, Text: stuckText(t.guard.stop)})
-	done.Reason = DoneStuck
+	t.done.Reason = DoneStuck
 	return true
 }

@@ -190,6 +190,6 @@ func (a *Agent) planRefuses(p *plannedCall) bool {
 	if err != nil {
 		msg = "Not run: plan mode allows only the read-only tools."
 	}
-	p.answer(tools.Result{IsError: true, Summary: "not run: plan mode", Output: strings.TrimSpace(msg)})
+	p.answerAhead(tools.Result{IsError: true, Summary: "not run: plan mode", Output: strings.TrimSpace(msg)})
 	return true
 }

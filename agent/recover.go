@@ -73,7 +73,7 @@ func (a *Agent) recoverCalls(t *turn, m *models.Message, doneReason string) reco
 			}
 		}
 		if c.Problem != "" {
-			p.answer(tools.Result{Output: c.Problem, IsError: true, Summary: InvalidCall})
+			p.answerAhead(tools.Result{Output: c.Problem, IsError: true, Summary: InvalidCall})
 		}
 		if len(c.Notes) > 0 {
 			p.notes = c.Notes
@@ -136,14 +136,14 @@ func (a *Agent) exampleCall(tool string) string {
 // the turn. Call text that could not be read, an empty reply and thinking
 // cut at its budget each get a short correction and another request,
 // escalating as the guard decides. more is false when the turn ends.
-func (a *Agent) noCalls(ctx context.Context, t *turn, rec recovered, reply models.Reply, send func(Event), done *Done) (more bool, err error) {
+func (a *Agent) noCalls(ctx context.Context, t *turn, rec recovered, reply models.Reply, send func(Event)) (more bool, err error) {
 	var n prompts.Nudge
 	var kind loopKind
 	// byServer: the server's own parser rejected the call. Its parser reads
 	// a constrained reply too, so such failures do not argue for that mode.
-	byServer := t.guard.unparsed != ""
+	byServer := t.unparsed != ""
 	if byServer {
-		rec.broken, t.guard.unparsed = t.guard.unparsed, ""
+		rec.broken, t.unparsed = t.unparsed, ""
 	}
 	switch {
 	case rec.broken != "":
@@ -192,7 +192,7 @@ func (a *Agent) noCalls(ctx context.Context, t *turn, rec recovered, reply model
 	step := t.guard.strike(kind)
 	if step == escalateStop {
 		send(Notice{Level: Warn, Text: stuckText(kind)})
-		done.Reason = DoneStuck
+		t.done.Reason = DoneStuck
 		return false, nil
 	}
 	if step == escalateRestrict {

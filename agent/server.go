@@ -34,7 +34,7 @@ func (a *Agent) answer(ctx context.Context, t *turn, send func(Event)) (models.R
 		if !sleep(ctx, wait) {
 			return reply, usage, fmt.Errorf("%w (%v)", ctx.Err(), err)
 		}
-		t.guard.retries++
+		t.retries++
 		reply, usage, err = a.fittedStep(ctx, t, send)
 		if errors.Is(err, cause) {
 			err = fmt.Errorf("%w (the same again when retried)", err)
@@ -49,7 +49,7 @@ func (a *Agent) answer(ctx context.Context, t *turn, send func(Event)) (models.R
 			// Models with a built-in parser have their output parsed
 			// whatever the protocol: the call itself must change, so the
 			// model is corrected as for any unreadable call.
-			t.guard.unparsed = "Ollama could not parse it (" + serverWords(err) + ")"
+			t.unparsed = "Ollama could not parse it (" + serverWords(err) + ")"
 			return models.Reply{Message: models.Message{Role: models.RoleAssistant}}, nil, nil
 		}
 		return reply, usage, err

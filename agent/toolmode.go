@@ -67,7 +67,7 @@ func (a *Agent) textSystemPrompt(specs []models.ToolSpec) string {
 // why says what happened, for the user.
 func (a *Agent) retryAsText(ctx context.Context, t *turn, send func(Event), why string) (models.Reply, *Usage, error) {
 	a.mode.parseErrors++
-	t.guard.retries++
+	t.retries++
 	send(Notice{Level: Warn, Text: why + "; retrying in the text tool protocol"})
 	t.asText = true
 	reply, usage, err := a.step(ctx, t, send)

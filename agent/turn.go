@@ -22,6 +22,8 @@ import (
 // meaning between turns (Prefix, Plan, Compact, a resumed history): no
 // code retrieved, no tools withheld, no request sent yet.
 type turn struct {
+	// done is the turn's last event, filled in as the turn goes.
+	done  Done
 	guard *loopGuard
 	// ret is the code retrieved for the prompt (retrieve.go).
 	ret retrieval
@@ -34,9 +36,17 @@ type turn struct {
 	// asText sends the next request in the text tool protocol, once
 	// (retryAsText).
 	asText bool
+	// retries counts requests made again (a busy server, a crashed
+	// runner, a call the server could not parse), so that the turn's
+	// request count stays true.
+	retries int
+	// unparsed says why the server could not parse the last reply's call,
+	// when even the text protocol did not get its text through; the reply
+	// goes on as one without calls, and noCalls corrects the model.
+	unparsed string
 }
 
-func newTurn() *turn { return &turn{guard: newGuard()} }
+func newTurn() *turn { return &turn{done: Done{Reason: DoneStop}, guard: newGuard()} }
 
 // restricted reports whether the next request offers only read-only tools.
 func (t *turn) restricted() bool { return t != nil && t.guard.restrict }
@@ -64,8 +74,8 @@ type plannedCall struct {
 	notes []string
 }
 
-// answer answers the call ahead with res instead of running it.
-func (p *plannedCall) answer(res tools.Result) { p.preset = &res }
+// answerAhead makes res the call's result instead of running it.
+func (p *plannedCall) answerAhead(res tools.Result) { p.preset = &res }
 
 // callPlan is the calls of one reply, planned, for the runner to consume.
 type callPlan struct {

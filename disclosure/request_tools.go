@@ -82,7 +82,7 @@ type requestArgs struct {
 // session has a catalog to pick from.
 type catalogRequestArgs struct {
 	requestArgs
-	Query string `json:"query"`
+	Query string `json:"query" tool:"subject=quoted"`
 }
 
 // tierNames lists what tier t holds, for request_tools: its tools, and the

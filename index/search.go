@@ -171,6 +171,46 @@ func (ix *Index) VectorRefs(ctx context.Context) ([]VectorRef, error) {
 	return out, ix.fail("read index", rows.Err())
 }
 
+// ChunkRefs lists every chunk, vector or not, in file order; chunks of
+// one file share their path string. It reads the file index of the chunks
+// and the files, not the chunks themselves: cheaper than VectorRefs when
+// the caller knows which chunks have vectors (AllVectors says).
+func (ix *Index) ChunkRefs(ctx context.Context) ([]VectorRef, error) {
+	type file struct{ lang, path string }
+	files := map[int64]file{}
+	rows, err := ix.db.QueryContext(ctx, `SELECT id, lang, path FROM files`)
+	if err != nil {
+		return nil, ix.fail("read index", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var f file
+		if err := rows.Scan(&id, &f.lang, &f.path); err != nil {
+			return nil, ix.fail("read index", err)
+		}
+		files[id] = f
+	}
+	if err := rows.Err(); err != nil {
+		return nil, ix.fail("read index", err)
+	}
+	rows, err = ix.db.QueryContext(ctx, `SELECT file_id, id FROM chunks ORDER BY file_id`)
+	if err != nil {
+		return nil, ix.fail("read index", err)
+	}
+	defer rows.Close()
+	var out []VectorRef
+	for rows.Next() {
+		var fid, id int64
+		if err := rows.Scan(&fid, &id); err != nil {
+			return nil, ix.fail("read index", err)
+		}
+		f := files[fid]
+		out = append(out, VectorRef{ID: id, Lang: f.lang, Path: f.path})
+	}
+	return out, ix.fail("read index", rows.Err())
+}
+
 // Vectors calls fn with the stored vector of each chunk in ids (of every
 // chunk that has one when ids is nil). The bytes are valid only during
 // the call; DecodeVector reads them.

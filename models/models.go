@@ -4,7 +4,8 @@
 //
 // It also holds what tern knows about how models misbehave: the tool-call
 // repair pipeline (RepairReply), which recovers calls from whatever a
-// model wrote, and the model family profiles (ProfileFor).
+// model wrote, the model family profiles (ProfileFor), which installed
+// model to use (ChooseModel) and how tools reach it (ChooseToolProtocol).
 //
 // It is the bottom of tern's import graph: it imports nothing internal, and
 // it knows nothing about any particular backend. The Ollama adapter lives in

@@ -22,7 +22,8 @@ type Profile struct {
 	// Name identifies the profile: "qwen3", "qwen2.5", "llama3", "granite",
 	// "gemma", "phi", "mistral" or "default".
 	Name string `json:"name"`
-	// Prompt is the family of system prompt to render (prompts.TemplateFor).
+	// Prompt is the family of system prompt to render: the name of its
+	// template in package prompts.
 	Prompt string `json:"prompt"`
 	// ToolFormat is how calls are written in the text tool protocol
 	// (FormatTagged, FormatLlama, FormatMistral, FormatJSON).
@@ -54,8 +55,10 @@ type ProfileOverride struct {
 
 func temp(t float64) *float64 { return &t }
 
-// profiles are the known families, most specific first. match is tried
-// against the model name, then against the family /api/show reports
+// profiles are the known families, most specific first: the one table of
+// model families. Each names the system prompt it renders (its template
+// in package prompts); prompts.Families lists them in this order. match is
+// tried against the model name, then against the family /api/show reports
 // (Mistral models report family "llama", so names come first).
 var profiles = []struct {
 	names    []string // model name prefixes
@@ -66,20 +69,30 @@ var profiles = []struct {
 		ThinkControl: ThinkAPI, Temperature: temp(0.6)}},
 	{[]string{"qwen2", "qwen"}, []string{"qwen2", "qwen"}, Profile{Name: "qwen2.5", Prompt: "qwen", ToolFormat: FormatTagged,
 		ThinkControl: ThinkAPI, Temperature: temp(0.3)}},
-	{[]string{"mistral", "ministral", "mixtral", "devstral", "codestral", "open-mistral"}, []string{"mistral"}, Profile{Name: "mistral",
-		Prompt: "mistral", ToolFormat: FormatMistral, ThinkControl: ThinkAPI, Temperature: temp(0.15)}},
+	{[]string{"llama3", "llama-3"}, []string{"llama"}, Profile{Name: "llama3", Prompt: "llama", ToolFormat: FormatLlama,
+		ThinkControl: ThinkAPI, Temperature: temp(0.3), OneToolPerReply: true}},
 	{[]string{"granite"}, []string{"granite"}, Profile{Name: "granite", Prompt: "granite", ToolFormat: FormatTagged,
 		ThinkControl: ThinkAPI, Temperature: temp(0.2), OneToolPerReply: true}},
 	{[]string{"gemma"}, []string{"gemma"}, Profile{Name: "gemma", Prompt: "gemma", ToolFormat: FormatTagged,
 		ThinkControl: ThinkAPI, Temperature: temp(0.3), OneToolPerReply: true}},
 	{[]string{"phi"}, []string{"phi"}, Profile{Name: "phi", Prompt: "phi", ToolFormat: FormatTagged,
 		ThinkControl: ThinkAPI, Temperature: temp(0.2), OneToolPerReply: true}},
-	{[]string{"llama3", "llama-3"}, []string{"llama"}, Profile{Name: "llama3", Prompt: "llama", ToolFormat: FormatLlama,
-		ThinkControl: ThinkAPI, Temperature: temp(0.3), OneToolPerReply: true}},
+	{[]string{"mistral", "ministral", "mixtral", "devstral", "codestral", "open-mistral"}, []string{"mistral"}, Profile{Name: "mistral",
+		Prompt: "mistral", ToolFormat: FormatMistral, ThinkControl: ThinkAPI, Temperature: temp(0.15)}},
 }
 
 // defaultProfile serves models of no known family.
 var defaultProfile = Profile{Name: "default", Prompt: "default", ToolFormat: FormatTagged, ThinkControl: ThinkAPI}
+
+// Profiles returns the built-in profiles, most specific first, the default
+// last.
+func Profiles() []Profile {
+	out := make([]Profile, 0, len(profiles)+1)
+	for _, e := range profiles {
+		out = append(out, e.p)
+	}
+	return append(out, defaultProfile)
+}
 
 // ProfileFor returns the profile of a model, chosen by its name and then
 // its family, with overrides applied: the override keyed by the model's

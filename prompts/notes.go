@@ -1,6 +1,7 @@
 package prompts
 
 import (
+	_ "embed"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,6 +10,14 @@ import (
 	"strings"
 	"unicode/utf8"
 )
+
+//go:embed notes/init.md
+var initNotes string
+
+// InitNotes is the prompt of /init: look around the repository with the
+// tools, then answer with the project notes (AGENTS.md) a coding
+// assistant should read before working in it.
+func InitNotes() string { return initNotes }
 
 // NotesFiles are the project-notes files tern reads, first found wins.
 var NotesFiles = []string{"AGENTS.md", "TERN.md"}

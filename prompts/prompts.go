@@ -1,9 +1,10 @@
 // Package prompts renders the model-facing text tern sends: the system
 // prompt for each model family, the text tool protocol for models that
 // cannot take tools natively, the short corrections (nudges) sent to a
-// model that went astray, and the summary prompt of compaction. The text
-// lives in embedded template files next to this code, covered by golden
-// tests, because every token of it is paid for on every request.
+// model that went astray, the summary prompt of compaction, and the /init
+// prompt that drafts a repository's notes. The text lives in embedded
+// template files next to this code, covered by golden tests, because
+// every token of it is paid for on every request.
 //
 // prompts imports models only.
 package prompts
@@ -12,6 +13,7 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
+	"slices"
 	"strings"
 	"text/template"
 
@@ -49,32 +51,27 @@ type System struct {
 	NoThink bool
 }
 
-// familyTemplates maps family prefixes to template names; the first match
-// wins, and "default" serves the rest.
-var familyTemplates = []struct{ prefix, name string }{
-	{"qwen", "qwen"},
-	{"llama", "llama"},
-	{"granite", "granite"},
-	{"gemma", "gemma"},
-	{"phi", "phi"},
-	{"mistral", "mistral"},
-}
-
-// Families lists the template families, "default" last.
+// Families lists the prompt families, "default" last: those the model
+// profiles name (models.Profiles, the one table of model families), each
+// rendered by the template of its name.
 func Families() []string {
 	var names []string
-	for _, ft := range familyTemplates {
-		names = append(names, ft.name)
+	for _, p := range models.Profiles() {
+		if !slices.Contains(names, p.Prompt) {
+			names = append(names, p.Prompt)
+		}
 	}
-	return append(names, "default")
+	return names
 }
 
-// TemplateFor returns the name of the system template used for family.
+// TemplateFor returns the name of the system template used for family: a
+// prompt family, or a family /api/show reports ("qwen3", "gemma3") that
+// starts with one's name; "default" serves the rest.
 func TemplateFor(family string) string {
 	family = strings.ToLower(family)
-	for _, ft := range familyTemplates {
-		if strings.HasPrefix(family, ft.prefix) {
-			return ft.name
+	for _, name := range Families() {
+		if strings.HasPrefix(family, name) {
+			return name
 		}
 	}
 	return "default"

@@ -3,6 +3,8 @@
 // drops overlapping and duplicate chunks, caps the hits of one file, keeps
 // the hits worth prompt tokens, packs hits under a token budget with
 // file and line headers, and draws a repository map that fits a budget.
+// Workspace is a workspace's index as tern's commands, its search_code
+// tool, RAG and the TUI share it.
 //
 // Vectors come from the index's SQLite store and are held in memory in a
 // chromem-go collection, refreshed when the index changes. Without an

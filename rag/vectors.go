@@ -2,6 +2,7 @@ package rag
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"strconv"
@@ -60,11 +61,13 @@ func (v *vectorSet) refresh(ctx context.Context, ix *index.Index) error {
 		*v = vectorSet{col: col, model: model, dim: dim, have: map[int64]bool{}}
 	}
 	// A first load reads every vector, in parts on all cores, while
-	// another goroutine reads what the chunks are.
+	// another goroutine reads what the chunks are: all of them, which
+	// costs less than asking which have vectors (the load says).
 	var loaded []loadedVector
 	var loadErr error
 	var loading sync.WaitGroup
-	if len(v.have) == 0 {
+	first := len(v.have) == 0
+	if first {
 		loading.Go(func() {
 			parts := max(1, runtime.GOMAXPROCS(0))
 			got := make([][]loadedVector, parts)
@@ -85,7 +88,12 @@ func (v *vectorSet) refresh(ctx context.Context, ix *index.Index) error {
 			}
 		})
 	}
-	refs, err := ix.VectorRefs(ctx)
+	var refs []index.VectorRef
+	if first {
+		refs, err = ix.ChunkRefs(ctx)
+	} else {
+		refs, err = ix.VectorRefs(ctx)
+	}
 	loading.Wait()
 	if err == nil {
 		err = loadErr
@@ -125,8 +133,11 @@ func (v *vectorSet) refresh(ctx context.Context, ix *index.Index) error {
 		addErr = v.col.AddDocument(ctx, chromem.Document{ID: strconv.FormatInt(id, 10), Embedding: vec, Content: c})
 		v.have[id] = true
 	}
-	for _, lv := range loaded {
-		add(lv.id, lv.vec)
+	if first {
+		if err := v.addAll(ctx, loaded, want); err != nil {
+			v.col = nil
+			return fmt.Errorf("load vectors: %w", err)
+		}
 	}
 	var missing []int64
 	for id := range want {
@@ -134,7 +145,7 @@ func (v *vectorSet) refresh(ctx context.Context, ix *index.Index) error {
 			missing = append(missing, id)
 		}
 	}
-	if len(missing) > 0 && loaded == nil {
+	if len(missing) > 0 && !first {
 		err := ix.Vectors(ctx, missing, func(id int64, b []byte) {
 			if len(b) != 4*dim || v.have[id] {
 				return
@@ -157,6 +168,33 @@ func (v *vectorSet) refresh(ctx context.Context, ix *index.Index) error {
 	}
 	v.gen = gen
 	return nil
+}
+
+// addAll adds the loaded vectors of the chunks in want (with their
+// contents) to an empty collection, on all cores: chromem checks each
+// vector's length as it adds it.
+func (v *vectorSet) addAll(ctx context.Context, loaded []loadedVector, want map[int64]string) error {
+	docs := make([]chromem.Document, 0, len(loaded))
+	for _, lv := range loaded {
+		c, ok := want[lv.id]
+		if !ok || v.have[lv.id] || zero(lv.vec) { // chromem would turn a zero vector into NaNs
+			continue
+		}
+		docs = append(docs, chromem.Document{ID: strconv.FormatInt(lv.id, 10), Embedding: lv.vec, Content: c})
+		v.have[lv.id] = true
+	}
+	parts := max(1, min(runtime.GOMAXPROCS(0), len(docs)/512))
+	errs := make([]error, parts)
+	var wg sync.WaitGroup
+	for p := range parts {
+		wg.Go(func() {
+			for i := p; i < len(docs) && errs[p] == nil; i += parts {
+				errs[p] = v.col.AddDocument(ctx, docs[i])
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // alloc hands out room for one vector from a shared slab, so that a large

@@ -22,10 +22,7 @@ const (
 // tool's name, parameters and description are in its own file; cmd/tern
 // builds a session's tools from this table, and the tests take their
 // lists from it.
-var builtins = []struct {
-	tier int
-	make func(Deps) (Tool, error)
-}{
+var builtins = []builtin{
 	{TierRead, plain(NewReadFile)},
 	{TierRead, plain(NewListDir)},
 	{TierRead, plain(NewGrep)},
@@ -45,6 +42,12 @@ var builtins = []struct {
 	{TierCommands, plain(NewGitDiff)},
 	{TierCommands, plain(NewGitCommit)},
 	{TierExternal, func(d Deps) (Tool, error) { return NewFetchURL(d.Workspace, nil, d.FetchAllow...), nil }},
+}
+
+// builtin is a row of the table: a tool's tier, and how to make it.
+type builtin struct {
+	tier int
+	make func(Deps) (Tool, error)
 }
 
 // plain adapts the constructor of a tool that needs only the workspace.
@@ -71,9 +74,12 @@ type Deps struct {
 
 // Builtins makes tern's own tools from d, tier by tier, each tier in its
 // fixed order.
-func Builtins(d Deps) ([NumTiers][]Tool, error) {
+func Builtins(d Deps) ([NumTiers][]Tool, error) { return build(builtins, d) }
+
+// build makes the tools of table from d.
+func build(table []builtin, d Deps) ([NumTiers][]Tool, error) {
 	var tiers [NumTiers][]Tool
-	for _, b := range builtins {
+	for _, b := range table {
 		t, err := b.make(d)
 		if err != nil {
 			return tiers, err
@@ -87,8 +93,11 @@ func Builtins(d Deps) ([NumTiers][]Tool, error) {
 
 // BuiltinNames names all of tern's own tools, search_code included, tier
 // by tier.
-func BuiltinNames(ws *Workspace) []string {
-	tiers, _ := Builtins(Deps{Workspace: ws, Search: noSearch{}}) // without rules, no constructor fails
+func BuiltinNames(ws *Workspace) []string { return names(builtins, ws) }
+
+// names names the tools of table.
+func names(table []builtin, ws *Workspace) []string {
+	tiers, _ := build(table, Deps{Workspace: ws, Search: noSearch{}}) // without rules, no constructor fails
 	var names []string
 	for _, tier := range tiers {
 		for _, t := range tier {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ternhq/tern/models"
 )
 
 // TestDeclare checks that a tool's parameters come from its args struct
@@ -140,19 +142,17 @@ func (fakeTool) Review(context.Context, json.RawMessage) Review {
 // TestOneDeclaration adds a tool in the one place a tool is declared (its
 // file: the args struct and description, plus its row in the table of
 // built-in tools) and finds its spec, tier and subject everywhere they are
-// read: the tiers a session is built from, the list of reserved names,
-// and what its calls are about.
+// read: the tiers a session is built from (Builtins), the names MCP tools
+// may not take (BuiltinNames), and what its calls are about (Describe).
 func TestOneDeclaration(t *testing.T) {
-	saved := builtins
-	t.Cleanup(func() { builtins = saved })
-	builtins = append(slices.Clone(builtins), struct {
-		tier int
-		make func(Deps) (Tool, error)
-	}{TierEdit, func(Deps) (Tool, error) {
+	table := append(slices.Clone(builtins), builtin{TierEdit, func(Deps) (Tool, error) {
 		return fakeTool{Declare[fakeArgs]("frob", "Frob a target.\n\n## target\nWhat to frob\n\n## force\nFrob even when locked\n")}, nil
 	}})
-
-	tiers := builtinTiers(t)
+	ws := newFixture(t)
+	tiers, err := build(table, Deps{Workspace: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
 	edit := tiers[TierEdit]
 	last := edit[len(edit)-1]
 	if last.Spec().Name != "frob" {
@@ -166,7 +166,7 @@ func TestOneDeclaration(t *testing.T) {
 	if got := Describe(last, json.RawMessage(`{"target":"widget","force":true}`)); got != "widget" {
 		t.Errorf("subject = %q, want widget", got)
 	}
-	if names := BuiltinNames(newFixture(t)); !slices.Contains(names, "frob") {
+	if names := names(table, ws); !slices.Contains(names, "frob") {
 		t.Errorf("BuiltinNames = %v, without frob", names)
 	}
 	for tier, list := range tiers {
@@ -182,4 +182,37 @@ func namesOf(ts []Tool) []string {
 		names = append(names, t.Spec().Name)
 	}
 	return names
+}
+
+// TestEffectDoing: the approval dialog says what a call would do in the
+// tool's words for its effect, so the TUI keeps no table of effects.
+func TestEffectDoing(t *testing.T) {
+	for e, want := range map[Effect]string{ReadOnly: "", Writes: "writes files", Executes: "runs a command", External: "reaches outside this machine"} {
+		if got := e.Doing(); got != want {
+			t.Errorf("%v.Doing() = %q, want %q", e, got, want)
+		}
+	}
+}
+
+// TestDescribeKeepsTheOldHeaders: for every call of a built-in tool that
+// names only its own parameters, the subject a tool declares is the one
+// the TUI used to guess from argument names (commonSubject), so no call's
+// line changed when the TUI stopped guessing.
+func TestDescribeKeepsTheOldHeaders(t *testing.T) {
+	sample := map[string]any{"string": "cmd/main.go", "integer": 7, "boolean": true, "array": []string{"x"}}
+	for _, tool := range allTools(t) {
+		params := models.SchemaParams(tool.Spec().Parameters)
+		for set := range 1 << len(params) {
+			args := map[string]any{}
+			for i, p := range params {
+				if set&(1<<i) != 0 {
+					args[p.Name] = sample[p.Type]
+				}
+			}
+			raw, _ := json.Marshal(args)
+			if got, old := Describe(tool, raw), subjectOf(raw, commonSubject); got != old {
+				t.Errorf("%s %s: subject %q, the TUI showed %q", tool.Spec().Name, raw, got, old)
+			}
+		}
+	}
 }

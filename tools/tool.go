@@ -46,6 +46,20 @@ func (e Effect) String() string {
 	return "unknown"
 }
 
+// Doing says what a call with this effect does, for someone asked to
+// approve it: "writes files"; "" for read-only calls, which never ask.
+func (e Effect) Doing() string {
+	switch e {
+	case Writes:
+		return "writes files"
+	case Executes:
+		return "runs a command"
+	case External:
+		return "reaches outside this machine"
+	}
+	return ""
+}
+
 // Tool is one thing the model can do.
 type Tool interface {
 	Spec() models.ToolSpec

@@ -188,7 +188,7 @@ func TestApprovalAcceptsAndDenies(t *testing.T) {
 		ollamatest.Reply{Content: "Noted."},
 	)
 	h.send("note it")
-	h.waitFor("Allow write_note?", "text: remember [this]", "y allow once", "a always allow write_note")
+	h.waitFor("Allow write_note?", "write_note writes files.", "text: remember [this]", "y allow once", "a always allow write_note")
 	h.typeText("y")
 	h.waitFor("✓ write_note notes.txt (+1 line)", "+remember [this]", "Noted.")
 	if n := h.note.written(); n != 1 {

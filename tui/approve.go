@@ -114,10 +114,7 @@ func (a *App) approvalDialog(ap agent.Approval, answer chan agent.Decision) {
 func (a *App) approvalLines(ap agent.Approval) []line {
 	th := a.th
 	var out []line
-	// Effects by name: tui does not import tools.
-	kind := ap.Effect.String()
-	effect := map[string]string{"writes": "writes files", "executes": "runs a command", "external": "reaches outside this machine"}[kind]
-	if effect != "" {
+	if effect := ap.Effect.Doing(); effect != "" {
 		out = append(out, styledLine(ap.Tool+" "+effect+".", th.dim))
 	}
 	if ap.Preview != "" {

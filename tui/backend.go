@@ -116,8 +116,11 @@ type IndexProgress struct {
 	Path string
 }
 
-// NotesWriter writes the project notes file (/init) and returns its path.
+// NotesWriter drafts the project notes file with the model (/init):
+// Prompt is what the model is asked, and WriteNotes writes the draft the
+// user accepted and returns its path.
 type NotesWriter interface {
+	Prompt() string
 	WriteNotes(content string) (path string, err error)
 }
 

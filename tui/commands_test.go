@@ -280,6 +280,8 @@ func (fakeIndex) Index(_ context.Context, progress func(IndexProgress)) (string,
 
 type fakeNotes struct{ content string }
 
+func (f *fakeNotes) Prompt() string { return "Write an AGENTS.md for this repository." }
+
 func (f *fakeNotes) WriteNotes(content string) (string, error) {
 	if f.content != "" {
 		return "", errors.New("written twice")

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	_ "embed"
 	"fmt"
 	"strings"
 	"sync"
@@ -11,11 +10,6 @@ import (
 
 	"github.com/ternhq/tern/agent"
 )
-
-// initPrompt asks the model for an AGENTS.md (/init).
-//
-//go:embed init.md
-var initPrompt string
 
 // progressEvery paces index progress updates.
 const progressEvery = 100 * time.Millisecond
@@ -194,10 +188,10 @@ func (a *App) cmdInit() {
 	a.conv.toEnd()
 	a.talked = true
 	ctx := a.startJob("generating")
-	runner := a.back.Agent
+	runner, prompt := a.back.Agent, a.deps.Notes.Prompt()
 	a.background(func() {
 		var draft string
-		err := runner.Run(ctx, initPrompt, func(e agent.Event) {
+		err := runner.Run(ctx, prompt, func(e agent.Event) {
 			if m, ok := e.(agent.Message); ok && len(m.Message.ToolCalls) == 0 {
 				draft = m.Message.Content
 			}

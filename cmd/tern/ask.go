@@ -17,9 +17,19 @@ import (
 	"github.com/ternhq/tern/tools"
 )
 
+// askOptions are tern ask's arguments and flags.
+type askOptions struct {
+	// prompt is the words given, or stdin's for "-".
+	prompt string
+	json   bool
+	resume string
+	// rag turns RAG on; plan asks for a plan (or, resumed, sends the
+	// session's plan back); accept accepts the resumed session's plan.
+	rag, plan, accept bool
+}
+
 func (a *app) askCommand() *cobra.Command {
-	var jsonOut, accept bool
-	var resume string
+	o := &askOptions{}
 	cmd := &cobra.Command{
 		Use:   `ask "PROMPT"`,
 		Short: "Run one headless turn and stream the answer to stdout",
@@ -39,48 +49,50 @@ Exit codes: 0 the model answered; 1 error; 2 usage error; 3 changes the
 model tried were refused (rerun with --yes); 4 the turn stopped at
 --max-turns; 5 the model got stuck; 130 cancelled.`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if accept {
+			if o.accept {
 				return nil // the words are optional: what the user adds
 			}
 			return cobra.MinimumNArgs(1)(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			prompt := strings.Join(args, " ")
-			if accept {
-				if a.plan {
+			o.prompt = strings.Join(args, " ")
+			if o.accept {
+				if o.plan {
 					return exitCodeError{exitUsage, errors.New("--accept-plan and --plan exclude each other: accept the plan, or send it back with --plan")}
 				}
-				if resume == "" {
+				if o.resume == "" {
 					return exitCodeError{exitUsage, errors.New("--accept-plan needs --resume ID: the session whose plan you accept")}
 				}
-				return a.ask(cmd.Context(), prompt, resume, jsonOut, true)
+				return runCommand(cmd.Context(), a, o, a.ask)
 			}
-			if prompt == "-" {
+			if o.prompt == "-" {
 				data, err := io.ReadAll(a.stdin)
 				if err != nil {
 					return fmt.Errorf("read prompt from stdin: %w", err)
 				}
-				prompt = string(data)
+				o.prompt = string(data)
 			}
-			if strings.TrimSpace(prompt) == "" {
+			if strings.TrimSpace(o.prompt) == "" {
 				return exitCodeError{exitUsage, errors.New("the prompt is empty")}
 			}
-			return a.ask(cmd.Context(), prompt, resume, jsonOut, false)
+			return runCommand(cmd.Context(), a, o, a.ask)
 		},
 	}
-	cmd.Flags().BoolVar(&jsonOut, "json", false, "print NDJSON events instead of text")
-	cmd.Flags().StringVar(&resume, "resume", "", "continue the session with this ID (or unique prefix)")
-	cmd.Flags().BoolVar(&a.rag, "rag", false, ragUsage)
-	cmd.Flags().BoolVar(&a.plan, "plan", false, "plan mode: the model only reads and ends with a plan; with --resume, send the session's plan back with PROMPT as the comment")
-	cmd.Flags().BoolVar(&accept, "accept-plan", false, "accept the plan of the --resume session: unlock tier 1 (or --tier), pin the plan as the goal and carry it out; PROMPT, if any, adds to it")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print NDJSON events instead of text")
+	cmd.Flags().StringVar(&o.resume, "resume", "", "continue the session with this ID (or unique prefix)")
+	cmd.Flags().BoolVar(&o.rag, "rag", false, ragUsage)
+	cmd.Flags().BoolVar(&o.plan, "plan", false, "plan mode: the model only reads and ends with a plan; with --resume, send the session's plan back with PROMPT as the comment")
+	cmd.Flags().BoolVar(&o.accept, "accept-plan", false, "accept the plan of the --resume session: unlock tier 1 (or --tier), pin the plan as the goal and carry it out; PROMPT, if any, adds to it")
 	return cmd
 }
 
-func (a *app) ask(ctx context.Context, prompt, resume string, jsonOut, accept bool) error {
+func (a *app) ask(ctx context.Context, o *askOptions) error {
+	prompt, jsonOut := o.prompt, o.json
 	ctx, stop := interruptible(ctx)
 	defer stop()
 	refused := &refusals{}
-	r, err := a.startRun(ctx, resume, headlessApprover{yes: a.yes || a.yolo, yolo: a.yolo, refused: refused})
+	r, err := a.startRun(ctx, runOptions{resume: o.resume, rag: o.rag, plan: o.plan,
+		approver: headlessApprover{yes: a.yes || a.yolo, yolo: a.yolo, refused: refused}})
 	if err != nil {
 		return err
 	}
@@ -100,13 +112,13 @@ func (a *app) ask(ctx context.Context, prompt, resume string, jsonOut, accept bo
 	}
 	planned := false
 	switch {
-	case accept:
+	case o.accept:
 		err = r.acceptPlan(ctx, prompt, out.Write)
-	case a.plan && r.agent.ProposedPlan() != "":
+	case o.plan && r.agent.ProposedPlan() != "":
 		planned = true
 		err = r.agent.RevisePlan(ctx, prompt, out.Write)
 	default:
-		planned = a.plan
+		planned = o.plan
 		err = r.agent.Run(ctx, prompt, out.Write)
 	}
 	if ferr := out.Flush(); ferr != nil && err == nil {

@@ -10,8 +10,14 @@ import (
 	"github.com/ternhq/tern/tools"
 )
 
+// diffOptions are tern diff's flags.
+type diffOptions struct {
+	// session names the session; "" is the latest with a checkpoint.
+	session string
+}
+
 func (a *app) diffCommand() *cobra.Command {
-	var id string
+	o := &diffOptions{}
 	cmd := &cobra.Command{
 		Use:   "diff",
 		Short: "Show what a session changed: the diff from its checkpoint to the files now",
@@ -21,14 +27,14 @@ the workspace's files now: what tern undo would take back. Files the
 session created are included, files git ignores are not. Changes made
 after the session, by anyone, show too.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return a.diff(cmd.Context(), id) },
+		RunE: func(cmd *cobra.Command, args []string) error { return runCommand(cmd.Context(), a, o, a.diff) },
 	}
-	cmd.Flags().StringVar(&id, "session", "", "session whose changes to show (ID or unique prefix; default: the latest with a checkpoint)")
+	cmd.Flags().StringVar(&o.session, "session", "", "session whose changes to show (ID or unique prefix; default: the latest with a checkpoint)")
 	return cmd
 }
 
-func (a *app) diff(ctx context.Context, id string) error {
-	ws, sess, err := a.checkpointed(ctx, id, "diff is unavailable: %s, so tern takes no checkpoints here")
+func (a *app) diff(ctx context.Context, o *diffOptions) error {
+	ws, sess, err := a.checkpointed(ctx, o.session, "diff is unavailable: %s, so tern takes no checkpoints here")
 	if err != nil {
 		return err
 	}

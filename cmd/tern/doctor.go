@@ -16,7 +16,11 @@ import (
 	"github.com/ternhq/tern/prompts"
 )
 
+// doctorOptions are tern doctor's flags: it has none.
+type doctorOptions struct{}
+
 func (a *app) doctorCommand() *cobra.Command {
+	o := &doctorOptions{}
 	return &cobra.Command{
 		Use:   "doctor",
 		Short: "Check Ollama, the models, the context plan and the workspace",
@@ -27,7 +31,7 @@ state of the workspace and its search index. Every problem comes with the comman
 Exits 1 when tern could not run a turn as configured.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.doctor(cmd.Context())
+			return runCommand(cmd.Context(), a, o, func(ctx context.Context, _ *doctorOptions) error { return a.doctor(ctx) })
 		},
 	}
 }

@@ -4,17 +4,19 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/ternhq/tern/rag"
 )
 
 // doctorIndex reports the workspace's search index: its size, its
 // embeddings and whether they match the configured model.
 func (a *app) doctorIndex(ctx context.Context, r *report, root string, cfg Config) {
 	c := newCodeIndex(root, cfg)
-	if !c.exists() {
+	if !c.Exists() {
 		r.note("Index", "not built; run `tern index` for tern search, search_code and RAG")
 		return
 	}
-	ix, err := c.open(ctx, false)
+	ix, err := c.Open(ctx, false)
 	if err != nil {
 		r.bad("Index", "%v", err)
 		return
@@ -22,7 +24,7 @@ func (a *app) doctorIndex(ctx context.Context, r *report, root string, cfg Confi
 	defer c.Close()
 	st, err := ix.Status(ctx)
 	if err != nil {
-		r.bad("Index", "%v", indexProblem(err))
+		r.bad("Index", "%v", rag.IndexProblem(err))
 		return
 	}
 	updated := "never completed; run `tern index`"
@@ -34,7 +36,7 @@ func (a *app) doctorIndex(ctx context.Context, r *report, root string, cfg Confi
 		embedded = fmt.Sprintf("%d embedded with %s", st.Embedded, st.Model)
 	}
 	r.ok("Index", "%s: %d files, %d chunks, %s; %s", ".tern/index.db", st.Files, st.Chunks, embedded, updated)
-	want := c.want.key()
+	want := c.want.Key()
 	switch {
 	case st.Model != "" && st.Model != want:
 		r.detail("the index was embedded with %s, but embed_model is %s: `tern index` re-embeds it", st.Model, want)
@@ -47,10 +49,10 @@ func (a *app) doctorIndex(ctx context.Context, r *report, root string, cfg Confi
 // vectors and how many it holds; 0 when there is no index or no vector.
 func indexVectors(ctx context.Context, root string, cfg Config) (model string, vectors int) {
 	c := newCodeIndex(root, cfg)
-	if !c.exists() {
+	if !c.Exists() {
 		return "", 0
 	}
-	ix, err := c.open(ctx, false)
+	ix, err := c.Open(ctx, false)
 	if err != nil {
 		return "", 0
 	}
@@ -59,7 +61,7 @@ func indexVectors(ctx context.Context, root string, cfg Config) (model string, v
 	if err != nil || st.Model == "" {
 		return "", 0
 	}
-	return parseEmbedKey(st.Model).name, st.Embedded
+	return rag.ParseEmbedKey(st.Model).Name, st.Embedded
 }
 
 // ago says how long ago something was, roughly.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ternhq/tern/models/openai"
+	"github.com/ternhq/tern/rag"
 )
 
 // doctorOpenAI checks an OpenAI-compatible server: what it says about
@@ -104,10 +105,10 @@ func (a *app) doctorEmbedOpenAI(ctx context.Context, r *report, cfg Config) {
 		r.note("Embeddings", "embed_base_url is not a valid address; search is lexical only")
 		return
 	}
-	m := newEmbedModel(cfg.EmbedModel)
+	m := rag.NewEmbedModel(cfg.EmbedModel)
 	if why := checkEmbed(ctx, server, m); why != "" {
 		r.note("Embeddings", "%s; search is lexical only", why)
 		return
 	}
-	r.ok("Embeddings", "%s at %s", m.name, server.Host())
+	r.ok("Embeddings", "%s at %s", m.Name, server.Host())
 }

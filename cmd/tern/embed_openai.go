@@ -9,6 +9,7 @@ import (
 	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/models/ollama"
 	"github.com/ternhq/tern/models/openai"
+	"github.com/ternhq/tern/rag"
 )
 
 // embedServer makes embeddings for the index; *ollama.Client and
@@ -39,17 +40,17 @@ func newEmbedServer(cfg Config) embedServer {
 
 // checkEmbedOpenAI embeds one word to learn whether the server can: an
 // OpenAI-compatible server does not list what its models can do.
-func checkEmbedOpenAI(ctx context.Context, c *openai.Client, m embedModel) string {
+func checkEmbedOpenAI(ctx context.Context, c *openai.Client, m rag.EmbedModel) string {
 	ctx, cancel := context.WithTimeout(ctx, embedCheckTimeout)
 	defer cancel()
-	_, err := c.Embed(ctx, m.name, []string{m.doc + "tern"})
+	_, err := c.Embed(ctx, m.Name, []string{m.Doc + "tern"})
 	switch {
 	case err == nil:
 		return ""
 	case errors.Is(err, context.DeadlineExceeded):
 		return fmt.Sprintf("the server at %s did not answer within %s", c.Host(), embedCheckTimeout)
 	}
-	return embedProblemOf(c, err, m.name)
+	return embedProblemOf(c, err, m.Name)
 }
 
 // embedProblemOf says in words what stops embeddings on server.

@@ -57,7 +57,7 @@ every call it tried. --modes native,text,constrained runs the suite in
 each mode, so the three can be compared on one model.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.eval(cmd.Context(), o)
+			return runCommand(cmd.Context(), a, &o, a.eval)
 		},
 	}
 	f := cmd.Flags()
@@ -72,7 +72,8 @@ each mode, so the three can be compared on one model.`,
 	return cmd
 }
 
-func (a *app) eval(ctx context.Context, o evalOptions) error {
+func (a *app) eval(ctx context.Context, po *evalOptions) error {
+	o := *po
 	suite := eval.Suite()
 	if o.tasksDir != "" {
 		suite = os.DirFS(o.tasksDir)
@@ -180,7 +181,7 @@ func (a *app) evalTask(ctx context.Context, t eval.Task, o evalOptions) (res eva
 
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
-	r, err := sub.startRun(ctx, "", headlessApprover{yes: true})
+	r, err := sub.startRun(ctx, runOptions{approver: headlessApprover{yes: true}})
 	if err != nil {
 		if o.replay {
 			return fail(eval.Error, err.Error())

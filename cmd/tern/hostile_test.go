@@ -21,6 +21,7 @@ func TestAskSurvivesHostileStreams(t *testing.T) {
 		name   string
 		reply  ollamatest.Reply
 		config string
+		args   []string
 		want   string
 	}{
 		{name: "no response headers", reply: ollamatest.Reply{NoHeaders: true},
@@ -29,8 +30,9 @@ func TestAskSurvivesHostileStreams(t *testing.T) {
 			config: "[stream]\nidle_timeout = \"1s\"\n", want: "the reply stream sent nothing for 1s"},
 		{name: "endless stream", reply: ollamatest.Reply{Content: "start", Endless: true},
 			config: "[stream]\nmax_reply_bytes = 8192\n", want: "the reply passed 8192 bytes"},
+		// A small window keeps num_predict, and the stream to twice it, short.
 		{name: "endless past num_predict", reply: ollamatest.Reply{Content: "start", Endless: true},
-			want: "far past num_predict"},
+			args: []string{"--ctx", "4096"}, want: "far past num_predict"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -47,7 +49,7 @@ func TestAskSurvivesHostileStreams(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 			defer cancel()
 			began := time.Now()
-			code, _, stderr := f.tern(ctx, "ask", "hi")
+			code, _, stderr := f.tern(ctx, append([]string{"ask"}, append(tt.args, "hi")...)...)
 			if ctx.Err() != nil {
 				t.Fatalf("tern ask hung for %s", time.Since(began))
 			}

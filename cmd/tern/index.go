@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ternhq/tern/index"
+	"github.com/ternhq/tern/rag"
 )
 
 // indexFlags are the flags of tern index and tern search that choose the
@@ -29,9 +30,16 @@ func (f *indexFlags) add(cmd *cobra.Command, what string) {
 	cmd.Flags().BoolVar(&f.noEmbed, "no-embed", false, "no embeddings: lexical search only")
 }
 
+// indexOptions are tern index's argument and flags.
+type indexOptions struct {
+	// dir, when given, is the workspace to index instead of --dir's.
+	dir     string
+	embed   indexFlags
+	rebuild bool
+}
+
 func (a *app) indexCommand() *cobra.Command {
-	var flags indexFlags
-	var rebuild bool
+	o := &indexOptions{}
 	cmd := &cobra.Command{
 		Use:   "index [DIR]",
 		Short: "Build or update the repository's search index",
@@ -49,13 +57,13 @@ the next run completes (exit 130).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
-				a.dir = args[0]
+				o.dir = args[0]
 			}
-			return a.index(cmd.Context(), flags, rebuild)
+			return runCommand(cmd.Context(), a, o, a.index)
 		},
 	}
-	flags.add(cmd, "to embed with")
-	cmd.Flags().BoolVar(&rebuild, "rebuild", false, "delete the index and build it from scratch (for a damaged index)")
+	o.embed.add(cmd, "to embed with")
+	cmd.Flags().BoolVar(&o.rebuild, "rebuild", false, "delete the index and build it from scratch (for a damaged index)")
 	return cmd
 }
 
@@ -74,27 +82,30 @@ func (a *app) openCodeIndex(flags indexFlags) (*codeIndex, Config, error) {
 		cfg.EmbedModel = flags.embedModel
 	}
 	c := newCodeIndex(root, cfg)
-	c.noEmbed = flags.noEmbed
+	c.setNoEmbed(flags.noEmbed)
 	return c, cfg, nil
 }
 
-func (a *app) index(ctx context.Context, flags indexFlags, rebuild bool) error {
+func (a *app) index(ctx context.Context, o *indexOptions) error {
+	if o.dir != "" {
+		a.dir = o.dir
+	}
 	ctx, stop := interruptible(ctx)
 	defer stop()
-	c, _, err := a.openCodeIndex(flags)
+	c, _, err := a.openCodeIndex(o.embed)
 	if err != nil {
 		return err
 	}
 	c.onWait = func(holder string) {
 		fmt.Fprintf(a.stderr, "tern: the index is being updated by %s; waiting for it to finish (Ctrl+C stops)\n", holder)
 	}
-	if rebuild {
-		if err := removeIndex(c.dbPath()); err != nil {
+	if o.rebuild {
+		if err := removeIndex(c.DBPath()); err != nil {
 			return err
 		}
 		fmt.Fprintln(a.stderr, "tern: deleted .tern/index.db; building it from scratch")
 	}
-	ix, err := c.open(ctx, true)
+	ix, err := c.Open(ctx, true)
 	if err != nil {
 		return err
 	}
@@ -108,9 +119,9 @@ func (a *app) index(ctx context.Context, flags indexFlags, rebuild bool) error {
 	case plan.why != "":
 		fmt.Fprintf(a.stderr, "tern: indexing without embeddings (search will be lexical only): %s; then run tern index again to add them\n", plan.why)
 	case plan.previous != "":
-		fmt.Fprintf(a.stderr, "tern: the index was embedded with %s; re-embedding every chunk with %s\n", plan.previous, plan.model.key())
+		fmt.Fprintf(a.stderr, "tern: the index was embedded with %s; re-embedding every chunk with %s\n", plan.previous, plan.model.Key())
 	}
-	view := newProgressView(a.stderr, isTerminal(a.stderr), plan.model.key())
+	view := newProgressView(a.stderr, isTerminal(a.stderr), plan.model.Key())
 	st, err := c.update(ctx, ix, plan, view.update)
 	view.finish()
 	var ee embedError
@@ -120,14 +131,14 @@ func (a *app) index(ctx context.Context, flags indexFlags, rebuild bool) error {
 	case errors.As(err, &ee):
 		fmt.Fprintf(a.stderr, "tern: embedding stopped: %s; the code read so far is indexed, and tern index adds the missing embeddings when run again\n", ee.msg)
 	case err != nil:
-		return indexProblem(err)
+		return rag.IndexProblem(err)
 	}
 	for _, p := range st.Problems {
 		fmt.Fprintf(a.stderr, "tern: %s\n", p)
 	}
 	status, err := ix.Status(ctx)
 	if err != nil {
-		return indexProblem(err)
+		return rag.IndexProblem(err)
 	}
 	writeIndexSummary(a.stdout, st, status)
 	return nil
@@ -146,7 +157,7 @@ func removeIndex(path string) error {
 // indexPlan is how an update embeds.
 type indexPlan struct {
 	// model is the embedding model; its zero value means none.
-	model embedModel
+	model rag.EmbedModel
 	// why says why there are no embeddings when some were wanted.
 	why string
 	// previous is the model of the vectors the update replaces.
@@ -166,10 +177,10 @@ func (c *codeIndex) plan(ctx context.Context, ix *index.Index) (indexPlan, error
 	}
 	old, _, err := ix.Embedding(ctx)
 	if err != nil {
-		return indexPlan{}, indexProblem(err)
+		return indexPlan{}, rag.IndexProblem(err)
 	}
 	p := indexPlan{model: c.want}
-	if old != "" && old != c.want.key() {
+	if old != "" && old != c.want.Key() {
 		p.previous = old
 	}
 	return p, nil
@@ -178,8 +189,8 @@ func (c *codeIndex) plan(ctx context.Context, ix *index.Index) (indexPlan, error
 // update runs an update of ix as planned.
 func (c *codeIndex) update(ctx context.Context, ix *index.Index, p indexPlan, progress func(index.Progress)) (index.Stats, error) {
 	opts := index.Options{Progress: progress, OnWait: c.onWait}
-	if p.model.name != "" {
-		opts.Embedder, opts.Model = embedder{client: c.client}, p.model.key()
+	if p.model.Name != "" {
+		opts.Embedder, opts.Model = embedder{client: c.client}, p.model.Key()
 	}
 	return ix.Update(ctx, opts)
 }

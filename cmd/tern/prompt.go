@@ -21,8 +21,13 @@ import (
 // without it.
 const promptConnectTimeout = 3 * time.Second
 
+// promptOptions are tern prompt's flags.
+type promptOptions struct {
+	json bool
+}
+
 func (a *app) promptCommand() *cobra.Command {
-	var jsonOut bool
+	o := &promptOptions{}
 	cmd := &cobra.Command{
 		Use:   "prompt",
 		Short: "Print exactly what the first request would carry, with token counts",
@@ -37,13 +42,14 @@ The system prompt depends on the model's family. tern asks Ollama for it;
 when Ollama cannot be reached, it uses the family named by --model (or the
 default template) and says so.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return a.prompt(cmd.Context(), jsonOut) },
+		RunE: func(cmd *cobra.Command, args []string) error { return runCommand(cmd.Context(), a, o, a.prompt) },
 	}
-	cmd.Flags().BoolVar(&jsonOut, "json", false, "print one JSON object (system prompt, tool schemas, token counts) instead of the report")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print one JSON object (system prompt, tool schemas, token counts) instead of the report")
 	return cmd
 }
 
-func (a *app) prompt(ctx context.Context, jsonOut bool) error {
+func (a *app) prompt(ctx context.Context, po *promptOptions) error {
+	jsonOut := po.json
 	root, err := a.workspaceRoot()
 	if err != nil {
 		return err
@@ -83,7 +89,7 @@ func (a *app) prompt(ctx context.Context, jsonOut bool) error {
 		return err
 	}
 	o := toolOptions{ws: ws, cfg: cfg}
-	if code := newCodeIndex(root, cfg); code.exists() {
+	if code := newCodeIndex(root, cfg); code.Exists() {
 		o.search = code // only its schema is shown
 	}
 	set, err := buildToolSet(o)

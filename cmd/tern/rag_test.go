@@ -37,7 +37,7 @@ func TestSearchCodeToolThroughAsk(t *testing.T) {
 	}
 	reqs := f.srv.Requests()
 	first, second := reqs[len(reqs)-2], reqs[len(reqs)-1]
-	want := []string{"read_file", "list_dir", "grep", "glob", "search_code", "explore", "ask_user", "request_tools"}
+	want := tierNames(t, 0, true)
 	if names := toolNames(first); !slices.Equal(names, want) {
 		t.Errorf("tier-0 tools = %v, want %v", names, want)
 	}
@@ -141,36 +141,6 @@ func TestRAGThroughAsk(t *testing.T) {
 	}
 	if code, _, errOut := f.tern(t.Context(), "ask", "x"); code != 1 || !strings.Contains(errOut, "rag_share must be between 0.05 and 0.5") {
 		t.Errorf("rag_share = 0.9: exit %d: %s", code, errOut)
-	}
-}
-
-func TestEmbedModelKeys(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name, key string
-		prefixed  bool
-	}{
-		{"nomic-embed-text", "nomic-embed-text (task prefixes)", true},
-		{"nomic-embed-text:latest", "nomic-embed-text (task prefixes)", true},
-		{"nomic-embed-text:v1.5", "nomic-embed-text:v1.5 (task prefixes)", true},
-		{"mxbai-embed-large", "mxbai-embed-large (task prefixes)", true},
-		{"all-minilm", "all-minilm", false},
-		{"library/all-minilm:33m", "library/all-minilm:33m", false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			m := newEmbedModel(tt.name)
-			if m.key() != tt.key {
-				t.Errorf("key = %q, want %q", m.key(), tt.key)
-			}
-			if back := parseEmbedKey(m.key()); back != m {
-				t.Errorf("parseEmbedKey(%q) = %+v, want %+v", m.key(), back, m)
-			}
-		})
-	}
-	// An index recorded without the mark holds plain vectors.
-	if m := parseEmbedKey("nomic-embed-text"); m.doc != "" || m.query != "" {
-		t.Errorf("an unmarked key got prefixes: %+v", m)
 	}
 }
 

@@ -30,7 +30,7 @@ func TestProfileShapesTheRequest(t *testing.T) {
 		{"explicit temperature wins", ollamatest.Qwen3(), "temperature = 0.9\n[profiles.qwen3]\ntemperature = 0.1\n", 0.9, "", "", ""},
 		{"profile forces text", ollamatest.Qwen3(), "[profiles.\"qwen3:8b\"]\ntool_mode = \"text\"\n", 0.6, "# Tools", "using the text tool protocol (the qwen3 profile)", ""},
 		{"bad profile", ollamatest.Qwen3(), "[profiles.qwen3]\ntool_format = \"xml\"\n", 0, "", "", "profile qwen3: tool_format must be"},
-		{"unknown prompt", ollamatest.Qwen3(), "[profiles.qwen3]\nprompt = \"klingon\"\n", 0, "", "", `prompt must be one of qwen, llama, granite, gemma, phi, mistral, default, not "klingon"`},
+		{"unknown prompt", ollamatest.Qwen3(), "[profiles.qwen3]\nprompt = \"klingon\"\n", 0, "", "", "prompt must be one of " + strings.Join(prompts.Families(), ", ") + `, not "klingon"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -119,7 +119,11 @@ func TestTierZeroPromptBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	specs := tools.NewSet(append(tools.ReadOnlyTools(ws), tools.NewSearchCode(ws, nil), tools.NewExplore(ws, nil), tools.NewAskUser(nil))...).Specs()
+	tiers, err := tools.Builtins(tools.Deps{Workspace: ws, Search: indexedSearch{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs := tools.NewSet(tiers[tools.TierRead]...).Specs()
 	const requestTools, limit = 80, 1000
 	for _, fam := range prompts.Families() {
 		p := models.ProfileFor(models.ModelInfo{Name: fam}, nil)

@@ -36,7 +36,18 @@ type app struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
 
-	// flags common to every command
+	globalOptions
+
+	cmd *cobra.Command // the root, for Changed checks
+	// screen, when set, is where the TUI draws instead of the terminal.
+	screen tcell.Screen
+	// parsed, when set, is handed each command's options in place of
+	// running the command: tests check how flags parse with it.
+	parsed func(opts any) error
+}
+
+// globalOptions are the flags common to every command.
+type globalOptions struct {
 	dir       string
 	model     string
 	host      string
@@ -51,13 +62,15 @@ type app struct {
 	toolMode  string
 	backend   string
 	verbose   bool
-	// rag is --rag of tern and tern ask; plan is their --plan.
-	rag  bool
-	plan bool
+}
 
-	cmd *cobra.Command // the root, for Changed checks
-	// screen, when set, is where the TUI draws instead of the terminal.
-	screen tcell.Screen
+// runCommand runs a command's run function with its options, or hands
+// the options to a.parsed when a test only parses the command line.
+func runCommand[O any](ctx context.Context, a *app, o *O, run func(context.Context, *O) error) error {
+	if a.parsed != nil {
+		return a.parsed(o)
+	}
+	return run(ctx, o)
 }
 
 // exitError carries an exit code through cobra.
@@ -119,8 +132,15 @@ func isUsage(err error) bool {
 	return false
 }
 
+// tuiOptions are the flags of tern itself, which opens the TUI.
+type tuiOptions struct {
+	resume string
+	// rag turns RAG on at the start; plan starts in plan mode.
+	rag, plan bool
+}
+
 func (a *app) rootCommand() *cobra.Command {
-	var resume string
+	o := &tuiOptions{}
 	root := &cobra.Command{
 		Use:   "tern",
 		Short: "A terminal coding agent for small local models",
@@ -137,12 +157,12 @@ Run 'tern doctor' first to check Ollama, the model and the context plan.`,
 			return a.checkFlags(cmd)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.openTUI(cmd.Context(), resume)
+			return runCommand(cmd.Context(), a, o, a.openTUI)
 		},
 	}
-	root.Flags().StringVar(&resume, "resume", "", "continue the session with this ID (or unique prefix) in the TUI")
-	root.Flags().BoolVar(&a.rag, "rag", false, ragUsage)
-	root.Flags().BoolVar(&a.plan, "plan", false, "start in plan mode: the model only reads, then proposes a plan you accept or send back (Shift+Tab toggles it)")
+	root.Flags().StringVar(&o.resume, "resume", "", "continue the session with this ID (or unique prefix) in the TUI")
+	root.Flags().BoolVar(&o.rag, "rag", false, ragUsage)
+	root.Flags().BoolVar(&o.plan, "plan", false, "start in plan mode: the model only reads, then proposes a plan you accept or send back (Shift+Tab toggles it)")
 	a.cmd = root
 	f := root.PersistentFlags()
 	f.StringVar(&a.dir, "dir", "", "workspace root (default: the git root above the current directory, else the current directory)")

@@ -49,8 +49,9 @@ type run struct {
 }
 
 // startRun opens the workspace and the model, and creates a session or
-// resumes the one named by resume: tern ask's session, and eval's.
-func (a *app) startRun(ctx context.Context, resume string, approver agent.Approver) (*run, error) {
+// resumes the one o names: tern ask's session, and eval's. The config's
+// rag turns RAG on too; --tier given moves a resumed session to it.
+func (a *app) startRun(ctx context.Context, o runOptions) (*run, error) {
 	root, err := a.workspaceRoot()
 	if err != nil {
 		return nil, err
@@ -67,8 +68,9 @@ func (a *app) startRun(ctx context.Context, resume string, approver agent.Approv
 	if err != nil {
 		return nil, err
 	}
-	return a.openRun(ctx, workspace{root: root, cfg: cfg, counter: func() (*budget.Counter, error) { return counter, nil }},
-		runOptions{resume: resume, approver: approver, tierFlag: a.cmd.PersistentFlags().Changed("tier"), rag: cfg.RAG || a.rag, plan: a.plan})
+	o.rag = o.rag || cfg.RAG
+	o.tierFlag = a.cmd.PersistentFlags().Changed("tier")
+	return a.openRun(ctx, workspace{root: root, cfg: cfg, counter: func() (*budget.Counter, error) { return counter, nil }}, o)
 }
 
 // workspace is what the sessions one tern process opens share.
@@ -278,7 +280,7 @@ func (r *run) retriever() agent.Retriever {
 	if r.code == nil {
 		return nil
 	}
-	return ragRetriever{code: r.code, counter: r.counter}
+	return r.code.retriever(r.counter)
 }
 
 // Close stops the MCP servers and releases the index and the store.

@@ -15,10 +15,19 @@ import (
 	"github.com/ternhq/tern/rag"
 )
 
+// searchOptions are tern search's arguments and flags.
+type searchOptions struct {
+	query string
+	embed indexFlags
+	// search holds -k, --lang, --path, and the class of --code, --tests
+	// or --docs.
+	search rag.Options
+	json   bool
+}
+
 func (a *app) searchCommand() *cobra.Command {
-	var flags indexFlags
-	var opts rag.Options
-	var jsonOut, code, tests, docs bool
+	o := &searchOptions{}
+	var code, tests, docs bool
 	cmd := &cobra.Command{
 		Use:   `search "QUERY"`,
 		Short: "Search the repository's index: ranked code hits",
@@ -38,8 +47,8 @@ README for the fields). The index is searched as it was last built: run
 tern index after changing files.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			query := strings.TrimSpace(strings.Join(args, " "))
-			if query == "" {
+			o.query = strings.TrimSpace(strings.Join(args, " "))
+			if o.query == "" {
 				return exitCodeError{exitUsage, errors.New("the query is empty")}
 			}
 			var classes []string
@@ -55,26 +64,27 @@ tern index after changing files.`,
 				return exitCodeError{exitUsage, errors.New("--code, --tests and --docs exclude each other")}
 			}
 			if len(classes) == 1 {
-				opts.Class = classes[0]
+				o.search.Class = classes[0]
 			}
-			if opts.K < 1 {
-				return exitCodeError{exitUsage, fmt.Errorf("-k must be at least 1, not %d", opts.K)}
+			if o.search.K < 1 {
+				return exitCodeError{exitUsage, fmt.Errorf("-k must be at least 1, not %d", o.search.K)}
 			}
-			return a.search(cmd.Context(), query, flags, opts, jsonOut)
+			return runCommand(cmd.Context(), a, o, a.search)
 		},
 	}
-	cmd.Flags().IntVarP(&opts.K, "k", "k", 10, "how many hits to print")
-	cmd.Flags().BoolVar(&jsonOut, "json", false, "print one JSON object per hit")
-	cmd.Flags().StringVar(&opts.Lang, "lang", "", "only files of this language (go, python, typescript, markdown, …)")
-	cmd.Flags().StringVar(&opts.PathPrefix, "path", "", "only files whose path starts with this prefix (a directory, or part of a name)")
+	cmd.Flags().IntVarP(&o.search.K, "k", "k", 10, "how many hits to print")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print one JSON object per hit")
+	cmd.Flags().StringVar(&o.search.Lang, "lang", "", "only files of this language (go, python, typescript, markdown, …)")
+	cmd.Flags().StringVar(&o.search.PathPrefix, "path", "", "only files whose path starts with this prefix (a directory, or part of a name)")
 	cmd.Flags().BoolVar(&code, "code", false, "only code: no tests, documentation, test data or configuration")
 	cmd.Flags().BoolVar(&tests, "tests", false, "only tests (foo_test.go, test_foo.py, tests/, *.spec.ts, …)")
 	cmd.Flags().BoolVar(&docs, "docs", false, "only documentation (Markdown, text, README, CHANGELOG, …)")
-	flags.add(cmd, "to embed the query with, when it is not the index's")
+	o.embed.add(cmd, "to embed the query with, when it is not the index's")
 	return cmd
 }
 
-func (a *app) search(ctx context.Context, query string, flags indexFlags, opts rag.Options, jsonOut bool) error {
+func (a *app) search(ctx context.Context, o *searchOptions) error {
+	query, flags, opts, jsonOut := o.query, o.embed, o.search, o.json
 	ctx, stop := interruptible(ctx)
 	defer stop()
 	c, _, err := a.openCodeIndex(indexFlags{noEmbed: flags.noEmbed})
@@ -82,13 +92,13 @@ func (a *app) search(ctx context.Context, query string, flags indexFlags, opts r
 		return err
 	}
 	if flags.embedModel != "" {
-		c.query = newEmbedModel(flags.embedModel).key()
+		c.QueryModel = rag.NewEmbedModel(flags.embedModel).Key()
 	}
 	defer c.Close()
-	res, err := c.search(ctx, query, opts, false)
+	res, err := c.Search(ctx, query, opts, false)
 	if err != nil {
-		if errors.Is(err, errNoIndex) {
-			return fmt.Errorf("%w (in %s)", err, c.root)
+		if errors.Is(err, rag.ErrNoIndex) {
+			return fmt.Errorf("%w (in %s)", err, c.Root)
 		}
 		return err
 	}

@@ -11,8 +11,13 @@ import (
 	"github.com/ternhq/tern/session"
 )
 
+// sessionsOptions are tern sessions' flags.
+type sessionsOptions struct {
+	limit int
+}
+
 func (a *app) sessionsCommand() *cobra.Command {
-	var limit int
+	o := &sessionsOptions{}
 	cmd := &cobra.Command{
 		Use:   "sessions",
 		Short: "List past sessions in this workspace",
@@ -20,14 +25,15 @@ func (a *app) sessionsCommand() *cobra.Command {
 Continue one with 'tern ask --resume ID "..."' (a unique prefix of the ID is enough).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.sessions(cmd.Context(), limit)
+			return runCommand(cmd.Context(), a, o, a.sessions)
 		},
 	}
-	cmd.Flags().IntVarP(&limit, "limit", "n", 20, "most sessions to list")
+	cmd.Flags().IntVarP(&o.limit, "limit", "n", 20, "most sessions to list")
 	return cmd
 }
 
-func (a *app) sessions(ctx context.Context, limit int) error {
+func (a *app) sessions(ctx context.Context, o *sessionsOptions) error {
+	limit := o.limit
 	_, store, err := a.openStore(ctx)
 	if err != nil {
 		return err

@@ -15,6 +15,7 @@ import (
 	"github.com/ternhq/tern/context/budget"
 	"github.com/ternhq/tern/disclosure"
 	"github.com/ternhq/tern/index/ignore"
+	"github.com/ternhq/tern/prompts"
 	"github.com/ternhq/tern/session"
 	"github.com/ternhq/tern/statedir"
 	"github.com/ternhq/tern/tools"
@@ -23,13 +24,13 @@ import (
 
 // openTUI runs the TUI on the terminal (or on a.screen in tests). Without
 // a terminal it says what to use instead.
-func (a *app) openTUI(ctx context.Context, resume string) error {
+func (a *app) openTUI(ctx context.Context, o *tuiOptions) error {
 	if a.screen == nil && !(isTerminal(a.stdin) && isTerminal(a.stdout)) {
 		return errors.New("the TUI needs a terminal; for one headless turn use tern ask \"PROMPT\"")
 	}
 	ctx, stop := interruptible(ctx)
 	defer stop()
-	id, err := a.runTUI(ctx, resume)
+	id, err := a.runTUI(ctx, o)
 	if id != "" {
 		fmt.Fprintf(a.stderr, "tern: session %s is saved; continue it with `tern --resume %s`\n", id, id)
 	}
@@ -49,7 +50,8 @@ func isTerminal(f any) bool {
 // runTUI opens the TUI in the workspace. It opens before the model is
 // reached: the session store (for /sessions) is ready at once, and the TUI
 // connects in the background, retrying while Ollama is down.
-func (a *app) runTUI(ctx context.Context, resume string) (string, error) {
+func (a *app) runTUI(ctx context.Context, o *tuiOptions) (string, error) {
+	resume := o.resume
 	root, err := a.workspaceRoot()
 	if err != nil {
 		return "", err
@@ -86,7 +88,7 @@ func (a *app) runTUI(ctx context.Context, resume string) (string, error) {
 	code := newCodeIndex(root, cfg)
 	defer code.Close()
 	var ragOn atomic.Bool
-	ragOn.Store(cfg.RAG || a.rag)
+	ragOn.Store(cfg.RAG || o.rag)
 
 	connect := func(ctx context.Context, req tui.ConnectRequest) (*tui.Backend, error) {
 		r, err := a.openRun(ctx, workspace{root: root, cfg: cfg, counter: counter, store: store, code: code},
@@ -133,7 +135,7 @@ func (a *app) runTUI(ctx context.Context, resume string) (string, error) {
 		NoColor: a.getenv("NO_COLOR") != "",
 		Yes:     a.yes || a.yolo,
 		Tier:    a.tier,
-		Plan:    a.plan,
+		Plan:    o.plan,
 	}, tui.Deps{
 		Connect:  connect,
 		Sessions: store,
@@ -240,6 +242,9 @@ func (u *undoer) Undo(ctx context.Context, _ tui.UndoPlan) (string, error) {
 // notesFile writes the AGENTS.md drafted by /init. An existing file is
 // left alone and the draft saved next to the session store instead.
 type notesFile struct{ root string }
+
+// Prompt asks the model for the notes.
+func (notesFile) Prompt() string { return prompts.InitNotes() }
 
 func (n notesFile) WriteNotes(content string) (string, error) {
 	path := filepath.Join(n.root, "AGENTS.md")

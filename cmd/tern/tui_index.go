@@ -24,8 +24,8 @@ const snippetLines = 40
 type tuiSearcher struct{ code *codeIndex }
 
 func (s tuiSearcher) Search(ctx context.Context, query string, k int) ([]tui.SearchHit, error) {
-	res, err := s.code.search(ctx, query, rag.Options{K: k}, true)
-	if errors.Is(err, errNoIndex) {
+	res, err := s.code.Search(ctx, query, rag.Options{K: k}, true)
+	if errors.Is(err, rag.ErrNoIndex) {
 		return nil, errors.New("this repository has no index yet: run /index first")
 	}
 	if err != nil {
@@ -45,8 +45,8 @@ func (s tuiSearcher) Search(ctx context.Context, query string, k int) ([]tui.Sea
 type tuiIndexer struct{ code *codeIndex }
 
 func (x tuiIndexer) Index(ctx context.Context, progress func(tui.IndexProgress)) (string, error) {
-	existed := x.code.exists()
-	ix, err := x.code.open(ctx, true)
+	existed := x.code.Exists()
+	ix, err := x.code.Open(ctx, true)
 	if err != nil {
 		return "", err
 	}
@@ -54,7 +54,7 @@ func (x tuiIndexer) Index(ctx context.Context, progress func(tui.IndexProgress))
 	if err != nil {
 		return "", err
 	}
-	model := plan.model.key()
+	model := plan.model.Key()
 	st, err := x.code.update(ctx, ix, plan, func(p index.Progress) {
 		switch p.Phase {
 		case index.PhaseChunk:
@@ -71,11 +71,11 @@ func (x tuiIndexer) Index(ctx context.Context, progress func(tui.IndexProgress))
 	case errors.As(err, &ee):
 		notes = append(notes, "embedding stopped: "+ee.msg+"; /index again adds the missing embeddings")
 	case err != nil:
-		return "", indexProblem(err)
+		return "", rag.IndexProblem(err)
 	}
 	status, err := ix.Status(ctx)
 	if err != nil {
-		return "", indexProblem(err)
+		return "", rag.IndexProblem(err)
 	}
 	summary := fmt.Sprintf("index: %s read, %d unchanged, %d removed; %s and %s in all",
 		countOf(st.Indexed, "file"), st.Unchanged, st.Removed, countOf(status.Files, "file"), countOf(status.Chunks, "chunk"))
@@ -108,7 +108,7 @@ func (s ragSwitch) RAG() bool { return s.agent.RAG() }
 func (s ragSwitch) SetRAG(on bool) (string, error) {
 	s.agent.SetRAG(on)
 	s.on.Store(on)
-	if on && !s.code.exists() {
+	if on && !s.code.Exists() {
 		return "RAG on, but this repository has no index yet: run /index to build it", nil
 	}
 	return "", nil

@@ -13,8 +13,14 @@ import (
 	"github.com/ternhq/tern/tools"
 )
 
+// undoOptions are tern undo's flags.
+type undoOptions struct {
+	// session names the session; "" is the latest with a checkpoint.
+	session string
+}
+
 func (a *app) undoCommand() *cobra.Command {
-	var id string
+	o := &undoOptions{}
 	cmd := &cobra.Command{
 		Use:   "undo",
 		Short: "Restore the files to the checkpoint taken before a session's first change",
@@ -29,14 +35,14 @@ skips the question).
 The files as they were just before the undo are kept under
 refs/tern/undone/ID, so an undo can itself be undone with git.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return a.undo(cmd.Context(), id) },
+		RunE: func(cmd *cobra.Command, args []string) error { return runCommand(cmd.Context(), a, o, a.undo) },
 	}
-	cmd.Flags().StringVar(&id, "session", "", "session to undo (ID or unique prefix; default: the latest with a checkpoint)")
+	cmd.Flags().StringVar(&o.session, "session", "", "session to undo (ID or unique prefix; default: the latest with a checkpoint)")
 	return cmd
 }
 
-func (a *app) undo(ctx context.Context, id string) error {
-	ws, sess, err := a.checkpointed(ctx, id, "undo is unavailable: %s, so tern takes no checkpoints here and cannot restore what a session changed")
+func (a *app) undo(ctx context.Context, o *undoOptions) error {
+	ws, sess, err := a.checkpointed(ctx, o.session, "undo is unavailable: %s, so tern takes no checkpoints here and cannot restore what a session changed")
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -52,14 +53,22 @@ func formatVersion(bi *debug.BuildInfo, platform string) string {
 	return b.String()
 }
 
+// versionOptions are tern version's flags: it has none.
+type versionOptions struct{}
+
 func (a *app) versionCommand() *cobra.Command {
+	o := &versionOptions{}
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print tern's version, the commit it was built from and the Go version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, err := fmt.Fprintf(a.stdout, "tern %s\n", version())
-			return err
+			return runCommand(cmd.Context(), a, o, a.printVersion)
 		},
 	}
+}
+
+func (a *app) printVersion(context.Context, *versionOptions) error {
+	_, err := fmt.Fprintf(a.stdout, "tern %s\n", version())
+	return err
 }

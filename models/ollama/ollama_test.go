@@ -3,6 +3,8 @@ package ollama_test
 import (
 	"errors"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -100,4 +102,28 @@ func newClient(t *testing.T, s *ollamatest.Server) *ollama.Client {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// TestNoEnvironment: the client reads no environment variable; tern
+// passes OLLAMA_HOST in from the getenv its Main was given (EnvHost), so
+// tests and embedders decide what the client sees.
+func TestNoEnvironment(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, call := range []string{"os.Getenv(", "os.LookupEnv(", "os.Environ("} {
+			if strings.Contains(string(data), call) {
+				t.Errorf("%s calls %s: take the value as a parameter instead", name, call)
+			}
+		}
+	}
 }

@@ -1,0 +1,215 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ternhq/tern/index"
+	"github.com/ternhq/tern/rag"
+)
+
+// parse runs tern's command line as Main does, but stops where the command
+// would run: it returns the options the command would run with, the common
+// flags, and the error of a command line that does not parse.
+func parse(t *testing.T, stdin string, args ...string) (any, globalOptions, error) {
+	t.Helper()
+	a := &app{stdin: strings.NewReader(stdin), stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }}
+	got, err := a.parse(t, args...)
+	return got, a.globalOptions, err
+}
+
+// parse parses args into a, and returns the options the command would
+// run with.
+func (a *app) parse(t *testing.T, args ...string) (any, error) {
+	var got any
+	a.parsed = func(o any) error {
+		got = o
+		return nil
+	}
+	root := a.rootCommand()
+	root.SetArgs(args)
+	root.SetIn(a.stdin)
+	root.SetOut(io.Discard)
+	root.SetErr(io.Discard)
+	err := root.ExecuteContext(t.Context())
+	return got, err
+}
+
+// TestCommandFlags: each command's arguments and flags land in its
+// options, and mistakes are refused, without anything running.
+func TestCommandFlags(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args  []string
+		stdin string
+		want  any
+		err   string
+	}{
+		{args: nil, want: &tuiOptions{}},
+		{args: []string{"--resume", "ab12", "--rag", "--plan"}, want: &tuiOptions{resume: "ab12", rag: true, plan: true}},
+		{args: []string{"ask", "what", "is", "this?"}, want: &askOptions{prompt: "what is this?"}},
+		{args: []string{"ask", "--json", "--resume", "ab12", "--rag", "--plan", "again"}, want: &askOptions{prompt: "again", json: true, resume: "ab12", rag: true, plan: true}},
+		{args: []string{"ask", "-"}, stdin: "from stdin\n", want: &askOptions{prompt: "from stdin\n"}},
+		{args: []string{"ask", "--resume", "ab12", "--accept-plan"}, want: &askOptions{resume: "ab12", accept: true}},
+		{args: []string{"ask", "--resume", "ab12", "--accept-plan", "--plan"}, err: "--accept-plan and --plan exclude each other"},
+		{args: []string{"ask", "--accept-plan", "go"}, err: "--accept-plan needs --resume ID"},
+		{args: []string{"ask", " "}, err: "the prompt is empty"},
+		{args: []string{"ask"}, err: "requires at least 1 arg"},
+		{args: []string{"search", "parse", "config"}, want: &searchOptions{query: "parse config", search: rag.Options{K: 10}}},
+		{args: []string{"search", "-k", "3", "--tests", "--lang", "go", "--path", "cmd/", "--json", "x"},
+			want: &searchOptions{query: "x", json: true, search: rag.Options{K: 3, Lang: "go", PathPrefix: "cmd/", Class: index.ClassTest}}},
+		{args: []string{"search", "--embed-model", "bge-m3", "--no-embed", "--docs", "x"},
+			want: &searchOptions{query: "x", embed: indexFlags{embedModel: "bge-m3", noEmbed: true}, search: rag.Options{K: 10, Class: index.ClassDocs}}},
+		{args: []string{"search", "--code", "--docs", "x"}, err: "--code, --tests and --docs exclude each other"},
+		{args: []string{"search", "-k", "0", "x"}, err: "-k must be at least 1, not 0"},
+		{args: []string{"index"}, want: &indexOptions{}},
+		{args: []string{"index", "some/dir", "--rebuild", "--embed-model", "m"}, want: &indexOptions{dir: "some/dir", rebuild: true, embed: indexFlags{embedModel: "m"}}},
+		{args: []string{"index", "a", "b"}, err: "accepts at most 1 arg"},
+		{args: []string{"sessions"}, want: &sessionsOptions{limit: 20}},
+		{args: []string{"sessions", "-n", "5"}, want: &sessionsOptions{limit: 5}},
+		{args: []string{"undo", "--session", "ab"}, want: &undoOptions{session: "ab"}},
+		{args: []string{"diff"}, want: &diffOptions{}},
+		{args: []string{"diff", "--session", "ab"}, want: &diffOptions{session: "ab"}},
+		{args: []string{"prompt", "--json"}, want: &promptOptions{json: true}},
+		{args: []string{"doctor"}, want: &doctorOptions{}},
+		{args: []string{"version"}, want: &versionOptions{}},
+		{args: []string{"eval"}, want: &evalOptions{timeout: 10 * time.Minute}},
+		{args: []string{"eval", "--replay", "--run", "a,b", "--run", "c", "--modes", "native,text", "--timeout", "1m", "--keep", "--json", "--list", "--tasks", "dir"},
+			want: &evalOptions{replay: true, run: []string{"a", "b", "c"}, modes: []string{"native", "text"}, timeout: time.Minute, keep: true, jsonOut: true, list: true, tasksDir: "dir"}},
+		{args: []string{"sessions", "extra"}, err: `unknown command "extra"`},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			got, _, err := parse(t, tt.stdin, tt.args...)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("error = %v, want one saying %q", err, tt.err)
+				}
+				if got != nil {
+					t.Errorf("the command ran with %+v", got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("options = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestCommonFlags: the flags every command takes land in globalOptions,
+// and values out of range are usage errors before anything runs.
+func TestCommonFlags(t *testing.T) {
+	t.Parallel()
+	defaults := globalOptions{maxTier: 3}
+	for _, tt := range []struct {
+		args []string
+		want func(*globalOptions)
+		err  string
+	}{
+		{args: []string{"doctor"}, want: func(*globalOptions) {}},
+		{args: []string{"--model", "qwen3:4b", "--host", "h:1", "--backend", "openai", "--ctx", "8192", "--vram", "6", "doctor"},
+			want: func(g *globalOptions) {
+				g.model, g.host, g.backend, g.ctxTokens, g.vram = "qwen3:4b", "h:1", "openai", 8192, 6
+			}},
+		{args: []string{"ask", "--tier", "2", "--max-tier", "2", "--yes", "--max-turns", "9", "--tool-mode", "text", "-v", "hi"},
+			want: func(g *globalOptions) {
+				g.tier, g.maxTier, g.yes, g.maxTurns, g.toolMode, g.verbose = 2, 2, true, 9, "text", true
+			}},
+		{args: []string{"--dir", "/w", "--allow-read", "/a", "--allow-read", "/b,/c", "--yolo", "sessions"},
+			want: func(g *globalOptions) { g.dir, g.allowRead, g.yolo = "/w", []string{"/a", "/b", "/c"}, true }},
+		{args: []string{"--tier", "4", "doctor"}, err: "--tier must be 0 (read), 1 (edit), 2 (commands) or 3 (external), not 4"},
+		{args: []string{"--tier", "2", "--max-tier", "1", "doctor"}, err: "--tier 2 is above --max-tier 1"},
+		{args: []string{"--tool-mode", "txt", "doctor"}, err: `--tool-mode must be auto, native, text or constrained, not "txt"; did you mean "text"?`},
+		{args: []string{"--backend", "olama", "doctor"}, err: `did you mean "ollama"?`},
+		{args: []string{"--ctx", "10", "doctor"}, err: "--ctx must be between"},
+		{args: []string{"--vram", "-1", "doctor"}, err: "--vram must be between"},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			got, flags, err := parse(t, "", tt.args...)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("error = %v, want one saying %q", err, tt.err)
+				}
+				if got != nil {
+					t.Errorf("the command ran with %+v", got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := defaults
+			tt.want(&want)
+			if !reflect.DeepEqual(flags, want) {
+				t.Errorf("common flags = %+v, want %+v", flags, want)
+			}
+		})
+	}
+}
+
+// TestFlagsOverConfig: the environment overrides the config files and the
+// flags override both, as README says, read without running anything.
+func TestFlagsOverConfig(t *testing.T) {
+	t.Parallel()
+	xdg := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(xdg, "tern"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := "model = \"from-file\"\nctx = 4096\ntier = 1\nmax_tier = 2\nallow_read = [\"/file\"]\n"
+	if err := os.WriteFile(filepath.Join(xdg, "tern", "config.toml"), []byte(file), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		env  map[string]string
+		args []string
+		want func(*Config)
+		err  string
+	}{
+		{name: "files", want: func(*Config) {}},
+		{name: "environment", env: map[string]string{"TERN_MODEL": "from-env", "OLLAMA_HOST": `"h:9"`, "TERN_API_KEY": "k"},
+			want: func(c *Config) { c.Model, c.Host, c.apiKey = "from-env", "h:9", "k" }},
+		{name: "flags beat the environment", env: map[string]string{"TERN_MODEL": "from-env", "OLLAMA_HOST": "h:9"},
+			args: []string{"--model", "from-flag", "--host", "h:1", "--ctx", "8192", "--allow-read", "/flag"},
+			want: func(c *Config) {
+				c.Model, c.Host, c.hostFlag, c.Ctx, c.AllowRead = "from-flag", "h:1", true, 8192, []string{"/file", "/flag"}
+			}},
+		{name: "--tier raises the file's cap", args: []string{"--tier", "3"}, want: func(c *Config) { c.Tier, c.MaxTier = 3, 3 }},
+		{name: "--max-tier below the file's tier", args: []string{"--max-tier", "0"}, err: "--tier 1 is above --max-tier 0"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			env := map[string]string{"XDG_CONFIG_HOME": xdg}
+			for k, v := range tt.env {
+				env[k] = v
+			}
+			a := &app{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, getenv: func(k string) string { return env[k] }}
+			if _, err := a.parse(t, append(tt.args, "doctor")...); err != nil {
+				t.Fatal(err)
+			}
+			got, err := a.config(t.TempDir())
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("error = %v, want one saying %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := defaultConfig()
+			want.Model, want.Ctx, want.Tier, want.MaxTier, want.AllowRead = "from-file", 4096, 1, 2, []string{"/file"}
+			tt.want(&want)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("config =\n%+v\nwant\n%+v", got, want)
+			}
+		})
+	}
+}
