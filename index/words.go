@@ -103,21 +103,17 @@ func splitWordsCached(text string, seen map[string]struct{}, cache map[string]st
 	clear(seen)
 	var b strings.Builder
 	eachIdent(text, func(id string) {
-		if len(id) < 3 {
+		if len(id) < 3 || !compound(id) {
 			return
 		}
 		if _, ok := seen[id]; ok {
 			return
 		}
+		seen[id] = struct{}{}
 		if w, ok := cache[id]; ok {
-			seen[id] = struct{}{}
 			b.WriteString(w)
 			return
 		}
-		if !compound(id) {
-			return
-		}
-		seen[id] = struct{}{}
 		start := b.Len()
 		for _, w := range splitIdent(id) {
 			b.WriteString(w)
