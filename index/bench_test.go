@@ -45,9 +45,25 @@ func peakRSS() float64 {
 // BenchmarkIndexStdlib indexes the Go standard library from scratch,
 // lexically, and reports files, chunks and the peak RSS of the process.
 func BenchmarkIndexStdlib(b *testing.B) {
-	src := goroot(b)
+	benchIndex(b, goroot(b))
+}
+
+// BenchmarkIndexTree indexes the tree named by $TERN_BENCH_TREE (a large
+// one, such as the Go module cache) the same way, to check that the cost
+// grows linearly with the size and that memory stays bounded. Run it alone:
+// peak-MiB is the whole process's.
+func BenchmarkIndexTree(b *testing.B) {
+	root := os.Getenv("TERN_BENCH_TREE")
+	if root == "" {
+		b.Skip("set TERN_BENCH_TREE to a directory to index")
+	}
+	benchIndex(b, root)
+}
+
+func benchIndex(b *testing.B, src string) {
 	var st Stats
 	var db string
+	var bytes int64
 	cpu0 := cpuTime()
 	for b.Loop() {
 		db = filepath.Join(b.TempDir(), "index.db")
@@ -59,11 +75,17 @@ func BenchmarkIndexStdlib(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		if err := ix.db.QueryRow(`SELECT coalesce(sum(size), 0) FROM files WHERE skip = ''`).Scan(&bytes); err != nil {
+			b.Fatal(err)
+		}
 		ix.Close()
 	}
+	cpu := (cpuTime() - cpu0).Seconds() / float64(b.N)
 	b.ReportMetric(float64(st.Indexed), "files")
+	b.ReportMetric(float64(bytes)/1e6, "MB")
 	b.ReportMetric(float64(st.Chunks), "chunks")
-	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+	b.ReportMetric(cpu, "cpu-s/op")
+	b.ReportMetric(cpu/(float64(bytes)/1e8), "cpu-s/100MB")
 	b.ReportMetric(peakRSS()/(1<<20), "peak-MiB")
 	if fi, err := os.Stat(db); err == nil {
 		b.ReportMetric(float64(fi.Size())/(1<<20), "db-MiB")

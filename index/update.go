@@ -298,7 +298,7 @@ func (u *updater) scan(ctx context.Context, known map[string]*fileState) ([]job,
 // stores the results, a batch of whole files per transaction. The batch
 // being filled and the one being written are different slices, so the
 // workers keep going while the writer is busy with a large transaction;
-// with one batch in between, at most three batches are held in memory.
+// at most two batches are held in memory.
 //
 // Files are stored in the order of jobs (the walk's), whichever worker
 // finishes first, so that the same tree always gets the same row ids, and
@@ -368,7 +368,7 @@ func (u *updater) chunkAll(ctx context.Context, jobs []job, w *writer) error {
 		}
 	}
 
-	batches := make(chan []record, 1)
+	batches := make(chan []record)
 	werrc := make(chan error, 1)
 	var failed atomic.Bool
 	go func() {
@@ -382,11 +382,21 @@ func (u *updater) chunkAll(ctx context.Context, jobs []job, w *writer) error {
 		}
 		werrc <- werr
 	}()
+	// left is the size of the files not yet in a batch. Near the end,
+	// a batch is cut as soon as it is larger than what is left, so that
+	// batches shrink towards the end: once the workers are done, only the
+	// last, small one is written with the other cores idle.
+	var left int64
+	for _, j := range jobs {
+		left += j.size
+	}
 	var batch []record
 	var bytes int
+	var size int64
 	var opened time.Time
 	for res := range ordered {
 		r := res.r
+		left -= r.size
 		if res.dropped || failed.Load() {
 			continue // after a failure, drain so the workers can finish
 		}
@@ -394,14 +404,16 @@ func (u *updater) chunkAll(ctx context.Context, jobs []job, w *writer) error {
 			opened = time.Now()
 		}
 		batch = append(batch, r)
+		size += r.size
 		for _, c := range r.chunks {
 			bytes += len(c.text)
 		}
 		u.account(r)
 		u.report(PhaseChunk, false)
-		if len(batch) >= batchFiles || bytes >= batchBytes || time.Since(opened) >= batchTime {
+		if len(batch) >= batchFiles || bytes >= batchBytes || time.Since(opened) >= batchTime ||
+			bytes >= minTailBatch && size >= left {
 			batches <- batch
-			batch, bytes = nil, 0
+			batch, bytes, size = nil, 0, 0
 		}
 	}
 	if len(batch) > 0 && !failed.Load() {
@@ -451,14 +463,17 @@ func (u *updater) account(r record) {
 // scratch is a worker's reusable memory: processing a file allocates
 // little beyond the rows it returns.
 type scratch struct {
-	buf    []byte              // the file being read
-	seen   map[string]struct{} // distinct identifiers of a chunk or a file
-	words  map[string]string   // compound identifier → its splitWords entry
-	idents strings.Builder
+	buf  []byte              // the file being read
+	seen map[string]struct{} // distinct identifiers of a chunk
+	// fileSeen is the same for a file. It is another map because clearing
+	// a map costs its largest size, and a chunk has far fewer identifiers.
+	fileSeen map[string]struct{}
+	words    map[string]string // compound identifier → its splitWords entry
+	idents   strings.Builder
 }
 
 func newScratch() *scratch {
-	return &scratch{seen: map[string]struct{}{}, words: map[string]string{}}
+	return &scratch{seen: map[string]struct{}{}, fileSeen: map[string]struct{}{}, words: map[string]string{}}
 }
 
 // maxWordCache bounds a worker's cache of split identifiers.
@@ -565,7 +580,7 @@ func (sc *scratch) splitWords(text string) string {
 // fileIdents lists the distinct identifiers of a file, which RepoMap uses
 // to count references to symbols.
 func fileIdents(text string, sc *scratch) string {
-	clear(sc.seen)
+	clear(sc.fileSeen)
 	b := &sc.idents
 	b.Reset()
 	b.Grow(len(text) / 4)
@@ -573,10 +588,10 @@ func fileIdents(text string, sc *scratch) string {
 		if len(id) < 3 {
 			return
 		}
-		if _, ok := sc.seen[id]; ok {
+		if _, ok := sc.fileSeen[id]; ok {
 			return
 		}
-		sc.seen[id] = struct{}{}
+		sc.fileSeen[id] = struct{}{}
 		b.WriteString(id)
 		b.WriteByte(' ')
 	})

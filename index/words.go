@@ -103,21 +103,17 @@ func splitWordsCached(text string, seen map[string]struct{}, cache map[string]st
 	clear(seen)
 	var b strings.Builder
 	eachIdent(text, func(id string) {
-		if len(id) < 3 {
+		if len(id) < 3 || !compound(id) {
 			return
 		}
 		if _, ok := seen[id]; ok {
 			return
 		}
+		seen[id] = struct{}{}
 		if w, ok := cache[id]; ok {
-			seen[id] = struct{}{}
 			b.WriteString(w)
 			return
 		}
-		if !compound(id) {
-			return
-		}
-		seen[id] = struct{}{}
 		start := b.Len()
 		for _, w := range splitIdent(id) {
 			b.WriteString(w)
@@ -214,3 +210,45 @@ func QueryTerms(query string) []string {
 	}
 	return out
 }
+
+// eachWordPart calls fn with each word of text, split as identifiers are:
+// runs of ASCII letters and digits, broken at case changes (parseURL
+// gives parse and URL); parts of one byte are left out. The part is
+// valid only during the call.
+func eachWordPart(text []byte, fn func([]byte)) {
+	emit := func(p []byte) {
+		if len(p) > 1 {
+			fn(p)
+		}
+	}
+	i := 0
+	for i < len(text) {
+		c := text[i]
+		if !isAlnum(c) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && isAlnum(text[j]) {
+			j++
+		}
+		word := text[i:j]
+		start := 0
+		for k := 1; k < len(word); k++ {
+			a, b := word[k-1], word[k]
+			lowerUpper := isLower(a) && isUpper(b)
+			acronym := isUpper(a) && isUpper(b) && k+1 < len(word) && isLower(word[k+1])
+			if lowerUpper || acronym {
+				emit(word[start:k])
+				start = k
+			}
+		}
+		emit(word[start:])
+		i = j
+	}
+}
+
+func isLower(c byte) bool { return c >= 'a' && c <= 'z' }
+func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+func isAlnum(c byte) bool { return isLower(c) || isUpper(c) || isDigit(c) }

@@ -11,11 +11,19 @@ import (
 // much text, or this much time, whichever comes first. Every batch holds
 // whole files, so an interrupted update leaves a consistent index. A batch
 // of stored files waits in memory and is written at once, its full-text
-// rows last (see flush), so these bound the memory an update holds too.
+// rows last (see flush), so these bound the memory an update holds too
+// (two batches: one being filled, one being written). Each batch makes a
+// full-text segment, and FTS5 merges segments four at a time: on the Go
+// tree (57 MB of text) these limits make three segments and no merge,
+// where 16 MB batches of 2048 files made five and a merge.
+// minTailBatch is the smallest batch cut early near the end of an update
+// (see chunkAll).
+const minTailBatch = 1 << 20
+
 var (
-	batchFiles = 2048
-	batchBytes = 16 << 20
-	batchTime  = 2 * time.Second
+	batchFiles = 8192
+	batchBytes = 24 << 20
+	batchTime  = 5 * time.Second
 )
 
 // writerCacheKiB is the page cache of the writing connection: the chunk

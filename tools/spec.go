@@ -52,13 +52,12 @@ func (d Decl) Describe(args json.RawMessage) string { return subjectOf(args, d.s
 // Declare panics on it; every tool is built by its tests.
 func Declare[A any](name, md string) Decl {
 	params, subject := paramsOf(reflect.TypeFor[A]())
-	return Decl{spec: SpecFrom(name, md, params...), subject: subject}
+	return Decl{spec: specFrom(name, md, params...), subject: subject}
 }
 
-// SpecFrom builds a tool's spec from its embedded description and
-// parameters given one by one. Tools declare theirs with Declare;
-// SpecFrom serves parameters known only at run time.
-func SpecFrom(name, md string, params ...models.Param) models.ToolSpec {
+// specFrom builds a tool's spec from its embedded description and its
+// parameters.
+func specFrom(name, md string, params ...models.Param) models.ToolSpec {
 	d := parseDoc(md)
 	for i := range params {
 		if params[i].Description == "" {
