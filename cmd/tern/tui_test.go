@@ -262,3 +262,31 @@ func TestTUIRAG(t *testing.T) {
 		t.Fatal("Ctrl+Q did not quit")
 	}
 }
+
+// TestTUIOpensSessionsAsAskDoes: the TUI opens its sessions through the
+// constructor tern ask uses, so it says what ask says at the start: a
+// --ctx above the trained context is lowered, and a model that fell back
+// to the text tool protocol in a recent session starts there again.
+func TestTUIOpensSessionsAsAskDoes(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, ollamatest.TinyTools())
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	sim, _ := f.startTUIWith(ctx, 200, 40, "--ctx", "8192")
+	waitScreen(t, sim, "--ctx 8192 is above the model's trained context of 4096 tokens; using 4096")
+	cancel()
+
+	g := newFixture(t)
+	parseErr := ollamatest.Reply{Status: 500, Error: "error parsing tool call: raw='{\"name\": \"list_dir\"', err=unexpected end of JSON input"}
+	g.srv.Script(
+		parseErr, ollamatest.Reply{Content: `<tool_call>{"name": "list_dir", "arguments": {}}</tool_call>`},
+		parseErr, ollamatest.Reply{Content: "Three files."},
+	)
+	if code, _, errOut := g.tern(t.Context(), "ask", "what is here?"); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, errOut)
+	}
+	ctx2, cancel2 := context.WithCancel(t.Context())
+	defer cancel2()
+	sim2, _ := g.startTUIWith(ctx2, 200, 40)
+	waitScreen(t, sim2, "using the text tool protocol: in session ")
+}
