@@ -43,6 +43,11 @@ const (
 	tfFiles   = 20
 	tfShare   = 0.2
 	tfK1, tfB = 1.2, 0.3
+	// phraseShare is the weight in the whole-file score of a pair of
+	// adjacent query words found as a phrase, against a word's.
+	phraseShare = 0.5
+	// maxPairs bounds the phrases a long query is searched for.
+	maxPairs = 12
 	// symbolShare bounds the symbol boost as a share of the text score:
 	// at most it doubles it.
 	symbolShare = 1
@@ -55,6 +60,8 @@ type term struct {
 	// word, in a symbol name or path only).
 	ids    []int64
 	common bool
+	// phrase is set for two adjacent query words searched together.
+	phrase bool
 	// idf is the word's inverse document frequency among chunks;
 	// fileIDF among files.
 	idf, fileIDF float64
@@ -252,6 +259,21 @@ func (ix *Index) Lexical(ctx context.Context, query string, f Filter, n int) ([]
 			rare = append(rare, t.expr)
 		}
 	}
+	// Two query words that stand side by side are searched as a phrase
+	// too ("reference cycle", "no-modifiers"), for the whole-file score:
+	// a file that says them together is more likely about them.
+	for _, pr := range queryPairs(query, maxPairs) {
+		t := term{word: pr, expr: `"` + pr + `"`, phrase: true}
+		if t.ids, err = ix.rowids(ctx, t.expr, commonRows); err != nil {
+			return nil, err
+		}
+		if len(t.ids) == 0 || len(t.ids) >= rankRows {
+			continue // absent, or too common to tell files apart
+		}
+		t.idf = idf(cs.chunks, len(t.ids))
+		t.fileIDF = idf(cs.files, cs.fileCount(t.ids))
+		terms = append(terms, t)
+	}
 	// Ranking costs microseconds per matching chunk, so the full-text
 	// search ranks the chunks holding a rare word, or every word (cheap
 	// to find: the rarest word leads). With no rare word at all, names
@@ -393,6 +415,9 @@ func (ix *Index) rank(ctx context.Context, q query, f Filter, terms []term, cand
 				w := t.fileIDF
 				if t.common {
 					w /= 2 // matched in a name or path only
+				}
+				if t.phrase {
+					w *= phraseShare
 				}
 				fr.whole += w * n * (k1 + 1) / (n + norm)
 			}
@@ -610,7 +635,7 @@ func (ix *Index) rerank(ctx context.Context, files map[int64]*fileRank, cands []
 	weight := map[string]float64{}
 	for _, t := range terms {
 		w := strings.ToLower(t.word)
-		if len(splitIdent(w)) != 1 || strings.Contains(w, "_") {
+		if t.phrase || len(splitIdent(w)) != 1 || strings.Contains(w, "_") {
 			continue
 		}
 		idf := t.fileIDF

@@ -72,3 +72,33 @@ type Backoff int
 		t.Errorf("other.go counts %v, want none", counts[1])
 	}
 }
+
+func TestQueryPairs(t *testing.T) {
+	got := queryPairs("fix the reference cycle for no-modifiers, a b", 10)
+	want := []string{"reference cycle", "no modifiers"}
+	if !slices.Equal(got, want) {
+		t.Errorf("pairs %q, want %q", got, want)
+	}
+	if got := queryPairs("one two three four", 2); len(got) != 2 {
+		t.Errorf("pairs %q, want 2", got)
+	}
+}
+
+// Of two files with the same words, the one that says two adjacent query
+// words together ranks first.
+func TestAdjacentQueryWordsRankTheirPhraseFirst(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"a.go": "package m\n\n// Close drops the matcher: each reference to the cache ends a cycle.\nfunc Close() {}\n",
+		"b.go": "package m\n\n// Close drops the matcher: the reference cycle to the cache ends each.\nfunc Close() {}\n",
+	})
+	ix := openIndex(t, root)
+	update(t, ix, Options{})
+	hits, err := ix.Lexical(t.Context(), "fix reference cycle in the matcher cache", Filter{}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files := distinctFiles(hits); len(files) != 2 || files[0] != "b.go" {
+		t.Errorf("files %v, want b.go first", files)
+	}
+}

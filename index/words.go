@@ -252,3 +252,27 @@ func isLower(c byte) bool { return c >= 'a' && c <= 'z' }
 func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 func isAlnum(c byte) bool { return isLower(c) || isUpper(c) || isDigit(c) }
+
+// queryPairs returns up to limit pairs of adjacent query words, neither
+// a stopword nor a single letter, as lower-case phrases: "fix the
+// reference cycle" gives "reference cycle" (the stands between fix and
+// reference), "no-modifiers" gives "no modifiers".
+func queryPairs(query string, limit int) []string {
+	fields := strings.FieldsFunc(query, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_'
+	})
+	var out []string
+	seen := map[string]bool{}
+	for i := 1; i < len(fields); i++ {
+		a, b := strings.ToLower(fields[i-1]), strings.ToLower(fields[i])
+		if stopwords[a] || stopwords[b] || len(a) < 2 || len(b) < 2 {
+			continue
+		}
+		p := a + " " + b
+		if !seen[p] && len(out) < limit {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
