@@ -5,8 +5,9 @@ import (
 	"sync"
 
 	"github.com/alecthomas/chroma/v2"
-	"github.com/alecthomas/chroma/v2/lexers"
 	"github.com/gdamore/tcell/v2"
+
+	"github.com/ternhq/tern/tui/lexers"
 )
 
 // codeStyle is the chroma style for code blocks: readable on the dark

@@ -91,7 +91,7 @@ func (a *app) runTUI(ctx context.Context, o *tuiOptions) (string, error) {
 	ragOn.Store(cfg.RAG || o.rag)
 
 	connect := func(ctx context.Context, req tui.ConnectRequest) (*tui.Backend, error) {
-		r, err := a.openRun(ctx, workspace{root: root, cfg: cfg, counter: counter, store: store, code: code},
+		r, err := a.openRun(ctx, runEnv{root: root, cfg: cfg, counter: counter, store: store, code: code},
 			runOptions{resume: req.Resume, model: req.Model, approver: req.Approver, asker: asker(req.Asker), rag: ragOn.Load()})
 		if err != nil {
 			return nil, err
