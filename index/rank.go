@@ -629,13 +629,13 @@ func lastName(symbol string) string {
 // texts of the tfFiles best files are read and their words counted, so
 // the cost is bounded whatever the repository's size.
 func (ix *Index) rerank(ctx context.Context, files map[int64]*fileRank, cands []cand, terms []term, cs *corpus) error {
-	// The query's plain words and their idf among files; identifiers
-	// written as one are searched by their parts, which are words of the
-	// query too.
+	// The query's plain words (letters and digits: aarch64 is one) and
+	// their idf among files; identifiers written as one are searched by
+	// their parts, which are words of the query too.
 	weight := map[string]float64{}
 	for _, t := range terms {
 		w := strings.ToLower(t.word)
-		if t.phrase || len(splitIdent(w)) != 1 || strings.Contains(w, "_") {
+		if t.phrase || !plainWord(w) {
 			continue
 		}
 		idf := t.fileIDF
@@ -737,4 +737,15 @@ func (ix *Index) termCounts(ctx context.Context, short []*fileRank, words map[st
 		})
 	}
 	return out, ix.fail("search index", rows.Err())
+}
+
+// plainWord reports whether w is one run of ASCII letters and digits, as
+// eachWordPart gives lower-case words.
+func plainWord(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if !isAlnum(w[i]) {
+			return false
+		}
+	}
+	return len(w) > 1 && len(w) < 64
 }

@@ -13,6 +13,12 @@ func TestEachWordPart(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("parts %q, want %q", got, want)
 	}
+	// The words rerank counts are the parts eachWordPart gives.
+	for w, plain := range map[string]bool{"aarch64": true, "retry": true, "retry_count": false, "x": false, "café": false} {
+		if plainWord(w) != plain {
+			t.Errorf("plainWord(%q) = %v", w, !plain)
+		}
+	}
 }
 
 // termCounts counts every occurrence of a query word in a file's chunks,
