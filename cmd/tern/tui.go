@@ -136,6 +136,8 @@ func (a *app) runTUI(ctx context.Context, o *tuiOptions) (string, error) {
 		Yes:     a.yes || a.yolo,
 		Tier:    a.tier,
 		Plan:    o.plan,
+
+		RetryEvery: a.retryEvery,
 	}, tui.Deps{
 		Connect:  connect,
 		Sessions: store,

@@ -99,11 +99,15 @@ func waitGone(t *testing.T, s *lockedScreen, text string) {
 	}
 }
 
-// startTUI runs `tern` (no arguments) in-process on a simulation screen.
-func (f *fixture) startTUI(ctx context.Context) (*lockedScreen, <-chan error) {
+// startTUI runs `tern` (no arguments) in-process on a simulation screen;
+// set changes the app before it runs.
+func (f *fixture) startTUI(ctx context.Context, set ...func(*app)) (*lockedScreen, <-chan error) {
 	sim := &lockedScreen{SimulationScreen: tcell.NewSimulationScreen("UTF-8")}
 	a := &app{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{},
 		getenv: func(k string) string { return f.env[k] }, screen: sim}
+	for _, s := range set {
+		s(a)
+	}
 	root := a.rootCommand()
 	root.SetArgs([]string{"--dir", f.dir})
 	done := make(chan error, 1)
@@ -127,7 +131,8 @@ func TestTUIWiring(t *testing.T) {
 	f.env["OLLAMA_HOST"] = addr
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	sim, done := f.startTUI(ctx)
+	// The TUI tries again every 5s; this test needs no such wait.
+	sim, done := f.startTUI(ctx, func(a *app) { a.retryEvery = 200 * time.Millisecond })
 
 	s := waitScreen(t, sim, "offline", "cannot reach Ollama at http://"+addr, "`ollama serve`")
 	if !strings.Contains(strings.SplitN(s, "\n", 2)[0], "offline") {
