@@ -635,14 +635,10 @@ func (ix *Index) rerank(ctx context.Context, files map[int64]*fileRank, cands []
 	weight := map[string]float64{}
 	for _, t := range terms {
 		w := strings.ToLower(t.word)
-		if t.phrase || !plainWord(w) {
-			continue
+		if t.phrase || t.common || !plainWord(w) {
+			continue // a common word's chunks are not all known
 		}
-		idf := t.fileIDF
-		if t.common { // its file idf is a guess from a sample
-			idf /= 2
-		}
-		weight[w] = max(weight[w], idf)
+		weight[w] = max(weight[w], t.fileIDF)
 	}
 	if len(weight) == 0 {
 		return nil
@@ -663,7 +659,26 @@ func (ix *Index) rerank(ctx context.Context, files map[int64]*fileRank, cands []
 		return cmp.Or(cmp.Compare(b.score, a.score), strings.Compare(paths[a.id], paths[b.id]))
 	})
 	short = short[:min(len(short), tfFiles)]
-	tf, err := ix.termCounts(ctx, short, weight)
+	// Only the chunks holding a query word count, and every chunk holding
+	// a word less common than commonRows is known.
+	inShort := map[int64]bool{}
+	for _, fr := range short {
+		inShort[fr.id] = true
+	}
+	chunks := []int64{}
+	seen := map[int64]bool{}
+	for _, t := range terms {
+		if t.phrase || weight[strings.ToLower(t.word)] == 0 {
+			continue
+		}
+		for _, id := range t.ids {
+			if !seen[id] && inShort[cs.owner(id)] {
+				seen[id] = true
+				chunks = append(chunks, id)
+			}
+		}
+	}
+	tf, err := ix.termCounts(ctx, short, chunks, weight)
 	if err != nil {
 		return err
 	}
@@ -684,20 +699,20 @@ func (ix *Index) rerank(ctx context.Context, files map[int64]*fileRank, cands []
 	return nil
 }
 
-// termCounts counts, in the chunks of each file, the words (and the parts
-// of identifiers) that are keys of words, in any case. Only the spelling
-// counts: a stem's other forms name other things in code too often (name
-// for named, matcher for matchers).
-func (ix *Index) termCounts(ctx context.Context, short []*fileRank, words map[string]float64) ([]map[string]float64, error) {
+// termCounts counts, in the chunks of each file (those in chunks if it is
+// not nil), the words (and the parts of identifiers) that are keys of
+// words, in any case. Only the spelling counts: a stem's other forms name
+// other things in code too often (name for named, matcher for matchers).
+func (ix *Index) termCounts(ctx context.Context, short []*fileRank, chunks []int64, words map[string]float64) ([]map[string]float64, error) {
 	out := make([]map[string]float64, len(short))
 	if len(short) == 0 {
 		return out, nil
 	}
 	at := map[int64]int{}
-	args := make([]any, len(short))
+	byFile := make([]any, len(short))
 	for i, fr := range short {
 		at[fr.id] = i
-		args[i] = fr.id
+		byFile[i] = fr.id
 		out[i] = map[string]float64{}
 	}
 	// Most parts are told apart by their length and first letter.
@@ -709,20 +724,8 @@ func (ix *Index) termCounts(ctx context.Context, short []*fileRank, words map[st
 			firsts[w[0]] = true
 		}
 	}
-	rows, err := ix.db.QueryContext(ctx, `SELECT file_id, text FROM chunks WHERE file_id IN (?`+
-		strings.Repeat(",?", len(short)-1)+`)`, args...)
-	if err != nil {
-		return nil, ix.fail("search index", err)
-	}
-	defer rows.Close()
-	var text []byte
-	var id int64
 	var buf [64]byte
-	for rows.Next() {
-		if err := rows.Scan(&id, &text); err != nil {
-			return nil, ix.fail("search index", err)
-		}
-		counts := out[at[id]]
+	count := func(counts map[string]float64, text []byte) {
 		eachWordPart(text, func(part []byte) {
 			if len(part) >= len(lens) || !lens[len(part)] || !firsts[part[0]|0x20] {
 				return
@@ -736,7 +739,37 @@ func (ix *Index) termCounts(ctx context.Context, short []*fileRank, words map[st
 			}
 		})
 	}
-	return out, ix.fail("search index", rows.Err())
+	read := func(q string, args []any) error {
+		rows, err := ix.db.QueryContext(ctx, q+` IN (?`+strings.Repeat(",?", len(args)-1)+`)`, args...)
+		if err != nil {
+			return ix.fail("search index", err)
+		}
+		defer rows.Close()
+		var text []byte
+		var id int64
+		for rows.Next() {
+			if err := rows.Scan(&id, &text); err != nil {
+				return ix.fail("search index", err)
+			}
+			count(out[at[id]], text)
+		}
+		return ix.fail("search index", rows.Err())
+	}
+	if chunks == nil {
+		return out, read(`SELECT file_id, text FROM chunks WHERE file_id`, byFile)
+	}
+	for len(chunks) > 0 {
+		batch := chunks[:min(len(chunks), 500)]
+		chunks = chunks[len(batch):]
+		args := make([]any, len(batch))
+		for i, id := range batch {
+			args[i] = id
+		}
+		if err := read(`SELECT file_id, text FROM chunks WHERE id`, args); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // plainWord reports whether w is one run of ASCII letters and digits, as

@@ -64,7 +64,7 @@ type Backoff int
 		short = append(short, &fileRank{id: id})
 	}
 	words := map[string]float64{"delay": 1, "backoff": 1, "attempt": 1, "failed": 1}
-	counts, err := ix.termCounts(t.Context(), short, words)
+	counts, err := ix.termCounts(t.Context(), short, nil, words)
 	if err != nil {
 		t.Fatal(err)
 	}
