@@ -15,7 +15,7 @@ const module = "github.com/ternhq/tern"
 var allowed = map[string][]string{
 	"models":            {},
 	"models/ollama":     {"models"},
-	"models/ollamatest": {"models"},
+	"models/ollamatest": {}, // speaks Ollama's wire format, knows nothing of tern
 	// The OpenAI-compatible backend (llama-server, LM Studio, vLLM) and
 	// its fake server, which knows nothing of tern.
 	"models/openai":     {"models"},

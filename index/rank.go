@@ -37,6 +37,17 @@ const (
 	// minorLang is the weight of code in a language with under a fifth
 	// of the main language's files, rising to 1 at a fifth.
 	minorLang = 0.6
+	// tfFiles is how many of the best files are reranked by their true
+	// term frequencies, with a share of tfShare in their score; tfK1 and
+	// tfB are that BM25's constants, over file sizes in bytes.
+	tfFiles   = 20
+	tfShare   = 0.2
+	tfK1, tfB = 1.2, 0.3
+	// phraseShare is the weight in the whole-file score of a pair of
+	// adjacent query words found as a phrase, against a word's.
+	phraseShare = 0.5
+	// maxPairs bounds the phrases a long query is searched for.
+	maxPairs = 12
 	// symbolShare bounds the symbol boost as a share of the text score:
 	// at most it doubles it.
 	symbolShare = 1
@@ -49,6 +60,8 @@ type term struct {
 	// word, in a symbol name or path only).
 	ids    []int64
 	common bool
+	// phrase is set for two adjacent query words searched together.
+	phrase bool
 	// idf is the word's inverse document frequency among chunks;
 	// fileIDF among files.
 	idf, fileIDF float64
@@ -62,8 +75,11 @@ type corpus struct {
 	// Chunk ids are runs of consecutive ids of one file: run i holds
 	// starts[i]..ends[i] of file owners[i], runs sorted by start.
 	starts, ends, owners []int64
-	// size counts the chunks of each file.
-	size map[int64]int
+	// size counts the chunks of each file; bytes is each file's size
+	// and avgBytes their mean.
+	size     map[int64]int
+	bytes    map[int64]int64
+	avgBytes float64
 	// langShare is each language's count of files against the most
 	// common code language's.
 	langShare map[string]float64
@@ -142,29 +158,37 @@ func (ix *Index) corpus(ctx context.Context) (*corpus, error) {
 		c.starts, c.ends, c.owners = append(c.starts, r.start), append(c.ends, r.end), append(c.owners, r.file)
 	}
 	c.files = max(len(c.size), 1)
-	if c.langShare, err = ix.langShares(ctx); err != nil {
+	if c.langShare, c.bytes, err = ix.fileStats(ctx); err != nil {
 		return nil, err
 	}
+	var total int64
+	for _, n := range c.bytes {
+		total += n
+	}
+	c.avgBytes = max(float64(total)/float64(max(len(c.bytes), 1)), 1)
 	c.chunks = max(c.chunks, 1)
 	ix.stats = c
 	return c, nil
 }
 
-// langShares counts the files of each code language against the most
-// common one's.
-func (ix *Index) langShares(ctx context.Context) (map[string]float64, error) {
-	rows, err := ix.db.QueryContext(ctx, `SELECT lang, path FROM files WHERE skip = ''`)
+// fileStats counts the files of each code language against the most
+// common one's, and reads each file's size.
+func (ix *Index) fileStats(ctx context.Context) (map[string]float64, map[int64]int64, error) {
+	rows, err := ix.db.QueryContext(ctx, `SELECT id, lang, path, size FROM files WHERE skip = ''`)
 	if err != nil {
-		return nil, ix.fail("search index", err)
+		return nil, nil, ix.fail("search index", err)
 	}
 	defer rows.Close()
 	count := map[string]int{}
+	sizes := map[int64]int64{}
 	top := 1
 	for rows.Next() {
+		var id, size int64
 		var lang, path string
-		if err := rows.Scan(&lang, &path); err != nil {
-			return nil, ix.fail("search index", err)
+		if err := rows.Scan(&id, &lang, &path, &size); err != nil {
+			return nil, nil, ix.fail("search index", err)
 		}
+		sizes[id] = size
 		if Classify(path, lang) == ClassCode {
 			count[lang]++
 			top = max(top, count[lang])
@@ -174,7 +198,7 @@ func (ix *Index) langShares(ctx context.Context) (map[string]float64, error) {
 	for l, n := range count {
 		shares[l] = float64(n) / float64(top)
 	}
-	return shares, ix.fail("search index", rows.Err())
+	return shares, sizes, ix.fail("search index", rows.Err())
 }
 
 // idf is BM25's inverse document frequency of a word in df of n chunks.
@@ -234,6 +258,21 @@ func (ix *Index) Lexical(ctx context.Context, query string, f Filter, n int) ([]
 		case len(t.ids) < rankRows:
 			rare = append(rare, t.expr)
 		}
+	}
+	// Two query words that stand side by side are searched as a phrase
+	// too ("reference cycle", "no-modifiers"), for the whole-file score:
+	// a file that says them together is more likely about them.
+	for _, pr := range queryPairs(query, maxPairs) {
+		t := term{word: pr, expr: `"` + pr + `"`, phrase: true}
+		if t.ids, err = ix.rowids(ctx, t.expr, commonRows); err != nil {
+			return nil, err
+		}
+		if len(t.ids) == 0 || len(t.ids) >= rankRows {
+			continue // absent, or too common to tell files apart
+		}
+		t.idf = idf(cs.chunks, len(t.ids))
+		t.fileIDF = idf(cs.files, cs.fileCount(t.ids))
+		terms = append(terms, t)
 	}
 	// Ranking costs microseconds per matching chunk, so the full-text
 	// search ranks the chunks holding a rare word, or every word (cheap
@@ -333,8 +372,11 @@ type fileRank struct {
 	counts []int   // chunks of the file holding each term
 	best   float64 // best chunk text score
 	whole  float64 // whole-file BM25
-	score  float64
-	seen   bool // a candidate chunk comes from the file
+	// base is the score before the class weight and the term
+	// frequencies, tf the true-frequency BM25 of a reranked file.
+	base, weight, tf float64
+	score            float64
+	seen             bool // a candidate chunk comes from the file
 	// rep is the chunk holding the rarest query words, repCover their idf.
 	rep      int64
 	repCover float64
@@ -373,6 +415,9 @@ func (ix *Index) rank(ctx context.Context, q query, f Filter, terms []term, cand
 				w := t.fileIDF
 				if t.common {
 					w /= 2 // matched in a name or path only
+				}
+				if t.phrase {
+					w *= phraseShare
 				}
 				fr.whole += w * n * (k1 + 1) / (n + norm)
 			}
@@ -428,10 +473,15 @@ func (ix *Index) rank(ctx context.Context, q query, f Filter, terms []term, cand
 		if maxBest > 0 {
 			s += (1 - fileShare) * fr.best / maxBest
 		}
-		fr.score = s * q.intent.classWeight(fr.class)
+		fr.weight = q.intent.classWeight(fr.class)
 		if fr.class == ClassCode {
-			fr.score *= cs.langWeight(fr.lang, q)
+			fr.weight *= cs.langWeight(fr.lang, q)
 		}
+		fr.base = s
+		fr.score = s * fr.weight
+	}
+	if err := ix.rerank(ctx, files, cands, terms, cs); err != nil {
+		return nil, err
 	}
 	out := make([]Chunk, len(cands))
 	for i, c := range cands {
@@ -571,4 +621,164 @@ func lastName(symbol string) string {
 		symbol = symbol[i+1:]
 	}
 	return strings.TrimSpace(symbol)
+}
+
+// rerank adds a whole-file BM25 with true term frequencies to the scores
+// of the best files: the chunk counts of the file score cannot tell a file
+// that names a word once per function from one that is about it. The
+// texts of the tfFiles best files are read and their words counted, so
+// the cost is bounded whatever the repository's size.
+func (ix *Index) rerank(ctx context.Context, files map[int64]*fileRank, cands []cand, terms []term, cs *corpus) error {
+	// The query's plain words (letters and digits: aarch64 is one) and
+	// their idf among files; identifiers written as one are searched by
+	// their parts, which are words of the query too.
+	weight := map[string]float64{}
+	for _, t := range terms {
+		w := strings.ToLower(t.word)
+		if t.phrase || t.common || !plainWord(w) {
+			continue // a common word's chunks are not all known
+		}
+		weight[w] = max(weight[w], t.fileIDF)
+	}
+	if len(weight) == 0 {
+		return nil
+	}
+	paths := map[int64]string{}
+	for _, c := range cands {
+		paths[c.fileID] = c.Path
+	}
+	var short []*fileRank
+	for _, fr := range files {
+		if _, ok := paths[fr.id]; ok {
+			short = append(short, fr)
+		}
+	}
+	// Ties go by path, so that the same files are read whatever order
+	// the index stored them in.
+	slices.SortFunc(short, func(a, b *fileRank) int {
+		return cmp.Or(cmp.Compare(b.score, a.score), strings.Compare(paths[a.id], paths[b.id]))
+	})
+	short = short[:min(len(short), tfFiles)]
+	// Only the chunks holding a query word count, and every chunk holding
+	// a word less common than commonRows is known.
+	inShort := map[int64]bool{}
+	for _, fr := range short {
+		inShort[fr.id] = true
+	}
+	chunks := []int64{}
+	seen := map[int64]bool{}
+	for _, t := range terms {
+		if t.phrase || weight[strings.ToLower(t.word)] == 0 {
+			continue
+		}
+		for _, id := range t.ids {
+			if !seen[id] && inShort[cs.owner(id)] {
+				seen[id] = true
+				chunks = append(chunks, id)
+			}
+		}
+	}
+	tf, err := ix.termCounts(ctx, short, chunks, weight)
+	if err != nil {
+		return err
+	}
+	var maxTF float64
+	for i, fr := range short {
+		norm := tfK1 * (1 - tfB + tfB*float64(cs.bytes[fr.id])/cs.avgBytes)
+		for w, n := range tf[i] {
+			fr.tf += weight[w] * n * (tfK1 + 1) / (n + norm)
+		}
+		maxTF = max(maxTF, fr.tf)
+	}
+	if maxTF == 0 {
+		return nil
+	}
+	for _, fr := range files {
+		fr.score = fr.weight * ((1-tfShare)*fr.base + tfShare*fr.tf/maxTF)
+	}
+	return nil
+}
+
+// termCounts counts, in the chunks of each file (those in chunks if it is
+// not nil), the words (and the parts of identifiers) that are keys of
+// words, in any case. Only the spelling counts: a stem's other forms name
+// other things in code too often (name for named, matcher for matchers).
+func (ix *Index) termCounts(ctx context.Context, short []*fileRank, chunks []int64, words map[string]float64) ([]map[string]float64, error) {
+	out := make([]map[string]float64, len(short))
+	if len(short) == 0 {
+		return out, nil
+	}
+	at := map[int64]int{}
+	byFile := make([]any, len(short))
+	for i, fr := range short {
+		at[fr.id] = i
+		byFile[i] = fr.id
+		out[i] = map[string]float64{}
+	}
+	// Most parts are told apart by their length and first letter.
+	var lens [65]bool
+	var firsts [256]bool
+	for w := range words {
+		if len(w) < len(lens) {
+			lens[len(w)] = true
+			firsts[w[0]] = true
+		}
+	}
+	var buf [64]byte
+	count := func(counts map[string]float64, text []byte) {
+		eachWordPart(text, func(part []byte) {
+			if len(part) >= len(lens) || !lens[len(part)] || !firsts[part[0]|0x20] {
+				return
+			}
+			lower := buf[:len(part)]
+			for i, c := range part {
+				lower[i] = c | 0x20 // ASCII letters and digits only
+			}
+			if words[string(lower)] > 0 {
+				counts[string(lower)]++
+			}
+		})
+	}
+	read := func(q string, args []any) error {
+		rows, err := ix.db.QueryContext(ctx, q+` IN (?`+strings.Repeat(",?", len(args)-1)+`)`, args...)
+		if err != nil {
+			return ix.fail("search index", err)
+		}
+		defer rows.Close()
+		var text []byte
+		var id int64
+		for rows.Next() {
+			if err := rows.Scan(&id, &text); err != nil {
+				return ix.fail("search index", err)
+			}
+			count(out[at[id]], text)
+		}
+		return ix.fail("search index", rows.Err())
+	}
+	if chunks == nil {
+		return out, read(`SELECT file_id, text FROM chunks WHERE file_id`, byFile)
+	}
+	for len(chunks) > 0 {
+		batch := chunks[:min(len(chunks), 500)]
+		chunks = chunks[len(batch):]
+		args := make([]any, len(batch))
+		for i, id := range batch {
+			args[i] = id
+		}
+		if err := read(`SELECT file_id, text FROM chunks WHERE id`, args); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// plainWord reports whether w is one run of ASCII letters and digits, as
+// eachWordPart gives lower-case words.
+func plainWord(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if !isAlnum(w[i]) {
+			return false
+		}
+	}
+	return len(w) > 1 && len(w) < 64
 }

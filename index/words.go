@@ -210,3 +210,69 @@ func QueryTerms(query string) []string {
 	}
 	return out
 }
+
+// eachWordPart calls fn with each word of text, split as identifiers are:
+// runs of ASCII letters and digits, broken at case changes (parseURL
+// gives parse and URL); parts of one byte are left out. The part is
+// valid only during the call.
+func eachWordPart(text []byte, fn func([]byte)) {
+	emit := func(p []byte) {
+		if len(p) > 1 {
+			fn(p)
+		}
+	}
+	i := 0
+	for i < len(text) {
+		c := text[i]
+		if !isAlnum(c) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && isAlnum(text[j]) {
+			j++
+		}
+		word := text[i:j]
+		start := 0
+		for k := 1; k < len(word); k++ {
+			a, b := word[k-1], word[k]
+			lowerUpper := isLower(a) && isUpper(b)
+			acronym := isUpper(a) && isUpper(b) && k+1 < len(word) && isLower(word[k+1])
+			if lowerUpper || acronym {
+				emit(word[start:k])
+				start = k
+			}
+		}
+		emit(word[start:])
+		i = j
+	}
+}
+
+func isLower(c byte) bool { return c >= 'a' && c <= 'z' }
+func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+func isAlnum(c byte) bool { return isLower(c) || isUpper(c) || isDigit(c) }
+
+// queryPairs returns up to limit pairs of adjacent query words, neither
+// a stopword nor a single letter, as lower-case phrases: "fix the
+// reference cycle" gives "reference cycle" (the stands between fix and
+// reference), "no-modifiers" gives "no modifiers".
+func queryPairs(query string, limit int) []string {
+	fields := strings.FieldsFunc(query, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_'
+	})
+	var out []string
+	seen := map[string]bool{}
+	for i := 1; i < len(fields); i++ {
+		a, b := strings.ToLower(fields[i-1]), strings.ToLower(fields[i])
+		if stopwords[a] || stopwords[b] || len(a) < 2 || len(b) < 2 {
+			continue
+		}
+		p := a + " " + b
+		if !seen[p] && len(out) < limit {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}

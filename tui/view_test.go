@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ternhq/tern/agent"
+	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/models/ollamatest"
 )
 
@@ -269,5 +270,38 @@ func TestPresenterShowsWhatTheAgentKept(t *testing.T) {
 	apply(p.event(agent.Done{Reason: agent.DoneCanceled}, 1))
 	if got := a.conv.text(); !strings.Contains(got, "Partial answ") || !strings.Contains(got, "cancelled") {
 		t.Errorf("a cancelled answer is not kept with a notice:\n%s", got)
+	}
+}
+
+// TestHistoryHeadersComeFromTheTools: a resumed conversation heads each
+// call as it was shown live, with what the call was about in the tool's
+// own words (Backend.Describe), and with its arguments when none is known.
+func TestHistoryHeadersComeFromTheTools(t *testing.T) {
+	th := newTheme(false)
+	history := []models.Message{
+		{Role: models.RoleUser, Content: "look"},
+		{Role: models.RoleAssistant, ToolCalls: []models.ToolCall{
+			{ID: "c1", Name: "read_file", Arguments: json.RawMessage(`{"path":"a.go"}`)},
+			{ID: "c2", Name: "frob", Arguments: json.RawMessage(`{"x":1}`)},
+		}},
+		{Role: models.RoleTool, ToolCallID: "c1", ToolName: "read_file", Content: "a.go does not exist"},
+		{Role: models.RoleTool, ToolCallID: "c2", ToolName: "frob", Content: "no such tool"},
+	}
+	calls := map[string]CallSummary{"c1": {IsError: true, Summary: "error"}, "c2": {IsError: true}}
+	describe := func(name string, _ json.RawMessage) string {
+		if name == "read_file" {
+			return "a.go"
+		}
+		return ""
+	}
+	var got []string
+	for _, b := range historyBlocks(th, newMarkdown(th), history, calls, describe) {
+		if b.kind == kindTool {
+			got = append(got, b.short[0].plain())
+		}
+	}
+	want := []string{"✗ read_file a.go — a.go does not exist", `✗ frob {"x":1} — no such tool`}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
 	}
 }

@@ -120,7 +120,7 @@ func (a *app) connectOpenAI(ctx context.Context, cfg Config, addr string) (*back
 	for _, m := range list {
 		b.installed = append(b.installed, models.ModelInfo{Name: m.ID})
 	}
-	name, why, err := chooseServedModel(cfg.Model, list)
+	name, why, err := openai.ChooseModel(cfg.Model, list)
 	if err != nil {
 		return nil, b.explain(err)
 	}
@@ -158,30 +158,6 @@ func (a *app) connectOpenAI(ctx context.Context, cfg Config, addr string) (*back
 		b.notes = append(b.notes, fmt.Sprintf("%s does not say its context window; using --ctx %d", srv.Kind, b.plan.NumCtx))
 	}
 	return b, nil
-}
-
-// chooseServedModel picks the model: the one asked for, when the server
-// serves it; else the first one listed that is not an embedding model.
-// llama-server serves one model under any name, so a name it does not
-// list is used as given.
-func chooseServedModel(want string, list []openai.Model) (name, why string, err error) {
-	if want != "" {
-		for _, m := range list {
-			if m.ID == want {
-				return m.ID, "requested", nil
-			}
-		}
-		if len(list) == 1 && list[0].OwnedBy == "llamacpp" {
-			return want, "requested", nil
-		}
-		return "", "", fmt.Errorf("%w: %s", models.ErrModelNotFound, want)
-	}
-	for _, m := range list {
-		if !strings.Contains(strings.ToLower(m.ID), "embed") {
-			return m.ID, "the server's model", nil
-		}
-	}
-	return "", "", models.ErrNoChatModel
 }
 
 // servedWindow is the session's window: the server's, or less when --ctx

@@ -35,6 +35,7 @@ func TestBinaryNothingOutlivesTern(t *testing.T) {
 		`(setsid sh -c 'echo $$ >> $PIDS; exec sleep 300 </dev/null >/dev/null 2>&1' &); nohup sleep 300 >/dev/null 2>&1 & echo $! >> $PIDS; sleep 300`
 	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM, syscall.SIGKILL} {
 		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
 			f := newFixture(t)
 			f.srv.Script(
 				ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "run_command", Args: `{"command":` + strconv.Quote(command) + `,"timeout":100}`}}},

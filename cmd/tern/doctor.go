@@ -14,6 +14,8 @@ import (
 	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/models/ollama"
 	"github.com/ternhq/tern/prompts"
+	"github.com/ternhq/tern/session"
+	"github.com/ternhq/tern/statedir"
 )
 
 // doctorOptions are tern doctor's flags: it has none.
@@ -323,4 +325,40 @@ func humanBytes(n int64) string {
 		return fmt.Sprintf("%.0f KB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", n)
+}
+
+// doctorTools reports the tool protocol a run would use, and why.
+func (a *app) doctorTools(ctx context.Context, r *report, cfg Config, info models.ModelInfo, prof models.Profile) {
+	proto := models.ChooseToolProtocol(cfg.ToolMode, info, prof)
+	text, why := proto.Text, proto.Why
+	if !text && cfg.ToolMode == models.ToolModeAuto {
+		if root, err := a.workspaceRoot(); err == nil {
+			if store, err := openExisting(ctx, root); err == nil && store != nil {
+				if fb, ok := lastFallback(ctx, store, info.Name); ok {
+					text, why = true, fmt.Sprintf("in session %s, %s", fb.Session, fb.Why)
+				}
+				store.Close()
+			}
+		}
+	}
+	if !text {
+		r.ok("Tools", "native tool calls (repaired when written as text; a retry in text on Ollama's tool-parse errors)")
+		return
+	}
+	r.note("Tools", "text tool protocol (tools described in the prompt, calls parsed from text): %s", why)
+	if !info.Has(models.CapTools) {
+		r.detail("a model with native tool support works better, e.g. `ollama pull qwen3:8b`")
+	} else {
+		r.detail("force native calls with --tool-mode native")
+	}
+}
+
+// openExisting opens the workspace's session store if it exists; it never
+// creates one (tern doctor must not leave files behind).
+func openExisting(ctx context.Context, root string) (*session.Store, error) {
+	path, exists, err := statedir.Existing(root, "tern.db")
+	if err != nil || !exists {
+		return nil, err
+	}
+	return session.Open(ctx, path)
 }

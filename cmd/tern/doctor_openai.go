@@ -28,7 +28,7 @@ func (a *app) doctorOpenAI(ctx context.Context, r *report, root string, cfg Conf
 	for _, m := range list {
 		b.installed = append(b.installed, modelInfo(m.ID))
 	}
-	name, why, err := chooseServedModel(cfg.Model, list)
+	name, why, err := openai.ChooseModel(cfg.Model, list)
 	if err != nil {
 		r.ok("Server", "%s (OpenAI-compatible API)", client.Host())
 		r.bad("Chat model", "%v", explainOpenAI(err, client.Host(), cfg.Model, b.installed))

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/spf13/cobra"
@@ -39,8 +40,11 @@ type app struct {
 	globalOptions
 
 	cmd *cobra.Command // the root, for Changed checks
-	// screen, when set, is where the TUI draws instead of the terminal.
-	screen tcell.Screen
+	// screen, when set, is where the TUI draws instead of the terminal;
+	// retryEvery, when set, is how often it tries to reach the model
+	// while it is offline (tests; the TUI's default is 5s).
+	screen     tcell.Screen
+	retryEvery time.Duration
 	// parsed, when set, is handed each command's options in place of
 	// running the command: tests check how flags parse with it.
 	parsed func(opts any) error

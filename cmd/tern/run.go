@@ -70,11 +70,13 @@ func (a *app) startRun(ctx context.Context, o runOptions) (*run, error) {
 	}
 	o.rag = o.rag || cfg.RAG
 	o.tierFlag = a.cmd.PersistentFlags().Changed("tier")
-	return a.openRun(ctx, workspace{root: root, cfg: cfg, counter: func() (*budget.Counter, error) { return counter, nil }}, o)
+	return a.openRun(ctx, runEnv{root: root, cfg: cfg, counter: func() (*budget.Counter, error) { return counter, nil }}, o)
 }
 
-// workspace is what the sessions one tern process opens share.
-type workspace struct {
+// runEnv is what the sessions one tern process opens share: the
+// workspace root, its config, the token counter, and in the TUI the
+// session store and code index.
+type runEnv struct {
 	root    string
 	cfg     Config
 	counter func() (*budget.Counter, error)
@@ -105,7 +107,7 @@ type runOptions struct {
 // openRun opens a session in the workspace: it reaches the model server,
 // creates or resumes the session and builds its agent. tern ask (through
 // startRun) and the TUI (each time it connects) open sessions through it.
-func (a *app) openRun(ctx context.Context, w workspace, o runOptions) (*run, error) {
+func (a *app) openRun(ctx context.Context, w runEnv, o runOptions) (*run, error) {
 	cfg := w.cfg
 	if o.model != "" {
 		cfg.Model = o.model

@@ -27,6 +27,7 @@ func TestAskServerErrorsHaveHints(t *testing.T) {
 			"tern: ollama chat qwen3:8b: 500 Internal Server Error: unexpected server status: 1: an error inside Ollama, not tern's. Ollama's server log says why", "`tern doctor` checks"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			f := newFixture(t)
 			f.srv.Script(tt.reply, tt.reply, tt.reply)
 			code, _, errOut := f.tern(t.Context(), "ask", "hi")

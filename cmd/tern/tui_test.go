@@ -99,11 +99,15 @@ func waitGone(t *testing.T, s *lockedScreen, text string) {
 	}
 }
 
-// startTUI runs `tern` (no arguments) in-process on a simulation screen.
-func (f *fixture) startTUI(ctx context.Context) (*lockedScreen, <-chan error) {
+// startTUI runs `tern` (no arguments) in-process on a simulation screen;
+// set changes the app before it runs.
+func (f *fixture) startTUI(ctx context.Context, set ...func(*app)) (*lockedScreen, <-chan error) {
 	sim := &lockedScreen{SimulationScreen: tcell.NewSimulationScreen("UTF-8")}
 	a := &app{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{},
 		getenv: func(k string) string { return f.env[k] }, screen: sim}
+	for _, s := range set {
+		s(a)
+	}
 	root := a.rootCommand()
 	root.SetArgs([]string{"--dir", f.dir})
 	done := make(chan error, 1)
@@ -127,7 +131,8 @@ func TestTUIWiring(t *testing.T) {
 	f.env["OLLAMA_HOST"] = addr
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	sim, done := f.startTUI(ctx)
+	// The TUI tries again every 5s; this test needs no such wait.
+	sim, done := f.startTUI(ctx, func(a *app) { a.retryEvery = 200 * time.Millisecond })
 
 	s := waitScreen(t, sim, "offline", "cannot reach Ollama at http://"+addr, "`ollama serve`")
 	if !strings.Contains(strings.SplitN(s, "\n", 2)[0], "offline") {
@@ -261,4 +266,32 @@ func TestTUIRAG(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("Ctrl+Q did not quit")
 	}
+}
+
+// TestTUIOpensSessionsAsAskDoes: the TUI opens its sessions through the
+// constructor tern ask uses, so it says what ask says at the start: a
+// --ctx above the trained context is lowered, and a model that fell back
+// to the text tool protocol in a recent session starts there again.
+func TestTUIOpensSessionsAsAskDoes(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, ollamatest.TinyTools())
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	sim, _ := f.startTUIWith(ctx, 200, 40, "--ctx", "8192")
+	waitScreen(t, sim, "--ctx 8192 is above the model's trained context of 4096 tokens; using 4096")
+	cancel()
+
+	g := newFixture(t)
+	parseErr := ollamatest.Reply{Status: 500, Error: "error parsing tool call: raw='{\"name\": \"list_dir\"', err=unexpected end of JSON input"}
+	g.srv.Script(
+		parseErr, ollamatest.Reply{Content: `<tool_call>{"name": "list_dir", "arguments": {}}</tool_call>`},
+		parseErr, ollamatest.Reply{Content: "Three files."},
+	)
+	if code, _, errOut := g.tern(t.Context(), "ask", "what is here?"); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, errOut)
+	}
+	ctx2, cancel2 := context.WithCancel(t.Context())
+	defer cancel2()
+	sim2, _ := g.startTUIWith(ctx2, 200, 40)
+	waitScreen(t, sim2, "using the text tool protocol: in session ")
 }

@@ -212,9 +212,9 @@ func TestBigOutputSpillsInFull(t *testing.T) {
 
 func TestTimeoutLeavesServerRunning(t *testing.T) {
 	m, ms := newMemManager(t, Options{})
-	m.servers[0].cfg.Timeout = 100 * time.Millisecond
+	m.servers[0].cfg.Timeout = time.Second
 	r := run(t, m, "fx_slow", `{"millis":10000}`, 0)
-	if !r.IsError || !strings.Contains(r.Output, "did not answer slow within 100ms") {
+	if !r.IsError || !strings.Contains(r.Output, "did not answer slow within 1s") {
 		t.Fatalf("slow call: %+v", r)
 	}
 	if r := run(t, m, "fx_echo", `{"text":"still here"}`, 0); r.IsError || r.Output != "still here" {

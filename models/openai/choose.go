@@ -1,0 +1,33 @@
+package openai
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ternhq/tern/models"
+)
+
+// ChooseModel picks the model among those the server lists: the one
+// asked for, when the server serves it; else the first one listed that is
+// not an embedding model. llama-server serves one model under any name,
+// so a name it does not list is used as given. why says how the model
+// was chosen, for the user.
+func ChooseModel(want string, list []Model) (name, why string, err error) {
+	if want != "" {
+		for _, m := range list {
+			if m.ID == want {
+				return m.ID, "requested", nil
+			}
+		}
+		if len(list) == 1 && list[0].OwnedBy == "llamacpp" {
+			return want, "requested", nil
+		}
+		return "", "", fmt.Errorf("%w: %s", models.ErrModelNotFound, want)
+	}
+	for _, m := range list {
+		if !strings.Contains(strings.ToLower(m.ID), "embed") {
+			return m.ID, "the server's model", nil
+		}
+	}
+	return "", "", models.ErrNoChatModel
+}

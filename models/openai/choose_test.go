@@ -1,0 +1,33 @@
+package openai
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/ternhq/tern/models"
+)
+
+func TestChooseModel(t *testing.T) {
+	two := []Model{{ID: "nomic-embed-text-v1.5"}, {ID: "qwen3-8b"}}
+	llama := []Model{{ID: "model.gguf", OwnedBy: "llamacpp"}}
+	for _, tt := range []struct {
+		name     string
+		want     string
+		list     []Model
+		got, why string
+		err      error
+	}{
+		{"requested", "qwen3-8b", two, "qwen3-8b", "requested", nil},
+		{"first chat model", "", two, "qwen3-8b", "the server's model", nil},
+		{"llama-server takes any name", "anything", llama, "anything", "requested", nil},
+		{"not served", "phi4", two, "", "", models.ErrModelNotFound},
+		{"only embeddings", "", two[:1], "", "", models.ErrNoChatModel},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, why, err := ChooseModel(tt.want, tt.list)
+			if got != tt.got || why != tt.why || !errors.Is(err, tt.err) || (tt.err == nil) != (err == nil) {
+				t.Errorf("ChooseModel = %q, %q, %v; want %q, %q, %v", got, why, err, tt.got, tt.why, tt.err)
+			}
+		})
+	}
+}
