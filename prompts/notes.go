@@ -49,3 +49,45 @@ func ProjectNotes(root string, maxBytes int) (notes, name string, cut bool, err 
 	}
 	return "", "", false, nil
 }
+
+// NotesWriter writes the project notes /init drafted. It never overwrites:
+// a new AGENTS.md is created at Root, but when one exists it is left alone
+// and the draft saved as AGENTS.draft.md in tern's state directory, for the
+// user to merge by hand. Its methods are those of the TUI's notes writer.
+type NotesWriter struct {
+	Root string
+	// StateFile returns the path of a file in tern's state directory,
+	// making the directory; it is called only when a draft is saved.
+	StateFile func(name string) (string, error)
+}
+
+// Prompt asks the model for the notes.
+func (NotesWriter) Prompt() string { return initNotes }
+
+// WriteNotes writes content and returns where it went, with why when it
+// is not AGENTS.md.
+func (w NotesWriter) WriteNotes(content string) (string, error) {
+	path := filepath.Join(w.Root, "AGENTS.md")
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, os.ErrExist) {
+		draft, err := w.StateFile("AGENTS.draft.md")
+		if err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(draft, []byte(content), 0o644); err != nil {
+			return "", fmt.Errorf("write %s: %w", draft, err)
+		}
+		return draft + " (AGENTS.md exists and was left alone; merge the draft by hand)", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("create %s: %w", path, err)
+	}
+	_, err = f.WriteString(content)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", fmt.Errorf("write %s: %w", path, err)
+	}
+	return path, nil
+}

@@ -2,7 +2,8 @@
 // prompt for each model family, the text tool protocol for models that
 // cannot take tools natively, the short corrections (nudges) sent to a
 // model that went astray, the summary prompt of compaction, and the /init
-// prompt that drafts a repository's notes. The text lives in embedded
+// prompt that drafts a repository's notes (with the rule for writing them:
+// never over an existing AGENTS.md). The text lives in embedded
 // template files next to this code, covered by golden tests, because
 // every token of it is paid for on every request.
 //

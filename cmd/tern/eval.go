@@ -176,7 +176,7 @@ func (a *app) evalTask(ctx context.Context, t eval.Task, o evalOptions) (res eva
 		defer srv.Close()
 		sub.setFlag("host", srv.URL())
 		sub.setFlag("model", name)
-		sub.getenv = isolatedEnv(tmp)
+		sub.getenv = isolatedEnv(tmp, a.getenv)
 	}
 
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
@@ -299,14 +299,14 @@ func replayServer(t eval.Task) (*ollamatest.Server, string, error) {
 }
 
 // isolatedEnv keeps the user's config and environment out of a replay, so
-// that it plays the same everywhere.
-func isolatedEnv(tmp string) func(string) string {
+// that it plays the same everywhere; only PATH comes from getenv.
+func isolatedEnv(tmp string, getenv func(string) string) func(string) string {
 	return func(key string) string {
 		switch key {
 		case "XDG_CONFIG_HOME", "HOME":
 			return filepath.Join(tmp, "home")
 		case "PATH":
-			return os.Getenv("PATH")
+			return getenv("PATH")
 		}
 		return ""
 	}

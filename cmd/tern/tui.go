@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -143,7 +142,7 @@ func (a *app) runTUI(ctx context.Context, o *tuiOptions) (string, error) {
 		Sessions: store,
 		Search:   tuiSearcher{code: code},
 		Index:    tuiIndexer{code: code},
-		Notes:    notesFile{root: root},
+		Notes:    prompts.NotesWriter{Root: root, StateFile: func(name string) (string, error) { return statedir.File(root, name) }},
 		Doctor:   a.doctorReport,
 		Files:    func(ctx context.Context) ([]string, error) { return repoFiles(ctx, root) },
 	})
@@ -239,39 +238,6 @@ func (u *undoer) Undo(ctx context.Context, _ tui.UndoPlan) (string, error) {
 		return "nothing to undo: the files are as they were at the checkpoint", nil
 	}
 	return fmt.Sprintf("files restored to the checkpoint; the state before the undo is kept under %s", saved), nil
-}
-
-// notesFile writes the AGENTS.md drafted by /init. An existing file is
-// left alone and the draft saved next to the session store instead.
-type notesFile struct{ root string }
-
-// Prompt asks the model for the notes.
-func (notesFile) Prompt() string { return prompts.InitNotes() }
-
-func (n notesFile) WriteNotes(content string) (string, error) {
-	path := filepath.Join(n.root, "AGENTS.md")
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if errors.Is(err, os.ErrExist) {
-		draft, err := statedir.File(n.root, "AGENTS.draft.md")
-		if err != nil {
-			return "", err
-		}
-		if err := os.WriteFile(draft, []byte(content), 0o644); err != nil {
-			return "", fmt.Errorf("write %s: %w", draft, err)
-		}
-		return draft + " (AGENTS.md exists and was left alone; merge the draft by hand)", nil
-	}
-	if err != nil {
-		return "", fmt.Errorf("create %s: %w", path, err)
-	}
-	_, err = f.WriteString(content)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return "", fmt.Errorf("write %s: %w", path, err)
-	}
-	return path, nil
 }
 
 // asker is the TUI's dialog as ask_user's asker; nil without one.
