@@ -51,6 +51,9 @@ const (
 	schemaVersion = 1
 )
 
+// mmapBytes is how much of the database readers map into memory.
+const mmapBytes = 1 << 30
+
 // Index is an open repository index. Its methods are safe for concurrent
 // use; one Update runs at a time.
 type Index struct {
@@ -98,7 +101,7 @@ func OpenAt(ctx context.Context, root, dbPath string) (*Index, error) {
 	// mmap spares a read system call per page: loading the vectors of a
 	// large index reads hundreds of MB.
 	dsn := "file:" + dbPath + "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)" +
-		"&_pragma=mmap_size(1073741824)&_txlock=immediate"
+		"&_pragma=mmap_size(" + strconv.Itoa(mmapBytes) + ")&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open index %s: %w", dbPath, err)

@@ -355,8 +355,11 @@ func TestCancelledUpdateLeavesConsistentIndex(t *testing.T) {
 	const n = 3000
 	root := t.TempDir()
 	files := map[string]string{}
+	// The files are large enough that chunking them takes longer than the
+	// 100 ms between progress reports, which is when the test cancels.
+	doc := strings.Repeat("// It does it the usual way, step by step.\n", 40)
 	for i := range n {
-		files[fmt.Sprintf("p%d/f%d.go", i%7, i)] = fmt.Sprintf("package p\n\n// F%d does thing %d.\nfunc F%d() int { return %d }\n", i, i, i, i)
+		files[fmt.Sprintf("p%d/f%d.go", i%7, i)] = fmt.Sprintf("package p\n\n// F%d does thing %d.\n%sfunc F%d() int { return %d }\n", i, i, doc, i, i)
 	}
 	writeFiles(t, root, files)
 	ix := openIndex(t, root)

@@ -11,20 +11,21 @@ import (
 // much text, or this much time, whichever comes first. Every batch holds
 // whole files, so an interrupted update leaves a consistent index. A batch
 // of stored files waits in memory and is written at once, its full-text
-// rows last (see flush), so these bound the memory an update holds too
-// (two batches: one being filled, one being written). Each batch makes a
-// full-text segment, and FTS5 merges segments four at a time: on the Go
-// tree (57 MB of text) these limits make three segments and no merge,
-// where 16 MB batches of 2048 files made five and a merge.
+// rows last (see flush), so these bound the memory an update holds too:
+// two batches, one being filled and one being written. Larger batches make
+// fewer full-text segments to merge, but the memory they hold also lets
+// the garbage of large parse trees pile up before a collection: with two
+// 24 MB batches, indexing the Go module cache peaked near 1 GiB (912 MiB,
+// where 12 MB batches peak at about 800).
+var (
+	batchFiles = 4096
+	batchBytes = 12 << 20
+	batchTime  = 5 * time.Second
+)
+
 // minTailBatch is the smallest batch cut early near the end of an update
 // (see chunkAll).
 const minTailBatch = 1 << 20
-
-var (
-	batchFiles = 8192
-	batchBytes = 24 << 20
-	batchTime  = 5 * time.Second
-)
 
 // writerCacheKiB is the page cache of the writing connection: the chunk
 // hash index takes random inserts, which SQLite's default 2 MiB cache
@@ -82,9 +83,14 @@ func (ix *Index) newWriter(ctx context.Context) (*writer, error) {
 	w := &writer{ix: ix, ctx: ctx, conn: conn, stmt: map[string]*sql.Stmt{}}
 	// The cache is the connection's; the pool may hand it to readers
 	// later, which a larger cache does not hurt.
-	if _, err := conn.ExecContext(ctx, `PRAGMA cache_size = -`+strconv.Itoa(writerCacheKiB)); err != nil {
-		w.close()
-		return nil, ix.fail("index write", err)
+	// Without memory mapping, what the writer reads (segments to merge,
+	// pages to update) stays within its page cache: the mapped pages of a
+	// large index would count in the process's memory, 100 MB and more.
+	for _, p := range []string{`PRAGMA cache_size = -` + strconv.Itoa(writerCacheKiB), `PRAGMA mmap_size = 0`} {
+		if _, err := conn.ExecContext(ctx, p); err != nil {
+			w.close()
+			return nil, ix.fail("index write", err)
+		}
 	}
 	for name, q := range writeSQL {
 		s, err := conn.PrepareContext(ctx, q)
@@ -105,6 +111,8 @@ func (w *writer) close() {
 	for _, s := range w.stmt {
 		s.Close()
 	}
+	// The pool hands the connection to readers next.
+	w.conn.ExecContext(w.ctx, `PRAGMA mmap_size = `+strconv.Itoa(mmapBytes))
 	w.conn.Close()
 }
 
