@@ -195,7 +195,7 @@ func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
 	if err != nil {
 		return err
 	}
-	ex, view, err := r.newExplorer(ctx, temperature, cal)
+	ex, err := r.newExplorer(ctx, temperature, cal)
 	if err != nil {
 		return err
 	}
@@ -204,7 +204,8 @@ func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
 	if err != nil {
 		return err
 	}
-	r.tools, view.set = set, set
+	r.tools = set
+	ex.UseTools(set)
 	think := r.cfg.Think
 	if !r.back.info.Has(models.CapThinking) {
 		think = ""
