@@ -9,6 +9,7 @@ import (
 	"github.com/ternhq/tern/context/budget"
 	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/models/ollama"
+	"github.com/ternhq/tern/prompts"
 	"github.com/ternhq/tern/tools"
 )
 
@@ -19,7 +20,7 @@ import (
 // set exists (Explorer.UseTools).
 func (r *run) newExplorer(ctx context.Context, temperature *float64, cal budget.Calibration) (*agent.Explorer, error) {
 	prof := r.back.profile
-	system, _, err := systemPrompt(r.root, prof, "")
+	system, _, err := prompts.ForModel(r.root, prof, "")
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +62,7 @@ func (r *run) subagentModel(ctx context.Context, name string, cfg *agent.Explore
 	if err != nil {
 		return err
 	}
-	system, _, err := systemPrompt(r.root, prof, "")
+	system, _, err := prompts.ForModel(r.root, prof, "")
 	if err != nil {
 		return err
 	}
