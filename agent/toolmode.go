@@ -6,6 +6,7 @@ import (
 
 	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/prompts"
+	"github.com/ternhq/tern/session"
 )
 
 // When native tool calls keep failing for a model, the agent falls back to
@@ -96,6 +97,37 @@ const (
 	MetaToolMode    = "tool_mode"
 	MetaToolModeWhy = "tool_mode_reason"
 )
+
+// recentSessions is how many recent sessions LastFallback searches.
+const recentSessions = 20
+
+// sessionLog is what LastFallback reads of the session store;
+// *session.Store satisfies it.
+type sessionLog interface {
+	List(ctx context.Context, limit int) ([]session.Session, error)
+	Meta(ctx context.Context, sessionID, key string) (string, bool, error)
+}
+
+// LastFallback finds the newest recent session in which model fell back
+// to the text tool protocol or the constrained mode, as the agent recorded
+// it (MetaToolMode), so that a new session of that model can start there.
+// A store that cannot be read recalls nothing.
+func LastFallback(ctx context.Context, store sessionLog, model string) (models.Fallback, bool) {
+	list, err := store.List(ctx, recentSessions)
+	if err != nil {
+		return models.Fallback{}, false
+	}
+	for _, s := range list {
+		if s.Model != model {
+			continue
+		}
+		if v, set, err := store.Meta(ctx, s.ID, MetaToolMode); err == nil && set && (v == models.ToolModeText || v == models.ToolModeConstrained) {
+			why, _, _ := store.Meta(ctx, s.ID, MetaToolModeWhy)
+			return models.Fallback{Session: s.ID, Mode: v, Why: why}, true
+		}
+	}
+	return models.Fallback{}, false
+}
 
 // switchToText moves the rest of the session to the text tool protocol.
 func (a *Agent) switchToText(ctx context.Context, send func(Event), why string) {

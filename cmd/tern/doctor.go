@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ternhq/tern/agent"
 	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/models/ollama"
 	"github.com/ternhq/tern/prompts"
@@ -334,7 +335,7 @@ func (a *app) doctorTools(ctx context.Context, r *report, cfg Config, info model
 	if !text && cfg.ToolMode == models.ToolModeAuto {
 		if root, err := a.workspaceRoot(); err == nil {
 			if store, err := openExisting(ctx, root); err == nil && store != nil {
-				if fb, ok := lastFallback(ctx, store, info.Name); ok {
+				if fb, ok := agent.LastFallback(ctx, store, info.Name); ok {
 					text, why = true, fmt.Sprintf("in session %s, %s", fb.Session, fb.Why)
 				}
 				store.Close()
