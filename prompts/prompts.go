@@ -65,6 +65,15 @@ func Families() []string {
 	return names
 }
 
+// CheckProfile checks that a profile (perhaps changed by the user's
+// [profiles]) names a prompt family there is a template for.
+func CheckProfile(p models.Profile) error {
+	if !slices.Contains(Families(), p.Prompt) {
+		return fmt.Errorf("profile %s: prompt must be one of %s, not %q", p.Name, strings.Join(Families(), ", "), p.Prompt)
+	}
+	return nil
+}
+
 // TemplateFor returns the name of the system template used for family: a
 // prompt family, or a family /api/show reports ("qwen3", "gemma3") that
 // starts with one's name; "default" serves the rest.

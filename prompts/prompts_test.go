@@ -206,3 +206,17 @@ func TestForModel(t *testing.T) {
 		t.Errorf("long notes: %v, %v; want %v", notices, err, want)
 	}
 }
+
+// TestCheckProfile: every built-in profile names a template; a prompt
+// family with none is an error that lists the ones there are.
+func TestCheckProfile(t *testing.T) {
+	for _, p := range models.Profiles() {
+		if err := CheckProfile(p); err != nil {
+			t.Errorf("built-in profile %s: %v", p.Name, err)
+		}
+	}
+	err := CheckProfile(models.Profile{Name: "qwen3", Prompt: "klingon"})
+	if want := "profile qwen3: prompt must be one of " + strings.Join(Families(), ", ") + `, not "klingon"`; err == nil || err.Error() != want {
+		t.Errorf("CheckProfile = %v, want %q", err, want)
+	}
+}

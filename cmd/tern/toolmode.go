@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/ternhq/tern/agent"
 	"github.com/ternhq/tern/models"
@@ -18,8 +16,8 @@ func profileFor(info models.ModelInfo, cfg Config) (models.Profile, error) {
 	if err := p.Validate(); err != nil {
 		return p, fmt.Errorf("config: %w", err)
 	}
-	if !slices.Contains(prompts.Families(), p.Prompt) {
-		return p, fmt.Errorf("config: profile %s: prompt must be one of %s, not %q", p.Name, strings.Join(prompts.Families(), ", "), p.Prompt)
+	if err := prompts.CheckProfile(p); err != nil {
+		return p, fmt.Errorf("config: %w", err)
 	}
 	return p, nil
 }
