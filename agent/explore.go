@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -58,8 +59,12 @@ type ExploreConfig struct {
 	Temperature     *float64
 	KeepAlive       time.Duration
 	Calibration     budget.Calibration
-	Logger          *slog.Logger
-	Now             func() time.Time
+	// MainOnly names the read-only tools a subagent may not call
+	// (tools.MainAgentOnly: explore itself, ask_user). request_tools is
+	// never a subagent's either: it has nothing to unlock.
+	MainOnly []string
+	Logger   *slog.Logger
+	Now      func() time.Time
 }
 
 // Explorer runs explore subagents; it satisfies tools.Explorer. One
@@ -76,8 +81,9 @@ type Explorer struct {
 	mu      sync.Mutex
 }
 
-// NewExplorer returns the explorer of one session. tb holds the tools a
-// subagent may use (the read-only ones); rec is the session's recorder,
+// NewExplorer returns the explorer of one session. tb is the session's
+// toolbox (nil until UseTools), of which a subagent gets the read-only
+// tools the main agent does not keep to itself (cfg.MainOnly); rec is the session's recorder,
 // which keeps the subagent's messages when it can (SubStore), and its tool
 // calls and requests with the session's.
 func NewExplorer(cfg ExploreConfig, model chatModel, tb toolbox, rec recorder, counter tokenCounter) *Explorer {
@@ -89,6 +95,15 @@ func NewExplorer(cfg ExploreConfig, model chatModel, tb toolbox, rec recorder, c
 	}
 	win := budget.Window{NumCtx: cfg.NumCtx, Calibration: cfg.Calibration}
 	return &Explorer{cfg: cfg, win: win, model: model, tools: tb, rec: rec, counter: counter}
+}
+
+// UseTools gives the explorer the session's toolbox, when it is made
+// after the explorer (the explore tool needs the explorer). Call it
+// before the first turn.
+func (e *Explorer) UseTools(tb toolbox) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.tools = tb
 }
 
 // part is the part of the session's window a subagent may fill.
@@ -125,7 +140,7 @@ func (e *Explorer) Explore(ctx context.Context, t tools.ExploreTask) (tools.Expl
 	}
 	win := e.part()
 	window := win.Size()
-	tb := &subTools{tb: e.tools}
+	tb := &subTools{tb: e.tools, mainOnly: e.cfg.MainOnly}
 	rec := &subRecorder{rec: e.rec, callID: t.CallID}
 	rec.store, _ = e.rec.(SubStore)
 	sub := New(Config{
@@ -265,25 +280,37 @@ func cmpOr(a, b int) int {
 	return b
 }
 
-// subTools is a subagent's toolbox: the tools it was given until closed,
-// then none, so that its last request can only answer.
+// subTools is a subagent's toolbox: the session's visible read-only
+// tools, without those kept to the main agent (mainOnly, request_tools),
+// until closed; then none, so that its last request can only answer.
 type subTools struct {
-	tb     toolbox
-	closed bool
+	tb       toolbox
+	mainOnly []string
+	closed   bool
 }
 
 func (s *subTools) All() []tools.Tool {
-	if s.closed {
+	if s.closed || s.tb == nil {
 		return nil
 	}
-	return s.tb.All()
+	var out []tools.Tool
+	for _, t := range s.tb.All() {
+		if name := t.Spec().Name; t.Effect() == tools.ReadOnly && name != unlocker && !slices.Contains(s.mainOnly, name) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
+// Get finds only a tool All offers: a locked tool's stand-in, which asks
+// for request_tools, is not the subagent's.
 func (s *subTools) Get(name string) (tools.Tool, bool) {
-	if s.closed {
-		return nil, false
+	for _, t := range s.All() {
+		if t.Spec().Name == name {
+			return t, true
+		}
 	}
-	return s.tb.Get(name)
+	return nil, false
 }
 
 // subRecorder records a subagent: its messages apart from the session's

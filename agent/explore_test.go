@@ -167,3 +167,35 @@ func TestExploreReportIsToolOutput(t *testing.T) {
 		t.Errorf("explore results after compaction: %v", got)
 	}
 }
+
+// TestSubagentToolsKeepToReadOnly: of the session's tools, a subagent gets
+// the read-only ones, less those the main agent keeps (cfg.MainOnly) and
+// request_tools, and none once closed.
+func TestSubagentToolsKeepToReadOnly(t *testing.T) {
+	tool := func(name string, effect tools.Effect) tools.Tool {
+		return &fakeTool{effect: effect, spec: models.ToolSpec{Name: name}}
+	}
+	session := tools.NewSet(tool("read_file", tools.ReadOnly), tool("explore", tools.ReadOnly), tool("ask_user", tools.ReadOnly),
+		tool("request_tools", tools.ReadOnly), tool("edit_file", tools.Writes), tool("mcp_docs_search", tools.ReadOnly))
+	sub := &subTools{tb: session, mainOnly: []string{"explore", "ask_user"}}
+	var got []string
+	for _, t := range sub.All() {
+		got = append(got, t.Spec().Name)
+	}
+	if want := []string{"read_file", "mcp_docs_search"}; !slices.Equal(got, want) {
+		t.Errorf("a subagent's tools: %v, want %v", got, want)
+	}
+	if _, ok := sub.Get("ask_user"); ok {
+		t.Error("a subagent can call ask_user")
+	}
+	if _, ok := sub.Get("read_file"); !ok {
+		t.Error("a subagent cannot call read_file")
+	}
+	sub.closed = true
+	if len(sub.All()) != 0 {
+		t.Error("a closed subagent still has tools")
+	}
+	if got := (&subTools{}).All(); got != nil {
+		t.Errorf("before UseTools a subagent has tools: %v", got)
+	}
+}

@@ -3,6 +3,7 @@ package index
 import (
 	"cmp"
 	"context"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -37,10 +38,12 @@ const (
 	// minorLang is the weight of code in a language with under a fifth
 	// of the main language's files, rising to 1 at a fifth.
 	minorLang = 0.6
-	// tfFiles is how many of the best files are reranked by their true
-	// term frequencies, with a share of tfShare in their score; tfK1 and
-	// tfB are that BM25's constants, over file sizes in bytes.
+	// tfFiles is how many of the best files are reranked by the true
+	// frequencies of up to tfWords query words, with a share of tfShare
+	// in their score; tfK1 and tfB are that BM25's constants, over file
+	// sizes in bytes.
 	tfFiles   = 20
+	tfWords   = 8
 	tfShare   = 0.2
 	tfK1, tfB = 1.2, 0.3
 	// phraseShare is the weight in the whole-file score of a pair of
@@ -264,7 +267,7 @@ func (ix *Index) Lexical(ctx context.Context, query string, f Filter, n int) ([]
 	// a file that says them together is more likely about them.
 	for _, pr := range queryPairs(query, maxPairs) {
 		t := term{word: pr, expr: `"` + pr + `"`, phrase: true}
-		if t.ids, err = ix.rowids(ctx, t.expr, commonRows); err != nil {
+		if t.ids, err = ix.rowids(ctx, t.expr, rankRows); err != nil {
 			return nil, err
 		}
 		if len(t.ids) == 0 || len(t.ids) >= rankRows {
@@ -642,6 +645,15 @@ func (ix *Index) rerank(ctx context.Context, files map[int64]*fileRank, cands []
 	}
 	if len(weight) == 0 {
 		return nil
+	}
+	if len(weight) > tfWords {
+		// A long query (a prompt, for RAG): its rarest words tell.
+		ws := slices.SortedFunc(maps.Keys(weight), func(a, b string) int {
+			return cmp.Or(cmp.Compare(weight[b], weight[a]), strings.Compare(a, b))
+		})
+		for _, w := range ws[tfWords:] {
+			delete(weight, w)
+		}
 	}
 	paths := map[int64]string{}
 	for _, c := range cands {

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ternhq/tern/models"
 )
 
 //go:embed notes/init.md
@@ -90,4 +92,26 @@ func (w NotesWriter) WriteNotes(content string) (string, error) {
 		return "", fmt.Errorf("write %s: %w", path, err)
 	}
 	return path, nil
+}
+
+// NotesMaxBytes caps the project notes sent in the system prompt.
+const NotesMaxBytes = 4 << 10
+
+// ForModel renders a session's system prompt for a model's profile, with
+// the repository's project notes (at most NotesMaxBytes of them; notices
+// says when they were cut). think is the thinking level asked for ("" for
+// none): a profile that switches thinking off by a tag gets it. The prompt
+// holds no tools: in the text tool protocol the agent appends their
+// description itself, for the tools on offer at each request.
+func ForModel(root string, prof models.Profile, think string) (system string, notices []string, err error) {
+	notes, file, cut, err := ProjectNotes(root, NotesMaxBytes)
+	if err != nil {
+		return "", nil, err
+	}
+	if cut {
+		notices = append(notices, fmt.Sprintf("%s is long; only its first %d KiB are in the prompt", file, NotesMaxBytes>>10))
+	}
+	system, err = Render(System{Family: prof.Prompt, Repo: filepath.Base(root), Notes: notes,
+		Reminder: prof.OneToolPerReply, NoThink: prof.ThinkControl == models.ThinkTag && think == ""})
+	return system, notices, err
 }

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -169,5 +170,39 @@ func TestTextToolsBlockExtendsThePrompt(t *testing.T) {
 		if base+block != whole {
 			t.Errorf("%s: prompt + TextToolsBlock differs from the prompt rendered with text tools:\n%q\n%q", fam, base+block, whole)
 		}
+	}
+}
+
+// TestForModel: a session's system prompt is the profile's template with
+// the repository's name and notes; a profile that switches thinking off
+// by a tag says /no_think unless thinking is asked for; notes over
+// NotesMaxBytes are cut, with a notice.
+func TestForModel(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "demo")
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "AGENTS.md"), []byte("Run go test.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prof := models.Profile{Prompt: "default", ThinkControl: models.ThinkTag, OneToolPerReply: true}
+	system, notices, err := ForModel(root, prof, "")
+	want, _ := Render(System{Family: "default", Repo: "demo", Notes: "Run go test.", Reminder: true, NoThink: true})
+	if err != nil || system != want || len(notices) != 0 {
+		t.Fatalf("ForModel = %q, %v, %v; want %q", system, notices, err, want)
+	}
+	if !strings.Contains(system, "/no_think") {
+		t.Error("thinking off by tag, and no /no_think")
+	}
+	if system, _, _ := ForModel(root, prof, "high"); strings.Contains(system, "/no_think") {
+		t.Error("thinking asked for, and /no_think sent")
+	}
+	long := strings.Repeat("a line of project notes\n", NotesMaxBytes/10)
+	if err := os.WriteFile(filepath.Join(root, "AGENTS.md"), []byte(long), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, notices, err = ForModel(root, prof, "")
+	if want := []string{"AGENTS.md is long; only its first 4 KiB are in the prompt"}; err != nil || !slices.Equal(notices, want) {
+		t.Errorf("long notes: %v, %v; want %v", notices, err, want)
 	}
 }

@@ -17,38 +17,50 @@ const (
 )
 
 // builtins is the one table of tern's own tools: which tier each is in,
-// and, within a tier, the order the model sees them in. The order is part
-// of the prompt prefix, so a new tool goes at the end of its tier. A
-// tool's name, parameters and description are in its own file; cmd/tern
-// builds a session's tools from this table, and the tests take their
-// lists from it.
+// whether explore's subagents may call it, and, within a tier, the order
+// the model sees them in. The order is part of the prompt prefix, so a
+// new tool goes at the end of its tier. A tool's name, parameters and
+// description are in its own file; cmd/tern builds a session's tools from
+// this table, and the tests take their lists from it.
 var builtins = []builtin{
-	{TierRead, plain(NewReadFile)},
-	{TierRead, plain(NewListDir)},
-	{TierRead, plain(NewGrep)},
-	{TierRead, plain(NewGlob)},
-	{TierRead, func(d Deps) (Tool, error) {
+	{TierRead, allAgents, plain(NewReadFile)},
+	{TierRead, allAgents, plain(NewListDir)},
+	{TierRead, allAgents, plain(NewGrep)},
+	{TierRead, allAgents, plain(NewGlob)},
+	{TierRead, allAgents, func(d Deps) (Tool, error) {
 		if d.Search == nil {
 			return nil, nil // only a repository with an index has search_code
 		}
 		return NewSearchCode(d.Workspace, d.Search), nil
 	}},
-	{TierRead, func(d Deps) (Tool, error) { return NewExplore(d.Workspace, d.Explorer), nil }},
-	{TierRead, func(d Deps) (Tool, error) { return NewAskUser(d.Asker), nil }},
-	{TierEdit, func(d Deps) (Tool, error) { return NewEditFile(d.Workspace, d.Checkpoint), nil }},
-	{TierEdit, func(d Deps) (Tool, error) { return NewWriteFile(d.Workspace, d.Checkpoint), nil }},
-	{TierCommands, func(d Deps) (Tool, error) { return NewRunCommand(d.Workspace, d.Checkpoint, d.Commands) }},
-	{TierCommands, plain(NewGitStatus)},
-	{TierCommands, plain(NewGitDiff)},
-	{TierCommands, plain(NewGitCommit)},
-	{TierExternal, func(d Deps) (Tool, error) { return NewFetchURL(d.Workspace, nil, d.FetchAllow...), nil }},
+	{TierRead, mainAgent, func(d Deps) (Tool, error) { return NewExplore(d.Workspace, d.Explorer), nil }},
+	{TierRead, mainAgent, func(d Deps) (Tool, error) { return NewAskUser(d.Asker), nil }},
+	{TierEdit, allAgents, func(d Deps) (Tool, error) { return NewEditFile(d.Workspace, d.Checkpoint), nil }},
+	{TierEdit, allAgents, func(d Deps) (Tool, error) { return NewWriteFile(d.Workspace, d.Checkpoint), nil }},
+	{TierCommands, allAgents, func(d Deps) (Tool, error) { return NewRunCommand(d.Workspace, d.Checkpoint, d.Commands) }},
+	{TierCommands, allAgents, plain(NewGitStatus)},
+	{TierCommands, allAgents, plain(NewGitDiff)},
+	{TierCommands, allAgents, plain(NewGitCommit)},
+	{TierExternal, allAgents, func(d Deps) (Tool, error) { return NewFetchURL(d.Workspace, nil, d.FetchAllow...), nil }},
 }
 
-// builtin is a row of the table: a tool's tier, and how to make it.
+// builtin is a row of the table: a tool's tier, who may call it, and how
+// to make it.
 type builtin struct {
-	tier int
-	make func(Deps) (Tool, error)
+	tier     int
+	mainOnly bool
+	make     func(Deps) (Tool, error)
 }
+
+// Who may call a built-in tool, the table's second column.
+const (
+	// allAgents: the session's agent and its explore subagents (which
+	// get only the read-only tools).
+	allAgents = false
+	// mainAgent: the session's agent only: explore itself, and ask_user
+	// (a subagent has nobody to ask).
+	mainAgent = true
+)
 
 // plain adapts the constructor of a tool that needs only the workspace.
 func plain(f func(*Workspace) Tool) func(Deps) (Tool, error) {
@@ -94,6 +106,18 @@ func build(table []builtin, d Deps) ([NumTiers][]Tool, error) {
 // BuiltinNames names all of tern's own tools, search_code included, tier
 // by tier.
 func BuiltinNames(ws *Workspace) []string { return names(builtins, ws) }
+
+// MainAgentOnly names the built-in tools an explore subagent may not
+// call, though they are read-only.
+func MainAgentOnly(ws *Workspace) []string {
+	var table []builtin
+	for _, b := range builtins {
+		if b.mainOnly {
+			table = append(table, b)
+		}
+	}
+	return names(table, ws)
+}
 
 // names names the tools of table.
 func names(table []builtin, ws *Workspace) []string {

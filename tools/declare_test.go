@@ -145,7 +145,7 @@ func (fakeTool) Review(context.Context, json.RawMessage) Review {
 // read: the tiers a session is built from (Builtins), the names MCP tools
 // may not take (BuiltinNames), and what its calls are about (Describe).
 func TestOneDeclaration(t *testing.T) {
-	table := append(slices.Clone(builtins), builtin{TierEdit, func(Deps) (Tool, error) {
+	table := append(slices.Clone(builtins), builtin{TierEdit, allAgents, func(Deps) (Tool, error) {
 		return fakeTool{Declare[fakeArgs]("frob", "Frob a target.\n\n## target\nWhat to frob\n\n## force\nFrob even when locked\n")}, nil
 	}})
 	ws := newFixture(t)
@@ -214,5 +214,14 @@ func TestDescribeKeepsTheOldHeaders(t *testing.T) {
 				t.Errorf("%s %s: subject %q, the TUI showed %q", tool.Spec().Name, raw, got, old)
 			}
 		}
+	}
+}
+
+// TestMainAgentOnly: the table's second column names the read-only tools
+// explore's subagents do not get.
+func TestMainAgentOnly(t *testing.T) {
+	ws := newFixture(t)
+	if got, want := MainAgentOnly(ws), []string{"explore", "ask_user"}; !slices.Equal(got, want) {
+		t.Errorf("MainAgentOnly = %v, want %v", got, want)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/ternhq/tern/agent"
 	"github.com/ternhq/tern/disclosure"
 	"github.com/ternhq/tern/models"
+	"github.com/ternhq/tern/tools/mcp"
 )
 
 //go:generate go test -run ^TestREADMEConfigTable$ . -args -update-readme
@@ -113,7 +114,7 @@ type Config struct {
 
 	// The MCP servers whose tools join tier 3 (`[mcp.servers.NAME]`; see
 	// Tier 3: MCP servers and the web).
-	MCP mcpConfig `toml:"mcp"`
+	MCP mcp.Config `toml:"mcp"`
 
 	// Limits that keep a stalled server from hanging tern (`[stream]`,
 	// below).
@@ -231,7 +232,7 @@ func loadConfigFiles(root string, getenv func(string) string, lenient bool) (Con
 		if path == project {
 			next.mergeProject(proj, md, path)
 		} else {
-			next.MCP.noteSources(md, path)
+			next.MCP.NoteSources(md, path)
 		}
 		if err := checkConfig(next); err != nil {
 			problems = append(problems, fmt.Errorf("config %s: %w", path, err))
@@ -263,7 +264,7 @@ func checkConfig(cfg Config) error {
 	if err := checkValues(cfg, false); err != nil {
 		return err
 	}
-	if _, err := cfg.MCP.servers(); err != nil {
+	if _, err := cfg.MCP.List(); err != nil {
 		return err
 	}
 	if !(cfg.ExploreShare >= 0.1 && cfg.ExploreShare <= 1) {

@@ -96,8 +96,8 @@ func FuzzLoadConfig(f *testing.F) {
 			if u, ok := user.MCP.Servers[name]; ok && reflect.DeepEqual(u, s) {
 				continue
 			}
-			if cfg.MCP.sources[name] != path {
-				t.Errorf("MCP server %q from the project is not marked as the project's (source %q)\n%s", name, cfg.MCP.sources[name], project)
+			if cfg.MCP.Source(name) != path {
+				t.Errorf("MCP server %q from the project is not marked as the project's (source %q)\n%s", name, cfg.MCP.Source(name), project)
 			}
 		}
 	})

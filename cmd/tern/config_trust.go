@@ -13,6 +13,7 @@ import (
 
 	"github.com/ternhq/tern/disclosure"
 	"github.com/ternhq/tern/models"
+	"github.com/ternhq/tern/tools/mcp"
 )
 
 // A repository's own .tern.toml is written by whoever wrote the repository
@@ -138,12 +139,12 @@ func (cfg *Config) mergeProject(proj Config, md toml.MetaData, path string) {
 	}
 	take("mcp", func() {
 		if cfg.MCP.Servers == nil {
-			cfg.MCP.Servers = map[string]mcpServerConfig{}
+			cfg.MCP.Servers = map[string]mcp.ServerTable{}
 		}
 		// A project table replaces the user's table of the same name as a
 		// whole; it is then the project's, and needs approval to start.
 		maps.Copy(cfg.MCP.Servers, proj.MCP.Servers)
-		cfg.MCP.noteSources(md, path)
+		cfg.MCP.NoteSources(md, path)
 	})
 }
 

@@ -221,7 +221,7 @@ func TestProjectMCPServerEverySpelling(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", project, err)
 		}
-		servers, err := cfg.MCP.servers()
+		servers, err := cfg.MCP.List()
 		if err != nil {
 			t.Fatal(err)
 		}

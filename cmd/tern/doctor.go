@@ -279,7 +279,7 @@ func (a *app) doctorWorkspace(ctx context.Context, r *report, root string, cfg C
 		kind = "git repository"
 	}
 	r.ok("Workspace", "%s (%s)", root, kind)
-	notes, name, _, err := prompts.ProjectNotes(root, notesMaxBytes)
+	notes, name, _, err := prompts.ProjectNotes(root, prompts.NotesMaxBytes)
 	switch {
 	case err != nil:
 		r.bad("Notes", "%v", err)

@@ -7,36 +7,36 @@ import (
 
 	"github.com/ternhq/tern/agent"
 	"github.com/ternhq/tern/context/budget"
-	"github.com/ternhq/tern/disclosure"
 	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/models/ollama"
+	"github.com/ternhq/tern/prompts"
 	"github.com/ternhq/tern/tools"
 )
 
 // newExplorer makes the run's explore subagents: the session's model and
 // window by default; the configured subagent_model with a window planned
 // for it otherwise (a different model loads on its own, so its window
-// need not match). The subagent's tools are set once the session's tool
-// set exists (view.set).
-func (r *run) newExplorer(ctx context.Context, temperature *float64, cal budget.Calibration) (*agent.Explorer, *readOnlyView, error) {
+// need not match). The subagent's tools are given once the session's tool
+// set exists (Explorer.UseTools).
+func (r *run) newExplorer(ctx context.Context, temperature *float64, cal budget.Calibration) (*agent.Explorer, error) {
 	prof := r.back.profile
-	system, _, err := systemPrompt(r.root, prof, "")
+	system, _, err := prompts.ForModel(r.root, prof, "")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	cfg := agent.ExploreConfig{
 		SessionID: r.sess.ID, Model: r.back.info.Name, NumCtx: r.back.plan.NumCtx,
 		Share: r.cfg.ExploreShare, MaxTurns: r.cfg.ExploreTurns,
 		System: system, TextTools: r.back.proto.Text, ToolFormat: prof.ToolFormat, OneToolPerReply: prof.OneToolPerReply,
 		Temperature: temperature, KeepAlive: r.cfg.KeepAlive.Duration, Calibration: cal,
+		MainOnly: tools.MainAgentOnly(r.ws),
 	}
 	if name := r.cfg.SubagentModel; name != "" && name != r.back.info.Name {
 		if err := r.subagentModel(ctx, name, &cfg); err != nil {
 			r.notices = append(r.notices, fmt.Sprintf("subagent_model %s cannot be used (%v); explore uses %s", name, err, r.back.info.Name))
 		}
 	}
-	view := &readOnlyView{}
-	return agent.NewExplorer(cfg, r.back.client, view, r.store, r.counter), view, nil
+	return agent.NewExplorer(cfg, r.back.client, nil, r.store, r.counter), nil
 }
 
 // subagentModel points cfg at another installed model: its own window,
@@ -62,7 +62,7 @@ func (r *run) subagentModel(ctx context.Context, name string, cfg *agent.Explore
 	if err != nil {
 		return err
 	}
-	system, _, err := systemPrompt(r.root, prof, "")
+	system, _, err := prompts.ForModel(r.root, prof, "")
 	if err != nil {
 		return err
 	}
@@ -74,34 +74,4 @@ func (r *run) subagentModel(ctx context.Context, name string, cfg *agent.Explore
 		cfg.Temperature = r.cfg.Temperature
 	}
 	return nil
-}
-
-// readOnlyView is what an explore subagent may call: the session's visible
-// read-only tools, without explore itself, ask_user (no one to ask) and
-// request_tools (nothing to unlock).
-type readOnlyView struct{ set *disclosure.Set }
-
-// notForSubagents are the read-only tools a subagent does not get.
-var notForSubagents = []string{"explore", "ask_user", "request_tools"}
-
-func (v *readOnlyView) All() []tools.Tool {
-	if v.set == nil {
-		return nil
-	}
-	var out []tools.Tool
-	for _, t := range v.set.All() {
-		if t.Effect() == tools.ReadOnly && !slices.Contains(notForSubagents, t.Spec().Name) {
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
-func (v *readOnlyView) Get(name string) (tools.Tool, bool) {
-	for _, t := range v.All() {
-		if t.Spec().Name == name {
-			return t, true
-		}
-	}
-	return nil, false
 }

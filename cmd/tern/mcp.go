@@ -5,75 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"path/filepath"
-	"slices"
-
-	"github.com/BurntSushi/toml"
 
 	"github.com/ternhq/tern/agent"
 	"github.com/ternhq/tern/tools"
 	"github.com/ternhq/tern/tools/mcp"
 )
-
-// mcpConfig is the [mcp] section: the MCP servers of tier 3, one
-// [mcp.servers.NAME] table each. A table in .tern.toml replaces the user
-// file's table of the same name as a whole, so `enabled = false` alone
-// switches a user's server off for one project.
-type mcpConfig struct {
-	Servers map[string]mcpServerConfig `toml:"servers"`
-	// sources maps a server's name to the file that configured it last.
-	sources map[string]string
-}
-
-type mcpServerConfig struct {
-	Command string            `toml:"command"`
-	Args    []string          `toml:"args"`
-	Env     map[string]string `toml:"env"`
-	URL     string            `toml:"url"`
-	Headers map[string]string `toml:"headers"`
-	Enabled *bool             `toml:"enabled"`
-	Timeout duration          `toml:"timeout"`
-}
-
-// noteSources records path as the source of the servers its file defines
-// or changes, whether as a table ([mcp.servers.x]), by dotted keys
-// (mcp.servers.x.command = …) or inline.
-func (c *mcpConfig) noteSources(md toml.MetaData, path string) {
-	for _, key := range md.Keys() {
-		if len(key) >= 3 && key[0] == "mcp" && key[1] == "servers" {
-			if c.sources == nil {
-				c.sources = map[string]string{}
-			}
-			c.sources[key[2]] = path
-		}
-	}
-}
-
-// servers returns the configured servers in name order, checked: an entry
-// that could not work is an error naming its file and table.
-func (c mcpConfig) servers() ([]mcp.ServerConfig, error) {
-	var out []mcp.ServerConfig
-	for _, name := range slices.Sorted(maps.Keys(c.Servers)) {
-		s := c.Servers[name]
-		sc := mcp.ServerConfig{
-			Name:    name,
-			Command: s.Command,
-			Args:    s.Args,
-			Env:     s.Env,
-			URL:     s.URL,
-			Headers: s.Headers,
-			Enabled: s.Enabled,
-			Timeout: s.Timeout.Duration,
-			Source:  c.sources[name],
-		}
-		if err := sc.Validate(); err != nil {
-			return nil, err
-		}
-		out = append(out, sc)
-	}
-	return out, nil
-}
 
 // newMCPManager returns the manager of the configured MCP servers, or nil
 // when there are none. It starts no server: they start when their tools
@@ -84,7 +21,7 @@ func (c mcpConfig) servers() ([]mcp.ServerConfig, error) {
 // servers are configured (building the whole tool set to learn them is a
 // noticeable part of start-up) and may be nil.
 func newMCPManager(cfg Config, ws *tools.Workspace, reserved func() []string, gate func(context.Context, mcp.ServerConfig) error) (*mcp.Manager, error) {
-	servers, err := cfg.MCP.servers()
+	servers, err := cfg.MCP.List()
 	if err != nil || len(servers) == 0 {
 		return nil, err
 	}

@@ -96,7 +96,7 @@ func (a *app) prompt(ctx context.Context, po *promptOptions) error {
 	if err != nil {
 		return err
 	}
-	system, notes, err := systemPrompt(root, prof, cfg.Think)
+	system, notes, err := prompts.ForModel(root, prof, cfg.Think)
 	if err != nil {
 		return err
 	}

@@ -9,13 +9,11 @@ import (
 	"github.com/ternhq/tern/context/budget"
 	"github.com/ternhq/tern/disclosure"
 	"github.com/ternhq/tern/models"
+	"github.com/ternhq/tern/prompts"
 	"github.com/ternhq/tern/session"
 	"github.com/ternhq/tern/tools"
 	"github.com/ternhq/tern/tools/mcp"
 )
-
-// notesMaxBytes caps the project notes sent in the system prompt.
-const notesMaxBytes = 4 << 10
 
 // run is one agent session, wired: the workspace, the store, the model and
 // the agent that drives them.
@@ -195,7 +193,7 @@ func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
 	if err != nil {
 		return err
 	}
-	ex, view, err := r.newExplorer(ctx, temperature, cal)
+	ex, err := r.newExplorer(ctx, temperature, cal)
 	if err != nil {
 		return err
 	}
@@ -204,13 +202,14 @@ func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
 	if err != nil {
 		return err
 	}
-	r.tools, view.set = set, set
+	r.tools = set
+	ex.UseTools(set)
 	think := r.cfg.Think
 	if !r.back.info.Has(models.CapThinking) {
 		think = ""
 	}
 	prof := r.back.profile
-	system, notes, err := systemPrompt(r.root, prof, think)
+	system, notes, err := prompts.ForModel(r.root, prof, think)
 	if err != nil {
 		return err
 	}

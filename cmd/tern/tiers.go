@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 
 	"github.com/ternhq/tern/disclosure"
 	"github.com/ternhq/tern/models"
-	"github.com/ternhq/tern/prompts"
 	"github.com/ternhq/tern/tools"
 )
 
@@ -138,22 +136,6 @@ func unavailable(err error) string {
 		return "git is not installed"
 	}
 	return err.Error()
-}
-
-// systemPrompt renders the system prompt for a model's profile, with the
-// project notes. It holds no tools: in the text tool protocol the agent
-// appends their description itself, for the tools on offer at each request.
-func systemPrompt(root string, prof models.Profile, think string) (system string, notes []string, err error) {
-	projectNotes, notesFile, cut, err := prompts.ProjectNotes(root, notesMaxBytes)
-	if err != nil {
-		return "", nil, err
-	}
-	if cut {
-		notes = append(notes, fmt.Sprintf("%s is long; only its first %d KiB are in the prompt", notesFile, notesMaxBytes>>10))
-	}
-	system, err = prompts.Render(prompts.System{Family: prof.Prompt, Repo: filepath.Base(root), Notes: projectNotes,
-		Reminder: prof.OneToolPerReply, NoThink: prof.ThinkControl == models.ThinkTag && think == ""})
-	return system, notes, err
 }
 
 // specsOf returns the specifications of ts.

@@ -1,0 +1,86 @@
+package mcp
+
+import (
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Config is the [mcp] section of tern's config files: the MCP servers of
+// tier 3, one [mcp.servers.NAME] table each. A table in .tern.toml
+// replaces the user file's table of the same name as a whole, so
+// `enabled = false` alone switches a user's server off for one project.
+type Config struct {
+	Servers map[string]ServerTable `toml:"servers"`
+	// sources maps a server's name to the file that configured it last.
+	sources map[string]string
+}
+
+// ServerTable is one [mcp.servers.NAME] table as written; Config.List
+// checks it and makes it a ServerConfig.
+type ServerTable struct {
+	Command string            `toml:"command"`
+	Args    []string          `toml:"args"`
+	Env     map[string]string `toml:"env"`
+	URL     string            `toml:"url"`
+	Headers map[string]string `toml:"headers"`
+	Enabled *bool             `toml:"enabled"`
+	Timeout duration          `toml:"timeout"`
+}
+
+// duration reads "30s"-style TOML strings.
+type duration struct{ time.Duration }
+
+func (d *duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return err
+	}
+	d.Duration = v
+	return nil
+}
+
+// NoteSources records path as the source of the servers its file defines
+// or changes, whether as a table ([mcp.servers.x]), by dotted keys
+// (mcp.servers.x.command = …) or inline.
+func (c *Config) NoteSources(md toml.MetaData, path string) {
+	for _, key := range md.Keys() {
+		if len(key) >= 3 && key[0] == "mcp" && key[1] == "servers" {
+			if c.sources == nil {
+				c.sources = map[string]string{}
+			}
+			c.sources[key[2]] = path
+		}
+	}
+}
+
+// Source is the file that configured the server name last ("" when
+// unknown).
+func (c Config) Source(name string) string { return c.sources[name] }
+
+// List returns the configured servers in name order, checked: an entry
+// that could not work is an error naming its file and table.
+func (c Config) List() ([]ServerConfig, error) {
+	var out []ServerConfig
+	for _, name := range slices.Sorted(maps.Keys(c.Servers)) {
+		s := c.Servers[name]
+		sc := ServerConfig{
+			Name:    name,
+			Command: s.Command,
+			Args:    s.Args,
+			Env:     s.Env,
+			URL:     s.URL,
+			Headers: s.Headers,
+			Enabled: s.Enabled,
+			Timeout: s.Timeout.Duration,
+			Source:  c.sources[name],
+		}
+		if err := sc.Validate(); err != nil {
+			return nil, err
+		}
+		out = append(out, sc)
+	}
+	return out, nil
+}
