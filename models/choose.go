@@ -13,6 +13,17 @@ import (
 // ErrNoChatModel: the server has models, but none that can chat.
 var ErrNoChatModel = errors.New("no chat model installed")
 
+// Installed finds the model name among the installed ones, as Ollama
+// names them: "qwen3" is "qwen3:latest".
+func Installed(name string, installed []ModelInfo) (ModelInfo, bool) {
+	for _, m := range installed {
+		if m.Name == name || m.Name == name+":latest" {
+			return m, true
+		}
+	}
+	return ModelInfo{}, false
+}
+
 // ChooseModel resolves the model to use among those installed. A
 // requested name must be installed ("qwen3" matches "qwen3:latest") and
 // able to chat; with none requested, the best installed chat model is
@@ -22,15 +33,14 @@ var ErrNoChatModel = errors.New("no chat model installed")
 // the user.
 func ChooseModel(ctx context.Context, want string, installed []ModelInfo, show func(context.Context, string) (ModelInfo, error)) (name, why string, err error) {
 	if want != "" {
-		for _, m := range installed {
-			if m.Name == want || m.Name == want+":latest" {
-				if info, err := show(ctx, m.Name); err == nil && !CanChat(info) {
-					return "", "", NotChatError{Name: m.Name, Caps: info.Capabilities}
-				}
-				return m.Name, "requested", nil
-			}
+		m, ok := Installed(want, installed)
+		if !ok {
+			return "", "", fmt.Errorf("%w: %s", ErrModelNotFound, want)
 		}
-		return "", "", fmt.Errorf("%w: %s", ErrModelNotFound, want)
+		if info, err := show(ctx, m.Name); err == nil && !CanChat(info) {
+			return "", "", NotChatError{Name: m.Name, Caps: info.Capabilities}
+		}
+		return m.Name, "requested", nil
 	}
 	type candidate struct {
 		info  ModelInfo

@@ -70,3 +70,15 @@ func TestBillions(t *testing.T) {
 		}
 	}
 }
+
+// TestInstalled: a name without a tag is the :latest model, as Ollama
+// reads it; a tag must match.
+func TestInstalled(t *testing.T) {
+	installed := []ModelInfo{{Name: "qwen3:8b"}, {Name: "nomic-embed-text:latest"}}
+	for name, want := range map[string]string{"qwen3:8b": "qwen3:8b", "nomic-embed-text": "nomic-embed-text:latest", "nomic-embed-text:latest": "nomic-embed-text:latest", "qwen3": "", "qwen3:4b": ""} {
+		m, ok := Installed(name, installed)
+		if ok != (want != "") || m.Name != want {
+			t.Errorf("Installed(%q) = %q, %v; want %q", name, m.Name, ok, want)
+		}
+	}
+}

@@ -241,19 +241,19 @@ func (a *app) doctorModel(ctx context.Context, r *report, client *ollama.Client,
 
 func (a *app) doctorEmbed(ctx context.Context, r *report, root string, cfg Config, installed []models.ModelInfo, infos map[string]models.ModelInfo) {
 	want := cfg.EmbedModel
-	if name, ok := installedName(want, installed); ok {
-		if info, ok := infos[name]; ok && !info.Has(models.CapEmbedding) {
-			r.bad("Embeddings", "%s does not list the embedding capability; set embed_model to an embedding model", name)
+	if m, ok := models.Installed(want, installed); ok {
+		if info, ok := infos[m.Name]; ok && !info.Has(models.CapEmbedding) {
+			r.bad("Embeddings", "%s does not list the embedding capability; set embed_model to an embedding model", m.Name)
 			return
 		}
-		r.ok("Embeddings", "%s", name)
+		r.ok("Embeddings", "%s", m.Name)
 		return
 	}
 	// Search embeds queries with the model the index's vectors were made
 	// with, which need not be embed_model.
 	if model, n := indexVectors(ctx, root, cfg); n > 0 {
-		if name, ok := installedName(model, installed); ok {
-			r.ok("Embeddings", "%s (the index's %d vectors were made with it; embed_model %s is not installed)", name, n, want)
+		if m, ok := models.Installed(model, installed); ok {
+			r.ok("Embeddings", "%s (the index's %d vectors were made with it; embed_model %s is not installed)", m.Name, n, want)
 			return
 		}
 		r.note("Embeddings", "the index's %d vectors were made with %s, which is not installed, and embed_model %s is not installed either: search is lexical until `ollama pull %s`",
@@ -261,17 +261,6 @@ func (a *app) doctorEmbed(ctx context.Context, r *report, root string, cfg Confi
 		return
 	}
 	r.note("Embeddings", "%s is not installed; search is lexical only. For semantic search: `ollama pull %s`", want, want)
-}
-
-// installedName finds a model among the installed ones ("qwen3" is
-// "qwen3:latest").
-func installedName(name string, installed []models.ModelInfo) (string, bool) {
-	for _, m := range installed {
-		if m.Name == name || m.Name == name+":latest" {
-			return m.Name, true
-		}
-	}
-	return "", false
 }
 
 func (a *app) doctorWorkspace(ctx context.Context, r *report, root string, cfg Config) {

@@ -42,7 +42,7 @@ func (r *run) newExplorer(ctx context.Context, temperature *float64, cal budget.
 // subagentModel points cfg at another installed model: its own window,
 // profile, tool protocol and system prompt.
 func (r *run) subagentModel(ctx context.Context, name string, cfg *agent.ExploreConfig) error {
-	if !slices.ContainsFunc(r.back.installed, func(m models.ModelInfo) bool { return m.Name == name || m.Name == name+":latest" }) {
+	if _, ok := models.Installed(name, r.back.installed); !ok {
 		return fmt.Errorf("not installed: run `ollama pull %s`", name)
 	}
 	oc, ok := r.back.client.(*ollama.Client)
