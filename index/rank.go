@@ -450,7 +450,11 @@ func (ix *Index) rank(ctx context.Context, q query, f Filter, terms []term, cand
 			extra = append(extra, fr)
 		}
 	}
-	slices.SortFunc(extra, func(a, b *fileRank) int { return cmp.Compare(b.whole, a.whole) })
+	// Ties go by file id, so that the cut keeps the same files on every
+	// run (files is a map).
+	slices.SortFunc(extra, func(a, b *fileRank) int {
+		return cmp.Or(cmp.Compare(b.whole, a.whole), cmp.Compare(a.id, b.id))
+	})
 	extra = extra[:min(len(extra), extraFiles)]
 	var ids []int64
 	for _, fr := range extra {
