@@ -21,6 +21,13 @@ var requestToolsDoc string
 // more tools.
 const RequestTools = "request_tools"
 
+// ReservedNames are the names of tern's own tools in a session, the
+// built-in ones and request_tools, which tools from MCP servers must not
+// take.
+func ReservedNames(ws *tools.Workspace) []string {
+	return append(tools.BuiltinNames(ws), RequestTools)
+}
+
 // requestTools is the meta-tool with which the model asks for a higher tier,
 // or one tool, with a reason. The unlock is shown to the user and kept for
 // the session.

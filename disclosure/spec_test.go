@@ -86,3 +86,18 @@ func TestTierTokens(t *testing.T) {
 		t.Errorf("all tiers' tools take %d tokens, want at most 1,200 (2,500 with the system prompt)", total)
 	}
 }
+
+// TestReservedNames: MCP tools may take none of the names of tern's own
+// tools, request_tools included.
+func TestReservedNames(t *testing.T) {
+	ws, err := tools.NewWorkspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ReservedNames(ws)
+	for _, name := range []string{"read_file", "search_code", "explore", "run_command", "fetch_url", RequestTools} {
+		if !slices.Contains(got, name) {
+			t.Errorf("ReservedNames lacks %s: %v", name, got)
+		}
+	}
+}

@@ -179,7 +179,7 @@ func (r *run) openSession(ctx context.Context, resume string) error {
 
 func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
 	if r.mcp == nil {
-		m, err := newMCPManager(r.cfg, r.ws, func() []string { return reservedNames(r.ws) }, trustGate(r.root, approver))
+		m, err := newMCPManager(r.cfg, r.ws, func() []string { return disclosure.ReservedNames(r.ws) }, trustGate(r.root, approver))
 		if err != nil {
 			return err
 		}

@@ -63,12 +63,6 @@ func buildToolSet(o toolOptions) (*disclosure.Set, error) {
 	})
 }
 
-// reservedNames are the names of tern's own tools, which MCP tools must not
-// take.
-func reservedNames(ws *tools.Workspace) []string {
-	return append(tools.BuiltinNames(ws), disclosure.RequestTools)
-}
-
 // toolSet builds the run's tool set: a checkpoint before the first change,
 // recorded in the session; unlocks saved in the session and restored when
 // it resumes; an explicit --tier applied to a resumed session.
