@@ -82,3 +82,11 @@ func TestInstalled(t *testing.T) {
 		}
 	}
 }
+
+func TestFamilyOfName(t *testing.T) {
+	for name, want := range map[string]string{"qwen3:8b": "qwen3", "hf.co/org/Phi4:q4": "phi4", "llama3.2": "llama3.2", "": ""} {
+		if got := FamilyOfName(name); got != want {
+			t.Errorf("FamilyOfName(%q) = %q, want %q", name, got, want)
+		}
+	}
+}

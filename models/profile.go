@@ -94,6 +94,17 @@ func Profiles() []Profile {
 	return append(out, defaultProfile)
 }
 
+// FamilyOfName guesses a model's family from its name, for when the
+// server cannot be asked: "qwen3:8b" → "qwen3", "hf.co/org/Phi4:q4" →
+// "phi4".
+func FamilyOfName(model string) string {
+	name, _, _ := strings.Cut(model, ":")
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	return strings.ToLower(name)
+}
+
 // ProfileFor returns the profile of a model, chosen by its name and then
 // its family, with overrides applied: the override keyed by the model's
 // full name wins over one keyed by a prefix of it, which wins over one

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -72,7 +71,7 @@ func (a *app) prompt(ctx context.Context, po *promptOptions) error {
 			return ctx.Err()
 		}
 		var perr error
-		if prof, perr = profileFor(models.ModelInfo{Name: cfg.Model, Family: familyOf(cfg.Model)}, cfg); perr != nil {
+		if prof, perr = profileFor(models.ModelInfo{Name: cfg.Model, Family: models.FamilyOfName(cfg.Model)}, cfg); perr != nil {
 			return perr
 		}
 		if model == "" {
@@ -120,15 +119,6 @@ func (a *app) prompt(ctx context.Context, po *promptOptions) error {
 	}
 	p.write(a.stdout, model, prof.Prompt, text)
 	return nil
-}
-
-// familyOf guesses a model's family from its name: "qwen3:8b" → "qwen3".
-func familyOf(model string) string {
-	name, _, _ := strings.Cut(model, ":")
-	if i := strings.LastIndexByte(name, '/'); i >= 0 {
-		name = name[i+1:]
-	}
-	return strings.ToLower(name)
 }
 
 // promptReport prints the first request's prefix and what it costs.
