@@ -281,6 +281,22 @@ func (r *Retriever) vectorSearch(ctx context.Context, query string, f index.Filt
 	if model != "" && model != r.model {
 		return nil, nil, fmt.Sprintf("the index was embedded with %s, not %s (run tern index to re-embed), so search is lexical only", model, r.model), nil
 	}
+	// When the index holds vectors, the query is embedded while they load:
+	// the first search of a session loads them all (about a second on a
+	// large index) and the server may have to load the embedding model.
+	var (
+		qv        [][]float32
+		embedErr  error
+		embedding sync.WaitGroup
+	)
+	embed := func() { qv, embedErr = r.emb.Embed(ctx, r.model, []string{query}) }
+	if model != "" {
+		ectx, cancel := context.WithCancel(ctx)
+		defer embedding.Wait() // after cancel: deferred calls run last first
+		defer cancel()
+		embed = func() { qv, embedErr = r.emb.Embed(ectx, r.model, []string{query}) }
+		embedding.Go(embed)
+	}
 	r.mu.Lock()
 	err = r.vecs.refresh(ctx, r.ix)
 	col, dim := r.vecs.col, r.vecs.dim
@@ -292,7 +308,11 @@ func (r *Retriever) vectorSearch(ctx context.Context, query string, f index.Filt
 	if col == nil || col.Count() == 0 || loaded != r.model {
 		return nil, nil, "the index has no embeddings yet (run tern index with an embedding model), so search is lexical only", nil
 	}
-	qv, err := r.emb.Embed(ctx, r.model, []string{query})
+	if model == "" { // vectors arrived since the model was read
+		embed()
+	}
+	embedding.Wait()
+	err = embedErr
 	if err == nil && len(qv) != 1 {
 		err = fmt.Errorf("got %d vectors for one query", len(qv))
 	}

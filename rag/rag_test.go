@@ -142,6 +142,35 @@ func TestSearchSaysWhyItIsLexical(t *testing.T) {
 	}
 }
 
+// TestQueryEmbeddedOnlyForAnIndexWithVectors: the query is embedded while
+// the vectors load, but never for an index that holds none, nor when the
+// index was embedded with another model.
+func TestQueryEmbeddedOnlyForAnIndexWithVectors(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		indexEmb  index.Embedder
+		model     string
+		wantCalls int
+	}{
+		{"no vectors", nil, "hash", 0},
+		{"other model", &indextest.Embedder{}, "other", 0},
+		{"vectors", &indextest.Embedder{}, "hash", 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ix, _ := shop(t, tt.indexEmb, "hash")
+			emb := &indextest.Embedder{}
+			for range 2 { // the first search loads the vectors, the second reuses them
+				if _, err := New(ix, emb, tt.model).Search(t.Context(), "cart total", Options{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if calls, _ := emb.Stats(); calls != 2*tt.wantCalls {
+				t.Errorf("%d query embeddings for 2 searches, want %d", calls, 2*tt.wantCalls)
+			}
+		})
+	}
+}
+
 func TestSearchFollowsIndexUpdates(t *testing.T) {
 	emb := &indextest.Embedder{}
 	ix, root := shop(t, emb, "hash")
