@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -32,36 +31,22 @@ func newMCPManager(cfg Config, ws *tools.Workspace, reserved func() []string, ga
 	return mcp.NewManager(mcp.Options{Servers: servers, Workspace: ws, Reserved: names, BeforeStart: gate})
 }
 
-// trustGate asks before starting a server that the repository's own
-// .tern.toml names: opening a repository must not be enough to run the
-// programs it chooses. Servers of the user's own config start freely. The
-// approver asks in the TUI; headless, --yes allows it.
 // mcpServerApproval prefixes the server's name in the approval asked
 // before a project's MCP server starts.
 const mcpServerApproval = "mcp_server_"
 
+// trustGate is mcp.ProjectGate asking the run's approver: in the TUI a
+// dialog; headless, --yes allows it.
 func trustGate(root string, ap agent.Approver) func(context.Context, mcp.ServerConfig) error {
-	project := filepath.Join(root, ".tern.toml")
-	return func(ctx context.Context, sc mcp.ServerConfig) error {
-		if sc.Source != project {
-			return nil
-		}
-		if ap == nil {
-			return errors.New("it is configured by this repository's .tern.toml and nobody can approve starting it")
-		}
+	if ap == nil {
+		return mcp.ProjectGate(filepath.Join(root, ".tern.toml"), nil)
+	}
+	return mcp.ProjectGate(filepath.Join(root, ".tern.toml"), func(ctx context.Context, sc mcp.ServerConfig) (bool, string, error) {
 		args, _ := json.Marshal(map[string]string{"server": sc.Name, "start": sc.Transport()})
 		d, err := ap.Approve(ctx, agent.Approval{
 			Tool: mcpServerApproval + sc.Name, Effect: tools.Executes, Args: args, Once: true,
 			Preview: fmt.Sprintf("Start the MCP server %q that this repository's .tern.toml configures:\n  %s", sc.Name, sc.Transport()),
 		})
-		switch {
-		case err != nil:
-			return err
-		case !d.Allow && d.Reason != "":
-			return fmt.Errorf("this repository's .tern.toml names it, and starting it was not approved: %s", d.Reason)
-		case !d.Allow:
-			return errors.New("this repository's .tern.toml names it, and starting it was not approved")
-		}
-		return nil
-	}
+		return d.Allow, d.Reason, err
+	})
 }

@@ -1,6 +1,9 @@
 package mcp
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"time"
@@ -83,4 +86,31 @@ func (c Config) List() ([]ServerConfig, error) {
 		out = append(out, sc)
 	}
 	return out, nil
+}
+
+// ProjectGate is a BeforeStart that asks before starting a server the
+// repository's own config file (project) configures: opening a repository
+// must not be enough to run the programs it chooses. Servers of the
+// user's own config start freely. ask puts the question to the user and
+// returns whether the server may start and, when not, why ("" for no
+// reason); a nil ask (nobody to ask) refuses.
+func ProjectGate(project string, ask func(context.Context, ServerConfig) (allow bool, reason string, err error)) func(context.Context, ServerConfig) error {
+	return func(ctx context.Context, sc ServerConfig) error {
+		if sc.Source != project {
+			return nil
+		}
+		if ask == nil {
+			return errors.New("it is configured by this repository's .tern.toml and nobody can approve starting it")
+		}
+		allow, reason, err := ask(ctx, sc)
+		switch {
+		case err != nil:
+			return err
+		case !allow && reason != "":
+			return fmt.Errorf("this repository's .tern.toml names it, and starting it was not approved: %s", reason)
+		case !allow:
+			return errors.New("this repository's .tern.toml names it, and starting it was not approved")
+		}
+		return nil
+	}
 }

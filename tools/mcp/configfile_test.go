@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -49,5 +51,33 @@ func TestConfigFromFiles(t *testing.T) {
 	}
 	if _, err := toml.Decode("[mcp.servers.x]\ntimeout = \"soon\"\n", &file); err == nil {
 		t.Error("a timeout that is no duration decoded")
+	}
+}
+
+// TestProjectGate: only a server of the repository's own file is asked
+// about; a refusal, with or without a reason, and nobody to ask keep it
+// off with a message that says why.
+func TestProjectGate(t *testing.T) {
+	project, user := ServerConfig{Name: "x", Source: "/repo/.tern.toml"}, ServerConfig{Name: "y", Source: "/home/u/config.toml"}
+	answer := func(allow bool, reason string) func(context.Context, ServerConfig) (bool, string, error) {
+		return func(context.Context, ServerConfig) (bool, string, error) { return allow, reason, nil }
+	}
+	tests := []struct {
+		name string
+		ask  func(context.Context, ServerConfig) (bool, string, error)
+		sc   ServerConfig
+		want string
+	}{
+		{"user's server", nil, user, ""},
+		{"approved", answer(true, ""), project, ""},
+		{"refused", answer(false, ""), project, "this repository's .tern.toml names it, and starting it was not approved"},
+		{"refused, why", answer(false, "no --yes"), project, "this repository's .tern.toml names it, and starting it was not approved: no --yes"},
+		{"nobody to ask", nil, project, "it is configured by this repository's .tern.toml and nobody can approve starting it"},
+	}
+	for _, tt := range tests {
+		err := ProjectGate("/repo/.tern.toml", tt.ask)(t.Context(), tt.sc)
+		if got := fmt.Sprint(err); (tt.want == "" && err != nil) || (tt.want != "" && got != tt.want) {
+			t.Errorf("%s: %v, want %q", tt.name, err, tt.want)
+		}
 	}
 }
