@@ -324,7 +324,9 @@ func (a *app) doctorTools(ctx context.Context, r *report, cfg Config, info model
 	if !text && cfg.ToolMode == models.ToolModeAuto {
 		if root, err := a.workspaceRoot(); err == nil {
 			if store, err := openExisting(ctx, root); err == nil && store != nil {
-				if fb, ok := agent.LastFallback(ctx, store, info.Name); ok {
+				// The run's own rule decides (a profile's tool_mode keeps
+				// the protocol it chose).
+				if fb, ok := agent.LastFallback(ctx, store, info.Name); ok && proto.Recall(cfg.ToolMode, prof, fb).Text {
 					text, why = true, fmt.Sprintf("in session %s, %s", fb.Session, fb.Why)
 				}
 				store.Close()

@@ -103,6 +103,18 @@ func TestTextFallbackIsRemembered(t *testing.T) {
 	if len(reqs[len(reqs)-1].Tools) == 0 {
 		t.Error("--tool-mode native sent no native tools")
 	}
+
+	// So does a profile's tool_mode, for the session and for doctor alike.
+	if err := os.WriteFile(filepath.Join(f.dir, ".tern.toml"), []byte("[profiles.qwen3]\ntool_mode = \"native\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.srv.Script(ollamatest.Reply{Content: "Native."})
+	if code, _, errOut := f.tern(t.Context(), "ask", "hi"); code != 0 || strings.Contains(errOut, "text tool protocol") {
+		t.Errorf("with the profile's tool_mode native: exit %d, stderr %s", code, errOut)
+	}
+	if _, doctor, _ := f.tern(t.Context(), "doctor"); strings.Contains(doctor, "text tool protocol") {
+		t.Errorf("doctor recalls the fallback the profile's tool_mode overrides:\n%s", doctor)
+	}
 }
 
 // TestTierZeroPromptBudget keeps the first request small: the system prompt
