@@ -90,3 +90,17 @@ func TestFamilyOfName(t *testing.T) {
 		}
 	}
 }
+
+func TestEffectiveTemperature(t *testing.T) {
+	mine, family := 0.2, 0.7
+	p := Profile{Temperature: &family}
+	if got := p.EffectiveTemperature(&mine); got == nil || *got != mine {
+		t.Errorf("the config's temperature lost to the profile's: %v", got)
+	}
+	if got := p.EffectiveTemperature(nil); got == nil || *got != family {
+		t.Errorf("unset, not the profile's temperature: %v", got)
+	}
+	if got := (Profile{}).EffectiveTemperature(nil); got != nil {
+		t.Errorf("neither set, yet %v", *got)
+	}
+}

@@ -94,6 +94,16 @@ func Profiles() []Profile {
 	return append(out, defaultProfile)
 }
 
+// EffectiveTemperature is the sampling temperature the user set (the
+// config's temperature) or, when unset, the profile's; nil leaves the
+// model's own default.
+func (p Profile) EffectiveTemperature(requested *float64) *float64 {
+	if requested != nil {
+		return requested
+	}
+	return p.Temperature
+}
+
 // FamilyOfName guesses a model's family from its name, for when the
 // server cannot be asked: "qwen3:8b" → "qwen3", "hf.co/org/Phi4:q4" →
 // "phi4".

@@ -69,9 +69,6 @@ func (r *run) subagentModel(ctx context.Context, name string, cfg *agent.Explore
 	text := models.ChooseToolProtocol(r.cfg.ToolMode, info, prof).Text
 	cfg.Model, cfg.NumCtx = info.Name, ollama.PlanContext(info, r.back.vram, r.cfg.Ctx).NumCtx
 	cfg.System, cfg.TextTools, cfg.ToolFormat, cfg.OneToolPerReply = system, text, prof.ToolFormat, prof.OneToolPerReply
-	cfg.Temperature, cfg.Calibration = prof.Temperature, budget.Calibration{}
-	if r.cfg.Temperature != nil {
-		cfg.Temperature = r.cfg.Temperature
-	}
+	cfg.Temperature, cfg.Calibration = prof.EffectiveTemperature(r.cfg.Temperature), budget.Calibration{}
 	return nil
 }

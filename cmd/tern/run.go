@@ -185,10 +185,7 @@ func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
 		}
 		r.mcp = m
 	}
-	temperature := r.cfg.Temperature
-	if temperature == nil {
-		temperature = r.back.profile.Temperature
-	}
+	temperature := r.back.profile.EffectiveTemperature(r.cfg.Temperature)
 	cal, err := r.calibration(ctx)
 	if err != nil {
 		return err
