@@ -130,7 +130,10 @@ func snapshot(ctx context.Context, ws *Workspace) (tree string, err error) {
 }
 
 // seedIndex copies the repository's index to index and reports whether it
-// did.
+// did. The copy keeps the index's modification time: git trusts an entry's
+// recorded stat data only when the file was last changed before the index
+// was written, so a copy dated now would hide a file changed in the same
+// second as the user's last commit, at the same size, from the snapshot.
 func seedIndex(ctx context.Context, root, index string) bool {
 	out, err := gitRun{dir: root}.run(ctx, "rev-parse", "--git-path", "index")
 	if err != nil {
@@ -140,11 +143,15 @@ func seedIndex(ctx context.Context, root, index string) bool {
 	if !filepath.IsAbs(src) {
 		src = filepath.Join(root, src)
 	}
+	fi, err := os.Stat(src)
+	if err != nil {
+		return false
+	}
 	data, err := os.ReadFile(src)
 	if err != nil {
 		return false
 	}
-	return os.WriteFile(index, data, 0o600) == nil
+	return os.WriteFile(index, data, 0o600) == nil && os.Chtimes(index, fi.ModTime(), fi.ModTime()) == nil
 }
 
 // commitTree records tree as a commit whose parent is parent (when it

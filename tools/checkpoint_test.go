@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // gitRepo makes a git repository at dir with files committed, and returns
@@ -210,4 +211,42 @@ func diffMaps(want, got map[string]string) string {
 		}
 	}
 	return b.String()
+}
+
+// TestSnapshotSeesAChangeInTheSecondOfTheCommit: a file changed in the
+// same second as the user's last commit, at the same size, looks unchanged
+// by its stat data; git reads it again only because the index was written
+// in that second too. The snapshot must keep that protection, or the
+// checkpoint records the old content and undo misses the change.
+func TestSnapshotSeesAChangeInTheSecondOfTheCommit(t *testing.T) {
+	dir := t.TempDir()
+	git := gitRepo(t, dir, map[string]string{"edit.go": "package edit\n// old\n"})
+	git("config", "core.trustctime", "false") // so the test can date the change itself
+	then := time.Now().Add(-time.Hour).Truncate(time.Second)
+	file, index := filepath.Join(dir, "edit.go"), filepath.Join(dir, ".git", "index")
+	if err := os.Chtimes(file, then, then); err != nil {
+		t.Fatal(err)
+	}
+	git("update-index", "--refresh") // the index records the file at then
+	if err := os.Chtimes(index, then, then); err != nil {
+		t.Fatal(err)
+	}
+	// The change: same size, same second, same file.
+	if err := os.WriteFile(file, []byte("package edit\n// new\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(file, then, then); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := NewWorkspace(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, err := snapshot(t.Context(), ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := git("show", tree+":edit.go"); got != "package edit\n// new\n" {
+		t.Errorf("the snapshot holds %q, not the file as it is", got)
+	}
 }
