@@ -1,0 +1,147 @@
+package index
+
+import (
+	"cmp"
+	"context"
+	"math"
+	"slices"
+)
+
+// corpus holds the index-wide numbers the scores need, and which file
+// each chunk belongs to, cached per generation.
+type corpus struct {
+	gen           int64
+	chunks, files int
+	// Chunk ids are runs of consecutive ids of one file: run i holds
+	// starts[i]..ends[i] of file owners[i], runs sorted by start.
+	starts, ends, owners []int64
+	// size counts the chunks of each file; bytes is each file's size
+	// and avgBytes their mean.
+	size     map[int64]int
+	bytes    map[int64]int64
+	avgBytes float64
+	// langShare is each language's count of files against the most
+	// common code language's.
+	langShare map[string]float64
+}
+
+// langWeight scales code in the repository's minor languages (scripts,
+// completions and build helpers around the main code) down, unless the
+// query names the language.
+func (c *corpus) langWeight(lang string, q query) float64 {
+	share, ok := c.langShare[lang]
+	if !ok || share >= 0.2 || q.words[lang] {
+		return 1
+	}
+	return minorLang + (1-minorLang)*share/0.2
+}
+
+// fileCount counts the files the chunks ids belong to.
+func (c *corpus) fileCount(ids []int64) int {
+	seen := map[int64]bool{}
+	for _, id := range ids {
+		seen[c.owner(id)] = true
+	}
+	delete(seen, 0)
+	return len(seen)
+}
+
+// owner returns the file of chunk id, or 0.
+func (c *corpus) owner(id int64) int64 {
+	i, found := slices.BinarySearch(c.starts, id)
+	if !found {
+		i--
+	}
+	if i < 0 || id > c.ends[i] {
+		return 0
+	}
+	return c.owners[i]
+}
+
+func (ix *Index) corpus(ctx context.Context) (*corpus, error) {
+	gen, err := ix.Generation(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ix.statsMu.Lock()
+	defer ix.statsMu.Unlock()
+	if ix.stats != nil && ix.stats.gen == gen {
+		return ix.stats, nil
+	}
+	// The chunks_file index covers this query: the chunk texts are not read.
+	rows, err := ix.db.QueryContext(ctx, `SELECT file_id, id FROM chunks ORDER BY file_id, id`)
+	if err != nil {
+		return nil, ix.fail("search index", err)
+	}
+	defer rows.Close()
+	type run struct{ start, end, file int64 }
+	var runs []run
+	c := &corpus{gen: gen, size: map[int64]int{}}
+	for rows.Next() {
+		var file, id int64
+		if err := rows.Scan(&file, &id); err != nil {
+			return nil, ix.fail("search index", err)
+		}
+		c.chunks++
+		c.size[file]++
+		if l := len(runs) - 1; l >= 0 && runs[l].file == file && runs[l].end == id-1 {
+			runs[l].end = id
+		} else {
+			runs = append(runs, run{id, id, file})
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, ix.fail("search index", err)
+	}
+	slices.SortFunc(runs, func(a, b run) int { return cmp.Compare(a.start, b.start) })
+	for _, r := range runs {
+		c.starts, c.ends, c.owners = append(c.starts, r.start), append(c.ends, r.end), append(c.owners, r.file)
+	}
+	c.files = max(len(c.size), 1)
+	if c.langShare, c.bytes, err = ix.fileStats(ctx); err != nil {
+		return nil, err
+	}
+	var total int64
+	for _, n := range c.bytes {
+		total += n
+	}
+	c.avgBytes = max(float64(total)/float64(max(len(c.bytes), 1)), 1)
+	c.chunks = max(c.chunks, 1)
+	ix.stats = c
+	return c, nil
+}
+
+// fileStats counts the files of each code language against the most
+// common one's, and reads each file's size.
+func (ix *Index) fileStats(ctx context.Context) (map[string]float64, map[int64]int64, error) {
+	rows, err := ix.db.QueryContext(ctx, `SELECT id, lang, path, size FROM files WHERE skip = ''`)
+	if err != nil {
+		return nil, nil, ix.fail("search index", err)
+	}
+	defer rows.Close()
+	count := map[string]int{}
+	sizes := map[int64]int64{}
+	top := 1
+	for rows.Next() {
+		var id, size int64
+		var lang, path string
+		if err := rows.Scan(&id, &lang, &path, &size); err != nil {
+			return nil, nil, ix.fail("search index", err)
+		}
+		sizes[id] = size
+		if Classify(path, lang) == ClassCode {
+			count[lang]++
+			top = max(top, count[lang])
+		}
+	}
+	shares := map[string]float64{}
+	for l, n := range count {
+		shares[l] = float64(n) / float64(top)
+	}
+	return shares, sizes, ix.fail("search index", rows.Err())
+}
+
+// idf is BM25's inverse document frequency of a word in df of n chunks.
+func idf(n, df int) float64 {
+	return math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
+}
