@@ -11,7 +11,6 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/ternhq/tern/disclosure"
-	"github.com/ternhq/tern/models/ollama"
 	"github.com/ternhq/tern/models/ollamatest"
 	"github.com/ternhq/tern/tools"
 )
@@ -51,12 +50,7 @@ func newTiered(t *testing.T, model ollamatest.Model, start, maxTier disclosure.T
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := ollamatest.New(t, ollamatest.WithModels(model), ollamatest.WithCounter(counter(t).Count))
-	client, err := ollama.New(srv.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := Config{SessionID: "s1", Model: model.Name, NumCtx: 8192, System: "You are a test."}
+	srv, client, cfg := fakeServer(t, model)
 	for _, f := range cfgs {
 		f(&cfg)
 	}

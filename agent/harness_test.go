@@ -85,6 +85,20 @@ func withApprover(a Approver) option {
 	return func(_ *Config, _ *[]tools.Tool, ap *Approver) { *ap = a }
 }
 
+// fakeServer starts a fake Ollama serving model, which counts prompt
+// tokens with tern's own counter (so "fits" means the same to both;
+// calibration between differing counts is tested in context/budget), and
+// returns it with a client and an agent config for it.
+func fakeServer(t *testing.T, model ollamatest.Model) (*ollamatest.Server, *ollama.Client, Config) {
+	t.Helper()
+	srv := ollamatest.New(t, ollamatest.WithModels(model), ollamatest.WithCounter(counter(t).Count))
+	client, err := ollama.New(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, client, Config{SessionID: "s1", Model: model.Name, NumCtx: 8192, System: "You are a test."}
+}
+
 func newHarness(t *testing.T, model ollamatest.Model, opts ...option) *harness {
 	t.Helper()
 	root := t.TempDir()
@@ -98,15 +112,7 @@ func newHarness(t *testing.T, model ollamatest.Model, opts ...option) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The fake counts prompt tokens with tern's own counter, so "fits" means
-	// the same to both; calibration between differing counts is tested in
-	// context/budget.
-	srv := ollamatest.New(t, ollamatest.WithModels(model), ollamatest.WithCounter(counter(t).Count))
-	client, err := ollama.New(srv.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := Config{SessionID: "s1", Model: model.Name, NumCtx: 8192, System: "You are a test."}
+	srv, client, cfg := fakeServer(t, model)
 	list := tools.ReadOnlyTools(ws)
 	var ap Approver
 	for _, o := range opts {
