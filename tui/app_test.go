@@ -282,11 +282,11 @@ func TestYesAllowsWithoutAsking(t *testing.T) {
 func TestPasteIsTextNotEnter(t *testing.T) {
 	h := newHarness(t)
 	h.online()
-	h.sim.PostEvent(tcell.NewEventPaste(true))
+	h.post(tcell.NewEventPaste(true))
 	h.typeText("first")
 	h.key(tcell.KeyEnter)
 	h.typeText("second")
-	h.sim.PostEvent(tcell.NewEventPaste(false))
+	h.post(tcell.NewEventPaste(false))
 	h.waitUntil("the paste to land in the prompt", func() bool { return h.app.input.GetText() == "first\nsecond" })
 	if s := h.screen(); strings.Contains(s, "› first\n") && !strings.Contains(s, "second") {
 		t.Errorf("the pasted newline sent the prompt:\n%s", s)

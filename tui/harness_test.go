@@ -292,6 +292,14 @@ func (h *harness) typeText(s string) {
 
 func (h *harness) key(k tcell.Key) { h.sim.InjectKey(k, 0, tcell.ModNone) }
 
+// post queues ev like a key press: tcell's PostEvent drops an event when
+// the queue (ten events) is full, as it can be right after typeText.
+func (h *harness) post(ev tcell.Event) {
+	for h.sim.PostEvent(ev) != nil {
+		time.Sleep(time.Millisecond)
+	}
+}
+
 func (h *harness) send(s string) {
 	h.typeText(s)
 	h.key(tcell.KeyEnter)

@@ -21,7 +21,7 @@ func TestDialogsClearWhatTheyCover(t *testing.T) {
 			h := newHarness(t)
 			h.online()
 			h.onLoop(func() { h.sim.SetSize(w, ht) })
-			h.sim.PostEvent(tcell.NewEventResize(w, ht))
+			h.post(tcell.NewEventResize(w, ht))
 			fill := make([]line, 0, ht*2)
 			for range ht * 2 {
 				fill = append(fill, styledLine(strings.Repeat("Z", w), h.app.th.text))

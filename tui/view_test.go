@@ -203,7 +203,7 @@ func TestResizeAndWideText(t *testing.T) {
 	h.waitFor("漢字")
 	h.idle()
 	h.onLoop(func() { h.sim.SetSize(40, 12) })
-	h.sim.PostEvent(tcell.NewEventResize(40, 12))
+	h.post(tcell.NewEventResize(40, 12))
 	s := h.waitFor("tern", "›")
 	rows := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	if len(rows) != 12 {
