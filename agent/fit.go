@@ -171,10 +171,11 @@ const minRoomShare = 0.25
 func (a *Agent) flushNotices(t *turn, send func(Event)) {
 	short := func() bool { return float64(a.room(t)) < minRoomShare*float64(a.win.Size()) }
 	if !a.roomWarned && a.bounded && short() {
-		a.settle(t)
+		a.settle(t) // a bound says short; only the count can say so
 	}
-	if room := a.room(t); !a.roomWarned && float64(room) < minRoomShare*float64(a.win.Size()) {
+	if !a.roomWarned && short() {
 		a.roomWarned = true
+		room := a.room(t)
 		send(Notice{Level: Warn, Text: fmt.Sprintf(
 			"the system prompt and tools take %d of the %d-token window and the reply keeps %d, leaving %d for the conversation; a larger --ctx would help",
 			a.win.Model(a.prefixTokens(t)), a.win.NumCtx, a.win.Reserve, max(room, 0))})

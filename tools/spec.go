@@ -25,6 +25,8 @@ func (d Decl) Spec() models.ToolSpec { return d.spec }
 // marks as its subject.
 func (d Decl) Describe(args json.RawMessage) string { return subjectOf(args, d.subject) }
 
+var _ Describer = Decl{} // tools.Describe finds it by type assertion
+
 // Declare declares a tool named name from its args struct A and its
 // embedded description md: the text before the first "## name" heading
 // describes the tool, and each heading's section describes the parameter
