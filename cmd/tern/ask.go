@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ternhq/tern/agent"
+	"github.com/ternhq/tern/cmd/tern/internal/words"
 	"github.com/ternhq/tern/tools"
 )
 
@@ -206,7 +207,7 @@ func (r *refusals) summary() (int, string) {
 	if n == 0 {
 		return 0, ""
 	}
-	return n, orList(parts) + map[bool]string{true: " was", false: " were"}[n == 1]
+	return n, words.OrList(parts) + map[bool]string{true: " was", false: " were"}[n == 1]
 }
 
 // howToAllow says which flag allows what was refused.
@@ -223,9 +224,9 @@ func (r *refusals) howToAllow() string {
 	case len(plain) == 0:
 		return "run with --yolo to allow destructive commands"
 	case r.byKind[destructiveKind] > 0:
-		return "run with --yes to allow " + orList(plain) + ", --yolo for destructive commands too"
+		return "run with --yes to allow " + words.OrList(plain) + ", --yolo for destructive commands too"
 	}
-	return "run with --yes to allow " + orList(plain)
+	return "run with --yes to allow " + words.OrList(plain)
 }
 
 // destructiveKind is what refusals calls a destructive command.

@@ -14,6 +14,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
+	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/index"
 	"github.com/ternhq/tern/rag"
 )
@@ -69,10 +70,10 @@ the next run completes (exit 130).`,
 
 // openCodeIndex finds the workspace and its code index with the flags'
 // embedding model.
-func (a *app) openCodeIndex(flags indexFlags) (*codeIndex, Config, error) {
+func (a *app) openCodeIndex(flags indexFlags) (*codeIndex, config.Config, error) {
 	root, err := a.workspaceRoot()
 	if err != nil {
-		return nil, Config{}, err
+		return nil, config.Config{}, err
 	}
 	cfg, err := a.config(root)
 	if err != nil {
