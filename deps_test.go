@@ -39,6 +39,8 @@ var allowed = map[string][]string{
 	"cmd/tern":          {""}, // the top: may import anything
 	// The eval suite reads transcripts; cmd/tern runs the agent on it.
 	"cmd/tern/internal/eval": {"models/ollamatest"},
+	// tern ask's front end: renders agent events, answers approvals by policy.
+	"cmd/tern/internal/headless": {"agent", "tools"},
 }
 
 func TestImportDirection(t *testing.T) {
