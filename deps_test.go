@@ -42,6 +42,8 @@ var allowed = map[string][]string{
 	// tern's configuration: the settings it holds are those packages'.
 	"cmd/tern/internal/config": {"agent", "disclosure", "models", "models/ollama", "tools/mcp", "cmd/tern/internal/words"},
 	"cmd/tern/internal/words":  {}, // wording of messages; nothing of tern
+	// tern ask's front end: renders agent events, answers approvals by policy.
+	"cmd/tern/internal/headless": {"agent", "tools", "cmd/tern/internal/words"},
 }
 
 func TestImportDirection(t *testing.T) {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/ternhq/tern/agent"
 	"github.com/ternhq/tern/cmd/tern/internal/config"
@@ -60,11 +59,4 @@ func (c *codeIndex) toolSearcher(ctx context.Context) (tools.CodeSearcher, strin
 // retriever is the agent's RAG over the index.
 func (c *codeIndex) retriever(counter rag.Counter) agent.Retriever {
 	return rag.PromptRetriever{Code: c.Workspace, Counter: counter}
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ternhq/tern/cmd/tern/internal/config"
+	"github.com/ternhq/tern/cmd/tern/internal/headless"
 	"github.com/ternhq/tern/context/budget"
 	"github.com/ternhq/tern/tools"
 )
@@ -25,7 +26,7 @@ func (a *app) doctorMCP(ctx context.Context, r *report, cfg config.Config, root 
 	}
 	// Doctor has no one to ask: a server the repository's .tern.toml names
 	// starts only with --yes.
-	m, err := newMCPManager(cfg, ws, nil, trustGate(root, headlessApprover{yes: a.yes || a.yolo, command: "tern doctor"}))
+	m, err := newMCPManager(cfg, ws, nil, trustGate(root, headless.Approver{Yes: a.yes || a.yolo, Command: "tern doctor"}))
 	if err != nil {
 		r.bad("MCP", "%v", err)
 		return

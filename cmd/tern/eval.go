@@ -15,6 +15,7 @@ import (
 
 	"github.com/ternhq/tern/agent"
 	"github.com/ternhq/tern/cmd/tern/internal/eval"
+	"github.com/ternhq/tern/cmd/tern/internal/headless"
 	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/models/ollamatest"
 )
@@ -181,7 +182,7 @@ func (a *app) evalTask(ctx context.Context, t eval.Task, o evalOptions) (res eva
 
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
-	r, err := sub.startRun(ctx, runOptions{approver: headlessApprover{yes: true}})
+	r, err := sub.startRun(ctx, runOptions{approver: headless.Approver{Yes: true}})
 	if err != nil {
 		if o.replay {
 			return fail(eval.Error, err.Error())

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ternhq/tern/agent"
 	"github.com/ternhq/tern/cmd/tern/internal/config"
+	"github.com/ternhq/tern/cmd/tern/internal/headless"
 	"github.com/ternhq/tern/tools"
 	"github.com/ternhq/tern/tools/mcp"
 )
@@ -31,10 +32,6 @@ func newMCPManager(cfg config.Config, ws *tools.Workspace, reserved func() []str
 	return mcp.NewManager(mcp.Options{Servers: servers, Workspace: ws, Reserved: names, BeforeStart: gate})
 }
 
-// mcpServerApproval prefixes the server's name in the approval asked
-// before a project's MCP server starts.
-const mcpServerApproval = "mcp_server_"
-
 // trustGate is mcp.ProjectGate asking the run's approver: in the TUI a
 // dialog; headless, --yes allows it.
 func trustGate(root string, ap agent.Approver) func(context.Context, mcp.ServerConfig) error {
@@ -44,7 +41,7 @@ func trustGate(root string, ap agent.Approver) func(context.Context, mcp.ServerC
 	return mcp.ProjectGate(config.ProjectPath(root), func(ctx context.Context, sc mcp.ServerConfig) (bool, string, error) {
 		args, _ := json.Marshal(map[string]string{"server": sc.Name, "start": sc.Transport()})
 		d, err := ap.Approve(ctx, agent.Approval{
-			Tool: mcpServerApproval + sc.Name, Effect: tools.Executes, Args: args, Once: true,
+			Tool: headless.ServerStart + sc.Name, Effect: tools.Executes, Args: args, Once: true,
 			Preview: fmt.Sprintf("Start the MCP server %q that this repository's .tern.toml configures:\n  %s", sc.Name, sc.Transport()),
 		})
 		return d.Allow, d.Reason, err

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -244,4 +245,13 @@ func (p promptReport) writeJSON(w io.Writer, model, template string, text bool) 
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
+}
+
+// firstLine is s's first line, cut to 160 bytes.
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if len(s) > 160 {
+		s = s[:157] + "…"
+	}
+	return s
 }
