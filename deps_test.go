@@ -41,6 +41,8 @@ var allowed = map[string][]string{
 	"cmd/tern/internal/eval": {"models/ollamatest"},
 	// tern ask's front end: renders agent events, answers approvals by policy.
 	"cmd/tern/internal/headless": {"agent", "tools"},
+	// What tern index and tern search print: progress, summary, hits.
+	"cmd/tern/internal/indexview": {"index", "rag"},
 }
 
 func TestImportDirection(t *testing.T) {
