@@ -39,8 +39,11 @@ var allowed = map[string][]string{
 	"cmd/tern":          {""}, // the top: may import anything
 	// The eval suite reads transcripts; cmd/tern runs the agent on it.
 	"cmd/tern/internal/eval": {"models/ollamatest"},
+	// tern's configuration: the settings it holds are those packages'.
+	"cmd/tern/internal/config": {"agent", "disclosure", "models", "models/ollama", "tools/mcp", "cmd/tern/internal/words"},
+	"cmd/tern/internal/words":  {}, // wording of messages; nothing of tern
 	// tern ask's front end: renders agent events, answers approvals by policy.
-	"cmd/tern/internal/headless": {"agent", "tools"},
+	"cmd/tern/internal/headless": {"agent", "tools", "cmd/tern/internal/words"},
 	// What tern index and tern search print: progress, summary, hits.
 	"cmd/tern/internal/indexview": {"index", "rag"},
 }

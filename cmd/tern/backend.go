@@ -9,6 +9,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/models/ollama"
 	"github.com/ternhq/tern/models/openai"
@@ -17,7 +18,7 @@ import (
 // backend is a reachable model server (Ollama, or an OpenAI-compatible
 // server) with the model chosen for this run.
 type backend struct {
-	// kind is backendOllama or backendOpenAI; addr is the address asked.
+	// kind is config.BackendOllama or config.BackendOpenAI; addr is the address asked.
 	kind      string
 	addr      string
 	client    chatServer
@@ -41,7 +42,7 @@ type backend struct {
 
 // explain words err for the user, as the backend's errors need.
 func (b *backend) explain(err error) error {
-	if b.kind == backendOpenAI {
+	if b.kind == config.BackendOpenAI {
 		return explainOpenAI(err, b.client.Host(), b.info.Name, b.installed)
 	}
 	return explain(err, b.client.Host(), b.info.Name, b.installed)
@@ -50,25 +51,25 @@ func (b *backend) explain(err error) error {
 // resolved returns cfg naming the backend this run resolved to, so that
 // what is opened after (the code index's embeddings) talks to the same
 // server.
-func (b *backend) resolved(cfg Config) Config {
-	if b.kind == backendOpenAI {
-		cfg.Backend, cfg.BaseURL, cfg.hostFlag = backendOpenAI, b.addr, false
+func (b *backend) resolved(cfg config.Config) config.Config {
+	if b.kind == config.BackendOpenAI {
+		return cfg.WithOpenAI(b.addr)
 	}
 	return cfg
 }
 
 // connect reaches Ollama, chooses the model and plans the context window.
 // Its errors are written for the user: they say what to run to fix things.
-func (a *app) connect(ctx context.Context, cfg Config) (*backend, error) {
+func (a *app) connect(ctx context.Context, cfg config.Config) (*backend, error) {
 	kind, addr, err := a.resolveBackend(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	limits, err := cfg.Stream.limits()
+	limits, err := cfg.Stream.Limits()
 	if err != nil {
 		return nil, err
 	}
-	if kind == backendOpenAI {
+	if kind == config.BackendOpenAI {
 		return a.connectOpenAI(ctx, cfg, addr)
 	}
 	client, err := ollama.New(addr, ollama.WithLimits(limits))
@@ -83,7 +84,7 @@ func (a *app) connect(ctx context.Context, cfg Config) (*backend, error) {
 	if err != nil {
 		return nil, explain(err, client.Host(), "", nil)
 	}
-	b := &backend{kind: backendOllama, addr: addr, client: client, installed: installed}
+	b := &backend{kind: config.BackendOllama, addr: addr, client: client, installed: installed}
 	name, why, err := models.ChooseModel(ctx, cfg.Model, installed, client.Show)
 	if err != nil {
 		return nil, explain(err, client.Host(), cfg.Model, installed)
@@ -109,8 +110,8 @@ func (a *app) connect(ctx context.Context, cfg Config) (*backend, error) {
 
 // vramBytes is the GPU memory to plan for: --vram or the config, else what
 // nvidia-smi reports, else 8 GiB.
-func (a *app) vramBytes(ctx context.Context, cfg Config) int64 {
-	explicit := a.cmd.PersistentFlags().Changed("vram") || cfg.VRAMGiB != defaultConfig().VRAMGiB
+func (a *app) vramBytes(ctx context.Context, cfg config.Config) int64 {
+	explicit := a.cmd.PersistentFlags().Changed("vram") || cfg.VRAMGiB != config.Default().VRAMGiB
 	if !explicit {
 		if v, ok := ollama.DetectVRAM(ctx); ok {
 			return v

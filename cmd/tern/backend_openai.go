@@ -8,17 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/models/ollama"
 	"github.com/ternhq/tern/models/openai"
-)
-
-// The backends: Ollama's native API, or an OpenAI-compatible server
-// (llama.cpp's llama-server, LM Studio, vLLM).
-const (
-	backendAuto   = "auto"
-	backendOllama = "ollama"
-	backendOpenAI = "openai"
 )
 
 // probeTimeout bounds each question asked to tell the backends apart.
@@ -31,79 +24,60 @@ type chatServer interface {
 	Host() string
 }
 
-// openaiAddr is the OpenAI-compatible server's address: --host when given,
-// else base_url.
-func openaiAddr(cfg Config) string {
-	if cfg.hostFlag {
-		return cfg.Host
-	}
-	return cmp.Or(cfg.BaseURL, cfg.Host)
-}
-
-// usesOpenAI reports whether cfg names an OpenAI-compatible server
-// without asking any server: --backend openai, or base_url set and the
-// backend not forced to Ollama.
-func usesOpenAI(cfg Config) bool {
-	return cfg.Backend == backendOpenAI || cfg.Backend != backendOllama && cfg.BaseURL != "" && !cfg.hostFlag
-}
-
 // resolveBackend decides which backend serves this run, and at which
 // address. --backend decides when given. Otherwise an address that was
 // given (base_url, --host, OLLAMA_HOST) is asked: a server that answers
 // /api/version is Ollama, one that only answers /v1/models is
 // OpenAI-compatible. With no address at all, it is Ollama at its default.
-func (a *app) resolveBackend(ctx context.Context, cfg Config) (kind, addr string, err error) {
+func (a *app) resolveBackend(ctx context.Context, cfg config.Config) (kind, addr string, err error) {
 	switch cfg.Backend {
-	case backendOllama:
-		return backendOllama, cfg.Host, nil
-	case backendOpenAI:
-		addr = openaiAddr(cfg)
+	case config.BackendOllama:
+		return config.BackendOllama, cfg.Host, nil
+	case config.BackendOpenAI:
+		addr = cfg.OpenAIAddr()
 		if addr == "" {
 			return "", "", errors.New("--backend openai needs the server's address: set base_url in the config (e.g. http://127.0.0.1:8080 for llama-server) or pass --host")
 		}
-		return backendOpenAI, addr, nil
+		return config.BackendOpenAI, addr, nil
 	}
-	addr, fromHost := cfg.Host, true
-	if cfg.BaseURL != "" && !cfg.hostFlag {
-		addr, fromHost = cfg.BaseURL, false
-	}
+	addr, fromHost := cfg.Addr()
 	if addr == "" {
-		return backendOllama, "", nil
+		return config.BackendOllama, "", nil
 	}
 	probe := addr
 	if fromHost {
 		// Read as Ollama reads OLLAMA_HOST: "localhost" means port 11434.
 		oc, err := ollama.New(addr)
 		if err != nil {
-			return backendOllama, addr, nil // connect words a bad host
+			return config.BackendOllama, addr, nil // connect words a bad host
 		}
 		probe = oc.Host()
 	}
-	c, err := openai.New(probe, cfg.apiKey)
+	c, err := openai.New(probe, cfg.APIKey())
 	if err != nil {
-		return backendOpenAI, addr, nil // connectOpenAI words a bad base_url
+		return config.BackendOpenAI, addr, nil // connectOpenAI words a bad base_url
 	}
 	pctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
 	if _, ok := c.IsOllama(pctx); ok {
 		if fromHost {
-			return backendOllama, addr, nil
+			return config.BackendOllama, addr, nil
 		}
-		return backendOllama, c.Host(), nil
+		return config.BackendOllama, c.Host(), nil
 	}
 	if _, err := c.Models(pctx); err == nil || errors.Is(err, openai.ErrUnauthorized) {
-		return backendOpenAI, probe, nil
+		return config.BackendOpenAI, probe, nil
 	}
 	if !fromHost {
-		return backendOpenAI, addr, nil // let the OpenAI path say what is wrong
+		return config.BackendOpenAI, addr, nil // let the OpenAI path say what is wrong
 	}
-	return backendOllama, addr, nil
+	return config.BackendOllama, addr, nil
 }
 
 // connectOpenAI reaches an OpenAI-compatible server, chooses the model,
 // learns the window the server serves and whether it takes tools.
-func (a *app) connectOpenAI(ctx context.Context, cfg Config, addr string) (*backend, error) {
-	client, err := openai.New(addr, cfg.apiKey)
+func (a *app) connectOpenAI(ctx context.Context, cfg config.Config, addr string) (*backend, error) {
+	client, err := openai.New(addr, cfg.APIKey())
 	if err != nil {
 		return nil, fmt.Errorf("base_url: %w", err)
 	}
@@ -112,7 +86,7 @@ func (a *app) connectOpenAI(ctx context.Context, cfg Config, addr string) (*back
 	client.HeaderTimeout = cfg.Stream.HeaderTimeout.Duration
 	client.IdleTimeout = cfg.Stream.IdleTimeout.Duration
 	client.MaxReplyBytes = cfg.Stream.MaxReplyBytes
-	b := &backend{kind: backendOpenAI, client: client, addr: addr}
+	b := &backend{kind: config.BackendOpenAI, client: client, addr: addr}
 	list, err := client.Models(ctx)
 	if err != nil {
 		return nil, b.explain(err)

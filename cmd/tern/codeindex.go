@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/ternhq/tern/agent"
+	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/rag"
 	"github.com/ternhq/tern/tools"
 )
@@ -28,7 +29,7 @@ type codeIndex struct {
 
 // newCodeIndex returns the index of the workspace at root, as cfg
 // configures it.
-func newCodeIndex(root string, cfg Config) *codeIndex {
+func newCodeIndex(root string, cfg config.Config) *codeIndex {
 	c := &codeIndex{client: newEmbedServer(cfg), want: rag.NewEmbedModel(cfg.EmbedModel)}
 	var emb rag.Embedder
 	if c.client != nil {

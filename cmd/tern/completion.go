@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/cmd/tern/internal/eval"
 	"github.com/ternhq/tern/models/ollama"
 	"github.com/ternhq/tern/models/openai"
@@ -80,8 +81,8 @@ func (a *app) completeModels(cmd *cobra.Command, args []string, toComplete strin
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	if kind == backendOpenAI {
-		c, err := openai.New(addr, cfg.apiKey)
+	if kind == config.BackendOpenAI {
+		c, err := openai.New(addr, cfg.APIKey())
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}

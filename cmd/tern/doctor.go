@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ternhq/tern/agent"
+	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/models/ollama"
 	"github.com/ternhq/tern/prompts"
@@ -83,7 +84,7 @@ func (a *app) doctor(ctx context.Context) error {
 		r.bad("Backend", "%v", err)
 		return exitCodeError{code: exitError}
 	}
-	if kind == backendOpenAI {
+	if kind == config.BackendOpenAI {
 		return a.doctorOpenAI(ctx, r, root, cfg, addr)
 	}
 	client, err := ollama.New(addr)
@@ -144,25 +145,25 @@ func (a *app) doctor(ctx context.Context) error {
 // after it go on without the files that have problems, as if they were
 // not there, so a broken .tern.toml does not hide the rest. Only a flag's
 // own wrong value stops doctor (a usage error).
-func (a *app) doctorConfig(r *report, root string) (Config, error) {
-	cfg, read, problems := loadConfigLenient(root, a.getenv)
+func (a *app) doctorConfig(r *report, root string) (config.Config, error) {
+	cfg, read, problems := config.LoadLenient(root, a.getenv)
 	cfg, err := a.overrideConfig(cfg)
 	if err != nil {
 		return cfg, err
 	}
 	if len(problems) == 0 {
 		if len(read) == 0 {
-			r.ok("Config", "none; the defaults (config files: %s)", strings.Join(configPaths(root, a.getenv), ", "))
+			r.ok("Config", "none; the defaults (config files: %s)", strings.Join(config.Paths(root, a.getenv), ", "))
 		} else {
 			r.ok("Config", "%s", strings.Join(read, ", "))
 		}
 		return cfg, nil
 	}
 	for _, p := range problems {
-		var uk unknownKeysError
-		if errors.As(p, &uk) && len(uk.keys) > 1 {
-			r.bad("Config", "%s: %d unknown keys", uk.path, len(uk.keys))
-			for _, k := range uk.keys {
+		var uk config.UnknownKeysError
+		if errors.As(p, &uk) && len(uk.Keys) > 1 {
+			r.bad("Config", "%s: %d unknown keys", uk.Path, len(uk.Keys))
+			for _, k := range uk.Keys {
 				r.detail("%s", k)
 			}
 			continue
@@ -178,16 +179,7 @@ func (a *app) doctorConfig(r *report, root string) (Config, error) {
 	return cfg, nil
 }
 
-// configPaths are the config files tern reads, user's first.
-func configPaths(root string, getenv func(string) string) []string {
-	var out []string
-	if p := userConfigPath(getenv); p != "" {
-		out = append(out, p)
-	}
-	return append(out, filepath.Join(root, ".tern.toml"))
-}
-
-func (a *app) doctorModel(ctx context.Context, r *report, client *ollama.Client, cfg Config, installed []models.ModelInfo, infos map[string]models.ModelInfo) {
+func (a *app) doctorModel(ctx context.Context, r *report, client *ollama.Client, cfg config.Config, installed []models.ModelInfo, infos map[string]models.ModelInfo) {
 	show := func(ctx context.Context, name string) (models.ModelInfo, error) {
 		if info, ok := infos[name]; ok {
 			return info, nil
@@ -239,7 +231,7 @@ func (a *app) doctorModel(ctx context.Context, r *report, client *ollama.Client,
 	}
 }
 
-func (a *app) doctorEmbed(ctx context.Context, r *report, root string, cfg Config, installed []models.ModelInfo, infos map[string]models.ModelInfo) {
+func (a *app) doctorEmbed(ctx context.Context, r *report, root string, cfg config.Config, installed []models.ModelInfo, infos map[string]models.ModelInfo) {
 	want := cfg.EmbedModel
 	if m, ok := models.Installed(want, installed); ok {
 		if info, ok := infos[m.Name]; ok && !info.Has(models.CapEmbedding) {
@@ -263,7 +255,7 @@ func (a *app) doctorEmbed(ctx context.Context, r *report, root string, cfg Confi
 	r.note("Embeddings", "%s is not installed; search is lexical only. For semantic search: `ollama pull %s`", want, want)
 }
 
-func (a *app) doctorWorkspace(ctx context.Context, r *report, root string, cfg Config) {
+func (a *app) doctorWorkspace(ctx context.Context, r *report, root string, cfg config.Config) {
 	kind := "directory"
 	if _, err := os.Stat(filepath.Join(root, ".git")); err == nil {
 		kind = "git repository"
@@ -318,7 +310,7 @@ func humanBytes(n int64) string {
 }
 
 // doctorTools reports the tool protocol a run would use, and why.
-func (a *app) doctorTools(ctx context.Context, r *report, cfg Config, info models.ModelInfo, prof models.Profile) {
+func (a *app) doctorTools(ctx context.Context, r *report, cfg config.Config, info models.ModelInfo, prof models.Profile) {
 	proto := models.ChooseToolProtocol(cfg.ToolMode, info, prof)
 	text, why := proto.Text, proto.Why
 	if !text && cfg.ToolMode == models.ToolModeAuto {

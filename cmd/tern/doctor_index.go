@@ -5,12 +5,13 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/rag"
 )
 
 // doctorIndex reports the workspace's search index: its size, its
 // embeddings and whether they match the configured model.
-func (a *app) doctorIndex(ctx context.Context, r *report, root string, cfg Config) {
+func (a *app) doctorIndex(ctx context.Context, r *report, root string, cfg config.Config) {
 	c := newCodeIndex(root, cfg)
 	if !c.Exists() {
 		r.note("Index", "not built; run `tern index` for tern search, search_code and RAG")
@@ -47,7 +48,7 @@ func (a *app) doctorIndex(ctx context.Context, r *report, root string, cfg Confi
 
 // indexVectors returns the embedding model of the workspace index's
 // vectors and how many it holds; 0 when there is no index or no vector.
-func indexVectors(ctx context.Context, root string, cfg Config) (model string, vectors int) {
+func indexVectors(ctx context.Context, root string, cfg config.Config) (model string, vectors int) {
 	c := newCodeIndex(root, cfg)
 	if !c.Exists() {
 		return "", 0

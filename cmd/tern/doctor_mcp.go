@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/cmd/tern/internal/headless"
 	"github.com/ternhq/tern/context/budget"
 	"github.com/ternhq/tern/tools"
@@ -13,7 +14,7 @@ import (
 // doctorMCP starts each enabled MCP server and reports its tools and what
 // their schemas cost in tokens, or why it did not start and how to fix it.
 // The servers are stopped again before it returns.
-func (a *app) doctorMCP(ctx context.Context, r *report, cfg Config, root string) {
+func (a *app) doctorMCP(ctx context.Context, r *report, cfg config.Config, root string) {
 	if len(cfg.MCP.Servers) == 0 {
 		r.note("MCP", "no servers configured; tier 3 offers fetch_url only ([mcp.servers.NAME] in .tern.toml adds servers)")
 		return

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/models/openai"
 	"github.com/ternhq/tern/rag"
 )
@@ -11,8 +12,8 @@ import (
 // doctorOpenAI checks an OpenAI-compatible server: what it says about
 // itself, the model, the window and where it came from, tool support and
 // usage reporting, and embeddings.
-func (a *app) doctorOpenAI(ctx context.Context, r *report, root string, cfg Config, addr string) error {
-	client, err := openai.New(addr, cfg.apiKey)
+func (a *app) doctorOpenAI(ctx context.Context, r *report, root string, cfg config.Config, addr string) error {
+	client, err := openai.New(addr, cfg.APIKey())
 	if err != nil {
 		r.bad("Server", "%v", err)
 		return exitCodeError{code: exitError}
@@ -24,7 +25,7 @@ func (a *app) doctorOpenAI(ctx context.Context, r *report, root string, cfg Conf
 		a.doctorMCP(ctx, r, cfg, root)
 		return exitCodeError{code: exitError}
 	}
-	b := &backend{kind: backendOpenAI, client: client, addr: addr}
+	b := &backend{kind: config.BackendOpenAI, client: client, addr: addr}
 	for _, m := range list {
 		b.installed = append(b.installed, modelInfo(m.ID))
 	}
@@ -99,7 +100,7 @@ func (a *app) doctorOpenAI(ctx context.Context, r *report, root string, cfg Conf
 	return nil
 }
 
-func (a *app) doctorEmbedOpenAI(ctx context.Context, r *report, cfg Config) {
+func (a *app) doctorEmbedOpenAI(ctx context.Context, r *report, cfg config.Config) {
 	server := newEmbedServer(cfg)
 	if server == nil {
 		r.note("Embeddings", "embed_base_url is not a valid address; search is lexical only")

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/models/ollama"
 	"github.com/ternhq/tern/models/openai"
@@ -23,9 +24,9 @@ type embedServer interface {
 // says, or nil when its address is not valid (which shows as "not
 // reachable"). With an OpenAI-compatible backend, embeddings come from
 // embed_base_url, else from the chat server itself.
-func newEmbedServer(cfg Config) embedServer {
-	if usesOpenAI(cfg) {
-		c, err := openai.New(cmp.Or(cfg.EmbedBaseURL, openaiAddr(cfg)), cfg.apiKey)
+func newEmbedServer(cfg config.Config) embedServer {
+	if cfg.UsesOpenAI() {
+		c, err := openai.New(cmp.Or(cfg.EmbedBaseURL, cfg.OpenAIAddr()), cfg.APIKey())
 		if err != nil {
 			return nil
 		}

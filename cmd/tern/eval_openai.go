@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/cmd/tern/internal/eval"
 	"github.com/ternhq/tern/models/ollamatest"
 	"github.com/ternhq/tern/models/openaitest"
@@ -22,7 +23,7 @@ type replayer interface {
 // replayServerFor is the fake server of a replay: Ollama, or llama-server
 // with --backend openai.
 func replayServerFor(backend string, t eval.Task) (replayer, string, error) {
-	if backend != backendOpenAI {
+	if backend != config.BackendOpenAI {
 		return replayServer(t)
 	}
 	m, err := ollamatest.Preset(t.Replay.Model)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/cmd/tern/internal/indexview"
 	"github.com/ternhq/tern/index"
 	"github.com/ternhq/tern/rag"
@@ -64,10 +65,10 @@ the next run completes (exit 130).`,
 
 // openCodeIndex finds the workspace and its code index with the flags'
 // embedding model.
-func (a *app) openCodeIndex(flags indexFlags) (*codeIndex, Config, error) {
+func (a *app) openCodeIndex(flags indexFlags) (*codeIndex, config.Config, error) {
 	root, err := a.workspaceRoot()
 	if err != nil {
-		return nil, Config{}, err
+		return nil, config.Config{}, err
 	}
 	cfg, err := a.config(root)
 	if err != nil {

@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 
 	"github.com/ternhq/tern/agent"
+	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/cmd/tern/internal/headless"
 	"github.com/ternhq/tern/tools"
 	"github.com/ternhq/tern/tools/mcp"
@@ -20,7 +20,7 @@ import (
 // reserved lists the names MCP tools may not take; it is called only when
 // servers are configured (building the whole tool set to learn them is a
 // noticeable part of start-up) and may be nil.
-func newMCPManager(cfg Config, ws *tools.Workspace, reserved func() []string, gate func(context.Context, mcp.ServerConfig) error) (*mcp.Manager, error) {
+func newMCPManager(cfg config.Config, ws *tools.Workspace, reserved func() []string, gate func(context.Context, mcp.ServerConfig) error) (*mcp.Manager, error) {
 	servers, err := cfg.MCP.List()
 	if err != nil || len(servers) == 0 {
 		return nil, err
@@ -36,9 +36,9 @@ func newMCPManager(cfg Config, ws *tools.Workspace, reserved func() []string, ga
 // dialog; headless, --yes allows it.
 func trustGate(root string, ap agent.Approver) func(context.Context, mcp.ServerConfig) error {
 	if ap == nil {
-		return mcp.ProjectGate(filepath.Join(root, ".tern.toml"), nil)
+		return mcp.ProjectGate(config.ProjectPath(root), nil)
 	}
-	return mcp.ProjectGate(filepath.Join(root, ".tern.toml"), func(ctx context.Context, sc mcp.ServerConfig) (bool, string, error) {
+	return mcp.ProjectGate(config.ProjectPath(root), func(ctx context.Context, sc mcp.ServerConfig) (bool, string, error) {
 		args, _ := json.Marshal(map[string]string{"server": sc.Name, "start": sc.Transport()})
 		d, err := ap.Approve(ctx, agent.Approval{
 			Tool: headless.ServerStart + sc.Name, Effect: tools.Executes, Args: args, Once: true,

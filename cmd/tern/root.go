@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,7 +15,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/spf13/cobra"
 
-	"github.com/ternhq/tern/models/ollama"
+	"github.com/ternhq/tern/cmd/tern/internal/config"
 )
 
 // Exit codes.
@@ -231,8 +230,8 @@ func (a *app) workspaceRoot() (string, error) {
 }
 
 // config loads the config files and applies the environment and flags.
-func (a *app) config(root string) (Config, error) {
-	cfg, _, err := loadConfig(root, a.getenv)
+func (a *app) config(root string) (config.Config, error) {
+	cfg, _, err := config.Load(root, a.getenv)
 	if err != nil {
 		return cfg, err
 	}
@@ -242,18 +241,13 @@ func (a *app) config(root string) (Config, error) {
 // overrideConfig applies the environment and the flags to cfg, made from
 // the config files, and says what of the project's file was ignored.
 // Each source is validated once, where it is read: the files by
-// checkConfig, the flags by checkFlags. What is left to check here is
+// config.Check, the flags by checkFlags. What is left to check here is
 // what only their combination can break: a tier above the tier cap.
-func (a *app) overrideConfig(cfg Config) (Config, error) {
-	for _, n := range cfg.notices {
+func (a *app) overrideConfig(cfg config.Config) (config.Config, error) {
+	for _, n := range cfg.Notices() {
 		fmt.Fprintln(a.stderr, "tern: "+n)
 	}
-	if v := a.getenv("TERN_MODEL"); v != "" {
-		cfg.Model = v
-	}
-	if v := ollama.EnvHost(a.getenv); v != "" && cfg.Host == "" {
-		cfg.Host = v
-	}
+	cfg.ApplyEnv(a.getenv)
 	flags := a.cmd.PersistentFlags()
 	set := func(name string, apply func()) {
 		if flags.Changed(name) {
@@ -261,9 +255,8 @@ func (a *app) overrideConfig(cfg Config) (Config, error) {
 		}
 	}
 	set("model", func() { cfg.Model = a.model })
-	set("host", func() { cfg.Host, cfg.hostFlag = a.host, true })
+	set("host", func() { cfg.SetHost(a.host) })
 	set("backend", func() { cfg.Backend = a.backend })
-	cfg.apiKey = cmp.Or(a.getenv("TERN_API_KEY"), a.getenv("OPENAI_API_KEY"))
 	set("ctx", func() { cfg.Ctx = a.ctxTokens })
 	set("vram", func() { cfg.VRAMGiB = a.vram })
 	set("max-turns", func() { cfg.MaxTurns = a.maxTurns })
@@ -274,7 +267,7 @@ func (a *app) overrideConfig(cfg Config) (Config, error) {
 	if flags.Changed("tier") && !flags.Changed("max-tier") && cfg.Tier > cfg.MaxTier {
 		cfg.MaxTier = cfg.Tier // asking for a tier raises a configured cap
 	}
-	if err := checkTiers(cfg, "--tier", "--max-tier"); err != nil {
+	if err := config.CheckTiers(cfg, "--tier", "--max-tier"); err != nil {
 		return cfg, err
 	}
 	return cfg, nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/ternhq/tern/agent"
+	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/context/budget"
 	"github.com/ternhq/tern/disclosure"
 	"github.com/ternhq/tern/models"
@@ -19,7 +20,7 @@ import (
 // the agent that drives them.
 type run struct {
 	root    string
-	cfg     Config
+	cfg     config.Config
 	back    *backend
 	store   *session.Store
 	sess    session.Session
@@ -76,7 +77,7 @@ func (a *app) startRun(ctx context.Context, o runOptions) (*run, error) {
 // session store and code index.
 type runEnv struct {
 	root    string
-	cfg     Config
+	cfg     config.Config
 	counter func() (*budget.Counter, error)
 	// store, when nil, is opened once the model server answers, and is
 	// the run's own (closed with it).

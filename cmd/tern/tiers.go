@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 
+	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/disclosure"
 	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/tools"
@@ -21,7 +22,7 @@ const (
 // toolOptions is what a session's tool set is built from.
 type toolOptions struct {
 	ws  *tools.Workspace
-	cfg Config
+	cfg config.Config
 	cp  *tools.Checkpoint
 	// search, when set, adds search_code to tier 0.
 	search tools.CodeSearcher

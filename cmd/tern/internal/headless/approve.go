@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/ternhq/tern/agent"
+	"github.com/ternhq/tern/cmd/tern/internal/words"
 	"github.com/ternhq/tern/tools"
 )
 
@@ -88,7 +89,7 @@ func (r *Refusals) summary() (int, string) {
 	if n == 0 {
 		return 0, ""
 	}
-	return n, orList(parts) + map[bool]string{true: " was", false: " were"}[n == 1]
+	return n, words.OrList(parts) + map[bool]string{true: " was", false: " were"}[n == 1]
 }
 
 // howToAllow says which flag allows what was refused.
@@ -105,9 +106,9 @@ func (r *Refusals) howToAllow() string {
 	case len(plain) == 0:
 		return "run with --yolo to allow destructive commands"
 	case r.byKind[destructiveKind] > 0:
-		return "run with --yes to allow " + orList(plain) + ", --yolo for destructive commands too"
+		return "run with --yes to allow " + words.OrList(plain) + ", --yolo for destructive commands too"
 	}
-	return "run with --yes to allow " + orList(plain)
+	return "run with --yes to allow " + words.OrList(plain)
 }
 
 // destructiveKind is what Refusals calls a destructive command.
@@ -118,12 +119,4 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
-}
-
-// orList writes "a, b, c or d".
-func orList(list []string) string {
-	if len(list) < 2 {
-		return strings.Join(list, "")
-	}
-	return strings.Join(list[:len(list)-1], ", ") + " or " + list[len(list)-1]
 }

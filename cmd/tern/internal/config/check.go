@@ -1,0 +1,169 @@
+package config
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/ternhq/tern/cmd/tern/internal/words"
+	"github.com/ternhq/tern/disclosure"
+)
+
+// Check checks the values of a config made from the files.
+func Check(cfg Config) error {
+	if err := CheckToolMode(cfg.ToolMode); err != nil {
+		return fmt.Errorf("tool_mode %w", err)
+	}
+	if err := CheckBackend(cfg.Backend); err != nil {
+		return fmt.Errorf("backend %w", err)
+	}
+	if err := CheckTiers(cfg, "tier", "max_tier"); err != nil {
+		return err
+	}
+	if err := checkValues(cfg, false); err != nil {
+		return err
+	}
+	if _, err := cfg.MCP.List(); err != nil {
+		return err
+	}
+	if !(cfg.ExploreShare >= 0.1 && cfg.ExploreShare <= 1) {
+		return fmt.Errorf("explore_share must be between 0.1 and 1 (a share of the context window), not %v", cfg.ExploreShare)
+	}
+	if cfg.ExploreTurns < 1 || cfg.ExploreTurns > 50 {
+		return fmt.Errorf("explore_turns must be between 1 and 50, not %d", cfg.ExploreTurns)
+	}
+	return nil
+}
+
+// CheckTiers checks the tier settings, naming them as the user wrote them.
+func CheckTiers(cfg Config, tierName, maxName string) error {
+	for _, v := range []struct {
+		name string
+		n    int
+	}{{tierName, cfg.Tier}, {maxName, cfg.MaxTier}} {
+		if !disclosure.Tier(v.n).Valid() {
+			return fmt.Errorf("%s must be 0 (read), 1 (edit), 2 (commands) or 3 (external), not %d", v.name, v.n)
+		}
+	}
+	if cfg.Tier > cfg.MaxTier {
+		return fmt.Errorf("%s %d is above %s %d", tierName, cfg.Tier, maxName, cfg.MaxTier)
+	}
+	return nil
+}
+
+// The backends: Ollama's native API, or an OpenAI-compatible server
+// (llama.cpp's llama-server, LM Studio, vLLM); auto asks the address.
+const (
+	BackendAuto   = "auto"
+	BackendOllama = "ollama"
+	BackendOpenAI = "openai"
+)
+
+// Backends are the values of --backend and backend.
+var Backends = []string{BackendAuto, BackendOllama, BackendOpenAI}
+
+// CheckBackend checks a backend setting; the error reads after its name.
+func CheckBackend(b string) error {
+	switch b {
+	case BackendAuto, BackendOllama, BackendOpenAI:
+		return nil
+	}
+	return fmt.Errorf("must be auto, ollama or openai, not %q", b)
+}
+
+// ToolModes are the values of --tool-mode and tool_mode.
+var ToolModes = []string{"auto", "native", "text", "constrained"}
+
+// CheckToolMode checks a tool-mode setting; the error reads after its
+// name, with the mode it was probably meant as.
+func CheckToolMode(mode string) error {
+	if slices.Contains(ToolModes, mode) {
+		return nil
+	}
+	return fmt.Errorf("must be %s, not %q%s", words.OrList(ToolModes), mode, words.DidYouMean(mode, ToolModes))
+}
+
+// Range is an allowed range of one numeric setting.
+type Range struct {
+	Key      string // as written in the config file
+	Flag     string // the flag that sets it, if any
+	Min, Max float64
+	Why      string
+}
+
+// Limits of the numeric settings. The upper bounds are far beyond any real
+// machine; they catch typos (an extra digit) and values that would make
+// tern plan absurd buffers.
+var (
+	CtxRange       = Range{"ctx", "--ctx", 1024, 1 << 21, "tokens; the context window"}
+	VRAMRange      = Range{"vram", "--vram", 0.25, 4096, "GiB of GPU memory"}
+	MaxTurnsRange  = Range{"max_turns", "--max-turns", 1, 10000, "model requests per prompt"}
+	thinkRange     = Range{"think_budget", "", 0, 1 << 20, "tokens of thinking per reply; 0 means half the reply reserve"}
+	temperatureRng = Range{"temperature", "", 0, 5, "the sampling temperature"}
+	keepAliveMax   = 365 * 24.0 // hours
+)
+
+// Check reports v outside r, naming the setting as the user wrote it:
+// as its flag when byFlag.
+func (r Range) Check(v float64, byFlag bool) error {
+	if v >= r.Min && v <= r.Max { // false for NaN
+		return nil
+	}
+	name := r.Key
+	if byFlag && r.Flag != "" {
+		name = r.Flag
+	}
+	return fmt.Errorf("%s must be between %s and %s (%s), not %s", name, num(r.Min), num(r.Max), r.Why, num(v))
+}
+
+// num writes v in full, never in exponent form.
+func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// checkValues checks the numeric settings of cfg. byFlag names them as
+// flags, for the check after the flags are applied.
+func checkValues(cfg Config, byFlag bool) error {
+	if cfg.Ctx != 0 { // 0: planned from the VRAM budget
+		if err := CtxRange.Check(float64(cfg.Ctx), byFlag); err != nil {
+			return err
+		}
+	}
+	if err := VRAMRange.Check(cfg.VRAMGiB, byFlag); err != nil {
+		return err
+	}
+	if err := MaxTurnsRange.Check(float64(cfg.MaxTurns), byFlag); err != nil {
+		return err
+	}
+	if err := thinkRange.Check(float64(cfg.ThinkBudget), byFlag); err != nil {
+		return err
+	}
+	if cfg.Temperature != nil {
+		if err := temperatureRng.Check(*cfg.Temperature, byFlag); err != nil {
+			return err
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(cfg.Profiles)) {
+		if t := cfg.Profiles[name].Temperature; t != nil {
+			if err := temperatureRng.Check(*t, false); err != nil {
+				return fmt.Errorf("profiles.%s: %w", name, err)
+			}
+		}
+	}
+	if h := cfg.KeepAlive.Hours(); h > keepAliveMax {
+		return fmt.Errorf("keep_alive must be at most a year, not %v", cfg.KeepAlive.Duration)
+	}
+	for _, v := range []struct {
+		key      string
+		v, lo, h float64
+		why      string
+	}{
+		{"compact_threshold", cfg.CompactThreshold, 0.2, 1, "a share of the context window"},
+		{"rag_share", cfg.RAGShare, 0.05, 0.5, "a share of the context window"},
+	} {
+		if !(v.v >= v.lo && v.v <= v.h) || math.IsNaN(v.v) {
+			return fmt.Errorf("%s must be between %v and %v (%s), not %v", v.key, v.lo, v.h, v.why, v.v)
+		}
+	}
+	return nil
+}
