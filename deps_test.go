@@ -46,6 +46,8 @@ var allowed = map[string][]string{
 	"cmd/tern/internal/backend": {"cmd/tern/internal/config", "models", "models/ollama", "models/openai", "rag"},
 	// tern ask's front end: renders agent events, answers approvals by policy.
 	"cmd/tern/internal/headless": {"agent", "tools", "cmd/tern/internal/words"},
+	// What tern index and tern search print: progress, summary, hits.
+	"cmd/tern/internal/indexview": {"index", "rag"},
 }
 
 func TestImportDirection(t *testing.T) {

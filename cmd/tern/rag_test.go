@@ -1,18 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ollama/ollama/api"
 
 	"github.com/ternhq/tern/context/budget"
-	"github.com/ternhq/tern/index"
 	"github.com/ternhq/tern/models/ollamatest"
 )
 
@@ -140,36 +137,5 @@ func TestRAGThroughAsk(t *testing.T) {
 	}
 	if code, _, errOut := f.tern(t.Context(), "ask", "x"); code != 1 || !strings.Contains(errOut, "rag_share must be between 0.05 and 0.5") {
 		t.Errorf("rag_share = 0.9: exit %d: %s", code, errOut)
-	}
-}
-
-func TestProgressView(t *testing.T) {
-	t.Parallel()
-	var plain bytes.Buffer
-	v := newProgressView(&plain, false, "m")
-	for _, p := range []index.Progress{{Phase: index.PhaseChunk, Changed: 10, Done: 5}, {Phase: index.PhaseDone}} {
-		v.update(p)
-	}
-	v.finish()
-	if plain.Len() != 0 {
-		t.Errorf("a short run off a terminal printed progress:\n%s", plain.String())
-	}
-	v.last = time.Now().Add(-plainEvery)
-	v.update(index.Progress{Phase: index.PhaseEmbed, ToEmbed: 100, Embedded: 40, Elapsed: 12 * time.Second})
-	if got := plain.String(); got != "tern: index: embedding with m: 40/100 chunks, 12s\n" {
-		t.Errorf("a long run off a terminal printed %q", got)
-	}
-
-	var tty bytes.Buffer
-	v = newProgressView(&tty, true, "nomic-embed-text")
-	v.update(index.Progress{Phase: index.PhaseScan, Seen: 3})
-	v.update(index.Progress{Phase: index.PhaseChunk, Changed: 10, Done: 4, Chunks: 17})
-	v.update(index.Progress{Phase: index.PhaseEmbed, ToEmbed: 17, Embedded: 8})
-	v.update(index.Progress{Phase: index.PhaseDone})
-	v.finish()
-	for _, want := range []string{"indexing · 17 chunks", "/10, ", "files", "embedding with nomic-embed-text", "/17, ", "chunks/"} {
-		if !strings.Contains(tty.String(), want) {
-			t.Errorf("the terminal bar lacks %q:\n%q", want, tty.String())
-		}
 	}
 }
