@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-
 	"github.com/ternhq/tern/cmd/tern/internal/backend"
 	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/models"
