@@ -42,6 +42,8 @@ var allowed = map[string][]string{
 	// tern's configuration: the settings it holds are those packages'.
 	"cmd/tern/internal/config": {"agent", "disclosure", "models", "models/ollama", "tools/mcp", "cmd/tern/internal/words"},
 	"cmd/tern/internal/words":  {}, // wording of messages; nothing of tern
+	// The model server a run talks to, and the wording of its errors.
+	"cmd/tern/internal/backend": {"cmd/tern/internal/config", "models", "models/ollama", "models/openai", "rag"},
 	// tern ask's front end: renders agent events, answers approvals by policy.
 	"cmd/tern/internal/headless": {"agent", "tools", "cmd/tern/internal/words"},
 	// What tern index and tern search print: progress, summary, hits.

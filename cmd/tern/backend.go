@@ -7,17 +7,16 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ollama/ollama/api"
-
+	"github.com/ternhq/tern/cmd/tern/internal/backend"
 	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/models/ollama"
 	"github.com/ternhq/tern/models/openai"
 )
 
-// backend is a reachable model server (Ollama, or an OpenAI-compatible
+// connection is a reachable model server (Ollama, or an OpenAI-compatible
 // server) with the model chosen for this run.
-type backend struct {
+type connection struct {
 	// kind is config.BackendOllama or config.BackendOpenAI; addr is the address asked.
 	kind      string
 	addr      string
@@ -41,17 +40,17 @@ type backend struct {
 }
 
 // explain words err for the user, as the backend's errors need.
-func (b *backend) explain(err error) error {
+func (b *connection) explain(err error) error {
 	if b.kind == config.BackendOpenAI {
-		return explainOpenAI(err, b.client.Host(), b.info.Name, b.installed)
+		return backend.ExplainOpenAI(err, b.client.Host(), b.info.Name, b.installed)
 	}
-	return explain(err, b.client.Host(), b.info.Name, b.installed)
+	return backend.Explain(err, b.client.Host(), b.info.Name, b.installed)
 }
 
 // resolved returns cfg naming the backend this run resolved to, so that
 // what is opened after (the code index's embeddings) talks to the same
 // server.
-func (b *backend) resolved(cfg config.Config) config.Config {
+func (b *connection) resolved(cfg config.Config) config.Config {
 	if b.kind == config.BackendOpenAI {
 		return cfg.WithOpenAI(b.addr)
 	}
@@ -60,8 +59,8 @@ func (b *backend) resolved(cfg config.Config) config.Config {
 
 // connect reaches Ollama, chooses the model and plans the context window.
 // Its errors are written for the user: they say what to run to fix things.
-func (a *app) connect(ctx context.Context, cfg config.Config) (*backend, error) {
-	kind, addr, err := a.resolveBackend(ctx, cfg)
+func (a *app) connect(ctx context.Context, cfg config.Config) (*connection, error) {
+	kind, addr, err := backend.Resolve(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -82,16 +81,16 @@ func (a *app) connect(ctx context.Context, cfg config.Config) (*backend, error) 
 		return nil, fmt.Errorf("the server at %s is not Ollama (it does not answer /api/tags): for llama-server, LM Studio or vLLM pass --backend openai", client.Host())
 	}
 	if err != nil {
-		return nil, explain(err, client.Host(), "", nil)
+		return nil, backend.Explain(err, client.Host(), "", nil)
 	}
-	b := &backend{kind: config.BackendOllama, addr: addr, client: client, installed: installed}
+	b := &connection{kind: config.BackendOllama, addr: addr, client: client, installed: installed}
 	name, why, err := models.ChooseModel(ctx, cfg.Model, installed, client.Show)
 	if err != nil {
-		return nil, explain(err, client.Host(), cfg.Model, installed)
+		return nil, backend.Explain(err, client.Host(), cfg.Model, installed)
 	}
 	info, err := client.Show(ctx, name)
 	if err != nil {
-		return nil, explain(err, client.Host(), name, installed)
+		return nil, backend.Explain(err, client.Host(), name, installed)
 	}
 	if info.SizeBytes == 0 {
 		if i := slices.IndexFunc(installed, func(m models.ModelInfo) bool { return m.Name == name }); i >= 0 {
@@ -120,42 +119,9 @@ func (a *app) vramBytes(ctx context.Context, cfg config.Config) int64 {
 	return int64(cfg.VRAMGiB * (1 << 30))
 }
 
-// explain turns a backend error into one the user can act on.
-func explain(err error, host, model string, installed []models.ModelInfo) error {
-	switch {
-	case errors.Is(err, context.Canceled):
-		return err
-	case errors.Is(err, models.ErrUnreachable):
-		return fmt.Errorf("cannot reach Ollama at %s: start it with `ollama serve` (or open the Ollama app), or point --host / OLLAMA_HOST at a running server", host)
-	case errors.Is(err, models.ErrNoChatModel):
-		return fmt.Errorf("no chat model is installed in Ollama at %s: run `ollama pull qwen3:8b` (or another model with tool support)", host)
-	case errors.Is(err, models.ErrModelNotFound):
-		names := make([]string, len(installed))
-		for i, m := range installed {
-			names[i] = m.Name
-		}
-		have := "none"
-		if len(names) > 0 {
-			have = strings.Join(names, ", ")
-		}
-		return fmt.Errorf("model %q is not installed: run `ollama pull %s` (installed: %s)", model, model, have)
-	case errors.Is(err, models.ErrBusy):
-		return fmt.Errorf("%w: Ollama at %s is serving other requests; run again when it is free, or let it take more (OLLAMA_NUM_PARALLEL, OLLAMA_MAX_QUEUE where Ollama runs)", err, host)
-	case errors.Is(err, models.ErrRunnerCrashed):
-		return fmt.Errorf("%w. %s", err, serverLogHint+"; a model that does not fit crashes so: try a smaller --ctx or model, or pull the model again if its file is damaged")
-	case errors.Is(err, models.ErrIncomplete):
-		return fmt.Errorf("%w: Ollama closed the connection before the reply was complete; run again (tern ask --resume continues the session). %s", err, serverLogHint)
-	}
-	var se api.StatusError
-	if errors.As(err, &se) && se.StatusCode >= 500 {
-		return fmt.Errorf("%w: an error inside Ollama, not tern's. %s; `tern doctor` checks the model and its window", err, serverLogHint)
-	}
-	return err
-}
-
 // hint is what explain adds to err, for the TUI, which shows the error
 // itself already; "" when it adds nothing.
-func (b *backend) hint(err error) string {
+func (b *connection) hint(err error) string {
 	full := b.explain(err).Error()
 	if rest, ok := strings.CutPrefix(full, err.Error()); ok {
 		return strings.TrimLeft(rest, ":. ")
@@ -165,6 +131,3 @@ func (b *backend) hint(err error) string {
 	}
 	return full
 }
-
-// serverLogHint says where Ollama explains its failures.
-const serverLogHint = "Ollama's server log says why (`journalctl -u ollama` on Linux, ~/.ollama/logs/server.log on macOS, or the terminal running `ollama serve`)"

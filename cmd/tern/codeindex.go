@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/ternhq/tern/agent"
+	"github.com/ternhq/tern/cmd/tern/internal/backend"
 	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/rag"
 	"github.com/ternhq/tern/tools"
@@ -18,7 +19,7 @@ type codeIndex struct {
 	// client reaches the server for embeddings; nil when the address is
 	// not valid. want is the configured embedding model; noEmbed turns
 	// embeddings off.
-	client  embedServer
+	client  backend.EmbedServer
 	want    rag.EmbedModel
 	noEmbed bool
 	// onWait, when set, hears that another process is updating the
@@ -30,10 +31,10 @@ type codeIndex struct {
 // newCodeIndex returns the index of the workspace at root, as cfg
 // configures it.
 func newCodeIndex(root string, cfg config.Config) *codeIndex {
-	c := &codeIndex{client: newEmbedServer(cfg), want: rag.NewEmbedModel(cfg.EmbedModel)}
+	c := &codeIndex{client: backend.NewEmbedServer(cfg), want: rag.NewEmbedModel(cfg.EmbedModel)}
 	var emb rag.Embedder
 	if c.client != nil {
-		emb = embedder{client: c.client, query: true}
+		emb = backend.Embedder{Client: c.client, Query: true}
 	}
 	c.Workspace = rag.NewWorkspace(root, emb, c.want.Key())
 	return c

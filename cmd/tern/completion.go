@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ternhq/tern/cmd/tern/internal/backend"
 	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/cmd/tern/internal/eval"
 	"github.com/ternhq/tern/models/ollama"
@@ -77,7 +78,7 @@ func (a *app) completeModels(cmd *cobra.Command, args []string, toComplete strin
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	kind, addr, err := a.resolveBackend(ctx, cfg)
+	kind, addr, err := backend.Resolve(ctx, cfg)
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}

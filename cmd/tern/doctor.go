@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ternhq/tern/agent"
+	"github.com/ternhq/tern/cmd/tern/internal/backend"
 	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/models/ollama"
@@ -79,7 +80,7 @@ func (a *app) doctor(ctx context.Context) error {
 		return err
 	}
 
-	kind, addr, err := a.resolveBackend(ctx, cfg)
+	kind, addr, err := backend.Resolve(ctx, cfg)
 	if err != nil {
 		r.bad("Backend", "%v", err)
 		return exitCodeError{code: exitError}
@@ -188,7 +189,7 @@ func (a *app) doctorModel(ctx context.Context, r *report, client *ollama.Client,
 	}
 	name, why, err := models.ChooseModel(ctx, cfg.Model, installed, show)
 	if err != nil {
-		r.bad("Chat model", "%v", explain(err, client.Host(), cfg.Model, installed))
+		r.bad("Chat model", "%v", backend.Explain(err, client.Host(), cfg.Model, installed))
 		return
 	}
 	info := infos[name]

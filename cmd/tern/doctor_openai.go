@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/ternhq/tern/cmd/tern/internal/backend"
 	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/models/openai"
 	"github.com/ternhq/tern/rag"
@@ -20,25 +21,25 @@ func (a *app) doctorOpenAI(ctx context.Context, r *report, root string, cfg conf
 	}
 	list, err := client.Models(ctx)
 	if err != nil {
-		r.bad("Server", "%v", explainOpenAI(err, client.Host(), "", nil))
+		r.bad("Server", "%v", backend.ExplainOpenAI(err, client.Host(), "", nil))
 		a.doctorWorkspace(ctx, r, root, cfg)
 		a.doctorMCP(ctx, r, cfg, root)
 		return exitCodeError{code: exitError}
 	}
-	b := &backend{kind: config.BackendOpenAI, client: client, addr: addr}
+	b := &connection{kind: config.BackendOpenAI, client: client, addr: addr}
 	for _, m := range list {
-		b.installed = append(b.installed, modelInfo(m.ID))
+		b.installed = append(b.installed, backend.ServedModel(m.ID))
 	}
 	name, why, err := openai.ChooseModel(cfg.Model, list)
 	if err != nil {
 		r.ok("Server", "%s (OpenAI-compatible API)", client.Host())
-		r.bad("Chat model", "%v", explainOpenAI(err, client.Host(), cfg.Model, b.installed))
+		r.bad("Chat model", "%v", backend.ExplainOpenAI(err, client.Host(), cfg.Model, b.installed))
 		a.doctorWorkspace(ctx, r, root, cfg)
 		return exitCodeError{code: exitError}
 	}
 	srv, err := client.Describe(ctx, name)
 	if err != nil {
-		r.bad("Server", "%v", explainOpenAI(err, client.Host(), name, b.installed))
+		r.bad("Server", "%v", backend.ExplainOpenAI(err, client.Host(), name, b.installed))
 		return exitCodeError{code: exitError}
 	}
 	r.ok("Server", "%s at %s (OpenAI-compatible API)", srv, client.Host())
@@ -57,7 +58,7 @@ func (a *app) doctorOpenAI(ctx context.Context, r *report, root string, cfg conf
 	if srv.Kind == openai.LMStudio && !srv.Loaded {
 		r.note("Loaded", "LM Studio has not loaded %s; it loads on the first request with its default context length", name)
 	}
-	plan, err := servedWindow(srv, cfg.Ctx, client.Host())
+	plan, err := backend.ServedWindow(srv, cfg.Ctx, client.Host())
 	if err != nil {
 		r.bad("Context", "%v", err)
 	} else {
@@ -72,12 +73,12 @@ func (a *app) doctorOpenAI(ctx context.Context, r *report, root string, cfg conf
 	ts, err := client.ProbeTools(ctx, name)
 	switch {
 	case err != nil:
-		r.bad("Tools", "a one-token test request failed: %v", explainOpenAI(err, client.Host(), name, b.installed))
+		r.bad("Tools", "a one-token test request failed: %v", backend.ExplainOpenAI(err, client.Host(), name, b.installed))
 	case ts.Native:
 		r.ok("Tools", "the server takes native tool calls (tern still repairs calls written as text)")
 	default:
 		r.note("Tools", "the server refused tools (%q): tern uses the text tool protocol", ts.Why)
-		r.detail("%s", toolsFix(srv.Kind))
+		r.detail("%s", backend.ToolsFix(srv.Kind))
 	}
 	if err == nil {
 		if ts.Usage {
@@ -86,7 +87,7 @@ func (a *app) doctorOpenAI(ctx context.Context, r *report, root string, cfg conf
 			r.note("Usage", "the server reports no token usage: counts are tern's estimate")
 		}
 	}
-	if prof, err := profileFor(modelInfo(name), cfg); err != nil {
+	if prof, err := profileFor(backend.ServedModel(name), cfg); err != nil {
 		r.bad("Profile", "%v", err)
 	} else {
 		r.ok("Profile", "%s", prof)
@@ -101,13 +102,13 @@ func (a *app) doctorOpenAI(ctx context.Context, r *report, root string, cfg conf
 }
 
 func (a *app) doctorEmbedOpenAI(ctx context.Context, r *report, cfg config.Config) {
-	server := newEmbedServer(cfg)
+	server := backend.NewEmbedServer(cfg)
 	if server == nil {
 		r.note("Embeddings", "embed_base_url is not a valid address; search is lexical only")
 		return
 	}
 	m := rag.NewEmbedModel(cfg.EmbedModel)
-	if why := checkEmbed(ctx, server, m); why != "" {
+	if why := backend.CheckEmbed(ctx, server, m); why != "" {
 		r.note("Embeddings", "%s; search is lexical only", why)
 		return
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ternhq/tern/cmd/tern/internal/backend"
 	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/cmd/tern/internal/indexview"
 	"github.com/ternhq/tern/index"
@@ -115,12 +116,12 @@ func (a *app) index(ctx context.Context, o *indexOptions) error {
 	view := indexview.NewProgress(a.stderr, isTerminal(a.stderr), plan.model.Key())
 	st, err := c.update(ctx, ix, plan, view.Update)
 	view.Finish()
-	var ee embedError
+	var ee backend.EmbedError
 	switch {
 	case errors.Is(err, context.Canceled):
 		return exitCodeError{code: exitCanceled, err: errors.New("interrupted; the index is consistent: run tern index again to finish")}
 	case errors.As(err, &ee):
-		fmt.Fprintf(a.stderr, "tern: embedding stopped: %s; the code read so far is indexed, and tern index adds the missing embeddings when run again\n", ee.msg)
+		fmt.Fprintf(a.stderr, "tern: embedding stopped: %s; the code read so far is indexed, and tern index adds the missing embeddings when run again\n", ee.Error())
 	case err != nil:
 		return rag.IndexProblem(err)
 	}
@@ -160,7 +161,7 @@ func (c *codeIndex) plan(ctx context.Context, ix *index.Index) (indexPlan, error
 	if c.noEmbed {
 		return indexPlan{}, nil
 	}
-	if why := checkEmbed(ctx, c.client, c.want); why != "" {
+	if why := backend.CheckEmbed(ctx, c.client, c.want); why != "" {
 		if ctx.Err() != nil {
 			return indexPlan{}, ctx.Err()
 		}
@@ -181,7 +182,7 @@ func (c *codeIndex) plan(ctx context.Context, ix *index.Index) (indexPlan, error
 func (c *codeIndex) update(ctx context.Context, ix *index.Index, p indexPlan, progress func(index.Progress)) (index.Stats, error) {
 	opts := index.Options{Progress: progress, OnWait: c.onWait}
 	if p.model.Name != "" {
-		opts.Embedder, opts.Model = embedder{client: c.client}, p.model.Key()
+		opts.Embedder, opts.Model = backend.Embedder{Client: c.client}, p.model.Key()
 	}
 	return ix.Update(ctx, opts)
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/ternhq/tern/context/budget"
-	"github.com/ternhq/tern/models/ollama"
 	"github.com/ternhq/tern/models/ollamatest"
 )
 
@@ -138,37 +137,5 @@ func TestRAGThroughAsk(t *testing.T) {
 	}
 	if code, _, errOut := f.tern(t.Context(), "ask", "x"); code != 1 || !strings.Contains(errOut, "rag_share must be between 0.05 and 0.5") {
 		t.Errorf("rag_share = 0.9: exit %d: %s", code, errOut)
-	}
-}
-
-func TestEmbedderAddsTaskPrefixes(t *testing.T) {
-	t.Parallel()
-	srv := ollamatest.New(t, ollamatest.WithModels(ollamatest.NomicEmbed(), allMiniLM()))
-	client, err := ollama.New(srv.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tt := range []struct {
-		key    string
-		query  bool
-		prefix string
-		dims   int
-	}{
-		{"nomic-embed-text (task prefixes)", false, "search_document: ", 768},
-		{"nomic-embed-text (task prefixes)", true, "search_query: ", 768},
-		{"all-minilm", true, "", 384},
-	} {
-		vecs, err := embedder{client: client, query: tt.query}.Embed(t.Context(), tt.key, []string{"func Total"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := ollamatest.Embedding(tt.prefix+"func Total", tt.dims)
-		if !slices.Equal(vecs[0], want) {
-			t.Errorf("%s (query %v): the text was not sent as %q", tt.key, tt.query, tt.prefix+"func Total")
-		}
-	}
-	_, err = embedder{client: client}.Embed(t.Context(), "mxbai-embed-large (task prefixes)", []string{"x"})
-	if err == nil || err.Error() != "embedding model mxbai-embed-large is not installed (run `ollama pull mxbai-embed-large`)" {
-		t.Errorf("missing model: %v", err)
 	}
 }

@@ -21,7 +21,7 @@ import (
 type run struct {
 	root    string
 	cfg     config.Config
-	back    *backend
+	back    *connection
 	store   *session.Store
 	sess    session.Session
 	resumed bool

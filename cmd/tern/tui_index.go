@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/ternhq/tern/agent"
+	"github.com/ternhq/tern/cmd/tern/internal/backend"
 	"github.com/ternhq/tern/cmd/tern/internal/indexview"
 	"github.com/ternhq/tern/index"
 	"github.com/ternhq/tern/rag"
@@ -63,13 +64,13 @@ func (x tuiIndexer) Index(ctx context.Context, progress func(tui.IndexProgress))
 			progress(tui.IndexProgress{Done: p.Embedded, Total: p.ToEmbed, Path: "embedding chunks with " + model})
 		}
 	})
-	var ee embedError
+	var ee backend.EmbedError
 	var notes []string
 	switch {
 	case ctx.Err() != nil:
 		return "", errors.New("stopped; the index is consistent: /index again finishes it")
 	case errors.As(err, &ee):
-		notes = append(notes, "embedding stopped: "+ee.msg+"; /index again adds the missing embeddings")
+		notes = append(notes, "embedding stopped: "+ee.Error()+"; /index again adds the missing embeddings")
 	case err != nil:
 		return "", rag.IndexProblem(err)
 	}
