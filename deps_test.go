@@ -52,6 +52,8 @@ var allowed = map[string][]string{
 	"cmd/tern/internal/headless": {"agent", "tools", "cmd/tern/internal/words"},
 	// What tern index and tern search print: progress, summary, hits.
 	"cmd/tern/internal/indexview": {"index", "rag"},
+	// tern prompt's report of the first request and its token costs.
+	"cmd/tern/internal/promptview": {"models", "tools", "disclosure"},
 }
 
 func TestImportDirection(t *testing.T) {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/disclosure"
-	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/tools"
 )
 
@@ -131,13 +130,4 @@ func unavailable(err error) string {
 		return "git is not installed"
 	}
 	return err.Error()
-}
-
-// specsOf returns the specifications of ts.
-func specsOf(ts []tools.Tool) []models.ToolSpec {
-	specs := make([]models.ToolSpec, len(ts))
-	for i, t := range ts {
-		specs[i] = t.Spec()
-	}
-	return specs
 }
