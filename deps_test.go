@@ -44,7 +44,11 @@ var allowed = map[string][]string{
 	"cmd/tern/internal/config": {"agent", "disclosure", "models", "models/ollama", "tools/mcp", "cmd/tern/internal/words"},
 	"cmd/tern/internal/words":  {}, // wording of messages; nothing of tern
 	// The model server a run talks to, and the wording of its errors.
-	"cmd/tern/internal/backend": {"cmd/tern/internal/config", "models", "models/ollama", "models/openai", "rag"},
+	"cmd/tern/internal/backend": {"cmd/tern/internal/config", "models", "models/ollama", "models/openai", "prompts", "rag"},
+	// tern doctor checks what a run would use, so it reads every part of
+	// it, but starts no session and builds no agent.
+	"cmd/tern/internal/doctor": {"agent", "cmd/tern/internal/backend", "cmd/tern/internal/config", "cmd/tern/internal/words",
+		"context/budget", "models", "models/ollama", "models/openai", "prompts", "rag", "session", "statedir", "tools", "tools/mcp"},
 	// tern ask's front end: renders agent events, answers approvals by policy.
 	"cmd/tern/internal/headless": {"agent", "tools", "cmd/tern/internal/words"},
 	// What tern index and tern search print: progress, summary, hits.

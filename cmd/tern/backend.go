@@ -100,7 +100,7 @@ func (a *app) connect(ctx context.Context, cfg config.Config) (*connection, erro
 	b.info, b.why = info, why
 	b.vram = a.vramBytes(ctx, cfg)
 	b.plan = ollama.PlanContext(info, b.vram, cfg.Ctx)
-	if b.profile, err = profileFor(info, cfg); err != nil {
+	if b.profile, err = backend.Profile(info, cfg); err != nil {
 		return nil, err
 	}
 	b.proto = models.ChooseToolProtocol(cfg.ToolMode, info, b.profile)

@@ -60,7 +60,7 @@ func (a *app) connectOpenAI(ctx context.Context, cfg config.Config, addr string)
 	if ts.Native {
 		b.info.Capabilities = append(b.info.Capabilities, models.CapTools)
 	}
-	if b.profile, err = profileFor(b.info, cfg); err != nil {
+	if b.profile, err = backend.Profile(b.info, cfg); err != nil {
 		return nil, err
 	}
 	// Constrained, the schema goes as response_format, which llama-server,

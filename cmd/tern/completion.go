@@ -13,6 +13,7 @@ import (
 	"github.com/ternhq/tern/cmd/tern/internal/backend"
 	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/cmd/tern/internal/eval"
+	"github.com/ternhq/tern/cmd/tern/internal/words"
 	"github.com/ternhq/tern/models/ollama"
 	"github.com/ternhq/tern/models/openai"
 	"github.com/ternhq/tern/session"
@@ -102,7 +103,7 @@ func (a *app) completeModels(cmd *cobra.Command, args []string, toComplete strin
 	list, _ := c.List(ctx)
 	for _, m := range list {
 		if strings.HasPrefix(m.Name, toComplete) {
-			out = append(out, cobra.CompletionWithDesc(m.Name, strings.TrimSpace(m.Family+" "+m.ParameterSize+" "+humanBytes(m.SizeBytes))))
+			out = append(out, cobra.CompletionWithDesc(m.Name, strings.TrimSpace(m.Family+" "+m.ParameterSize+" "+words.Bytes(m.SizeBytes))))
 		}
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/ternhq/tern/agent"
+	"github.com/ternhq/tern/cmd/tern/internal/backend"
 	"github.com/ternhq/tern/context/budget"
 	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/models/ollama"
@@ -58,7 +59,7 @@ func (r *run) subagentModel(ctx context.Context, name string, cfg *agent.Explore
 	if i := slices.IndexFunc(r.back.installed, func(m models.ModelInfo) bool { return m.Name == info.Name }); i >= 0 && info.SizeBytes == 0 {
 		info.SizeBytes = r.back.installed[i].SizeBytes
 	}
-	prof, err := profileFor(info, r.cfg)
+	prof, err := backend.Profile(info, r.cfg)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ternhq/tern/cmd/tern/internal/backend"
 	"github.com/ternhq/tern/cmd/tern/internal/promptview"
 	"github.com/ternhq/tern/context/budget"
 	"github.com/ternhq/tern/models"
@@ -69,7 +70,7 @@ func (a *app) prompt(ctx context.Context, po *promptOptions) error {
 			return ctx.Err()
 		}
 		var perr error
-		if prof, perr = profileFor(models.ModelInfo{Name: cfg.Model, Family: models.FamilyOfName(cfg.Model)}, cfg); perr != nil {
+		if prof, perr = backend.Profile(models.ModelInfo{Name: cfg.Model, Family: models.FamilyOfName(cfg.Model)}, cfg); perr != nil {
 			return perr
 		}
 		if model == "" {

@@ -1,6 +1,7 @@
 // Package words holds the wording tern's messages to the user share: a
-// list written "a, b or c", and the known name a mistyped one was
-// probably meant as ("did you mean"), for flags, config keys and values.
+// list written "a, b or c", a size in bytes for people, and the known
+// name a mistyped one was probably meant as ("did you mean"), for flags,
+// config keys and values.
 //
 // It imports nothing of tern.
 package words
@@ -72,4 +73,17 @@ func editDistance(a, b string) int {
 		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(y)]
+}
+
+// Bytes writes a size for people: "4.9 GB", "274 MB", "12 KB", "512 B".
+func Bytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.0f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.0f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
 }

@@ -57,3 +57,17 @@ func TestEditDistance(t *testing.T) {
 		}
 	}
 }
+
+func TestBytes(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		n    int64
+		want string
+	}{
+		{0, "0 B"}, {1023, "1023 B"}, {1024, "1 KB"}, {274 << 20, "274 MB"}, {5_200_000_000, "4.8 GB"},
+	} {
+		if got := Bytes(tt.n); got != tt.want {
+			t.Errorf("Bytes(%d) = %q, want %q", tt.n, got, tt.want)
+		}
+	}
+}

@@ -1,4 +1,4 @@
-package main
+package doctor
 
 import (
 	"context"
@@ -6,41 +6,44 @@ import (
 
 	"github.com/ternhq/tern/cmd/tern/internal/backend"
 	"github.com/ternhq/tern/cmd/tern/internal/config"
+	"github.com/ternhq/tern/cmd/tern/internal/words"
+	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/models/openai"
 	"github.com/ternhq/tern/rag"
 )
 
-// doctorOpenAI checks an OpenAI-compatible server: what it says about
+// openAI checks an OpenAI-compatible server: what it says about
 // itself, the model, the window and where it came from, tool support and
 // usage reporting, and embeddings.
-func (a *app) doctorOpenAI(ctx context.Context, r *report, root string, cfg config.Config, addr string) error {
+func (d *doctor) openAI(ctx context.Context, cfg config.Config, addr string) error {
+	r := d.r
 	client, err := openai.New(addr, cfg.APIKey())
 	if err != nil {
 		r.bad("Server", "%v", err)
-		return exitCodeError{code: exitError}
+		return ErrProblems
 	}
 	list, err := client.Models(ctx)
 	if err != nil {
 		r.bad("Server", "%v", backend.ExplainOpenAI(err, client.Host(), "", nil))
-		a.doctorWorkspace(ctx, r, root, cfg)
-		a.doctorMCP(ctx, r, cfg, root)
-		return exitCodeError{code: exitError}
+		d.workspace(ctx, cfg)
+		d.mcp(ctx, cfg)
+		return ErrProblems
 	}
-	b := &connection{kind: config.BackendOpenAI, client: client, addr: addr}
+	var served []models.ModelInfo
 	for _, m := range list {
-		b.installed = append(b.installed, backend.ServedModel(m.ID))
+		served = append(served, backend.ServedModel(m.ID))
 	}
 	name, why, err := openai.ChooseModel(cfg.Model, list)
 	if err != nil {
 		r.ok("Server", "%s (OpenAI-compatible API)", client.Host())
-		r.bad("Chat model", "%v", backend.ExplainOpenAI(err, client.Host(), cfg.Model, b.installed))
-		a.doctorWorkspace(ctx, r, root, cfg)
-		return exitCodeError{code: exitError}
+		r.bad("Chat model", "%v", backend.ExplainOpenAI(err, client.Host(), cfg.Model, served))
+		d.workspace(ctx, cfg)
+		return ErrProblems
 	}
 	srv, err := client.Describe(ctx, name)
 	if err != nil {
-		r.bad("Server", "%v", backend.ExplainOpenAI(err, client.Host(), name, b.installed))
-		return exitCodeError{code: exitError}
+		r.bad("Server", "%v", backend.ExplainOpenAI(err, client.Host(), name, served))
+		return ErrProblems
 	}
 	r.ok("Server", "%s at %s (OpenAI-compatible API)", srv, client.Host())
 	r.ok("Models", "%d served", len(list))
@@ -50,7 +53,7 @@ func (a *app) doctorOpenAI(ctx context.Context, r *report, root string, cfg conf
 		case m.MaxModelLen > 0:
 			extra = fmt.Sprintf("max_model_len %d", m.MaxModelLen)
 		case m.TrainCtx > 0:
-			extra = fmt.Sprintf("trained context %d, %s", m.TrainCtx, humanBytes(m.Size))
+			extra = fmt.Sprintf("trained context %d, %s", m.TrainCtx, words.Bytes(m.Size))
 		}
 		r.detail("%-40s %s", m.ID, extra)
 	}
@@ -73,7 +76,7 @@ func (a *app) doctorOpenAI(ctx context.Context, r *report, root string, cfg conf
 	ts, err := client.ProbeTools(ctx, name)
 	switch {
 	case err != nil:
-		r.bad("Tools", "a one-token test request failed: %v", backend.ExplainOpenAI(err, client.Host(), name, b.installed))
+		r.bad("Tools", "a one-token test request failed: %v", backend.ExplainOpenAI(err, client.Host(), name, served))
 	case ts.Native:
 		r.ok("Tools", "the server takes native tool calls (tern still repairs calls written as text)")
 	default:
@@ -87,21 +90,24 @@ func (a *app) doctorOpenAI(ctx context.Context, r *report, root string, cfg conf
 			r.note("Usage", "the server reports no token usage: counts are tern's estimate")
 		}
 	}
-	if prof, err := profileFor(backend.ServedModel(name), cfg); err != nil {
+	if prof, err := backend.Profile(backend.ServedModel(name), cfg); err != nil {
 		r.bad("Profile", "%v", err)
 	} else {
 		r.ok("Profile", "%s", prof)
 	}
-	a.doctorEmbedOpenAI(ctx, r, cfg)
-	a.doctorWorkspace(ctx, r, root, cfg)
-	a.doctorMCP(ctx, r, cfg, root)
+	d.embedOpenAI(ctx, cfg)
+	d.workspace(ctx, cfg)
+	d.mcp(ctx, cfg)
 	if r.problems > 0 {
-		return exitCodeError{code: exitError}
+		return ErrProblems
 	}
 	return nil
 }
 
-func (a *app) doctorEmbedOpenAI(ctx context.Context, r *report, cfg config.Config) {
+// embedOpenAI reports whether the OpenAI-compatible server (or
+// embed_base_url's) makes embeddings for search.
+func (d *doctor) embedOpenAI(ctx context.Context, cfg config.Config) {
+	r := d.r
 	server := backend.NewEmbedServer(cfg)
 	if server == nil {
 		r.note("Embeddings", "embed_base_url is not a valid address; search is lexical only")
