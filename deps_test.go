@@ -37,8 +37,9 @@ var allowed = map[string][]string{
 	"tui/lexers":        {},                             // syntax definitions for the viewer; nothing of tern
 	"cmd/fakeollama":    {"models/ollamatest"},
 	"cmd/tern":          {""}, // the top: may import anything
-	// The eval suite reads transcripts; cmd/tern runs the agent on it.
-	"cmd/tern/internal/eval": {"models/ollamatest"},
+	// The eval suite reads transcripts and plays them on the fake servers;
+	// cmd/tern runs the agent on it.
+	"cmd/tern/internal/eval": {"models/ollamatest", "models/openaitest"},
 	// tern's configuration: the settings it holds are those packages'.
 	"cmd/tern/internal/config": {"agent", "disclosure", "models", "models/ollama", "tools/mcp", "cmd/tern/internal/words"},
 	"cmd/tern/internal/words":  {}, // wording of messages; nothing of tern

@@ -14,10 +14,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ternhq/tern/agent"
+	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/cmd/tern/internal/eval"
 	"github.com/ternhq/tern/cmd/tern/internal/headless"
 	"github.com/ternhq/tern/models"
-	"github.com/ternhq/tern/models/ollamatest"
 )
 
 // evalOptions are the flags of tern eval.
@@ -98,10 +98,8 @@ func (a *app) eval(ctx context.Context, po *evalOptions) error {
 		report.Model = "replay"
 	}
 	modes := o.modes
-	for _, m := range modes {
-		if m != "native" && m != "text" && m != "constrained" {
-			return fmt.Errorf("--modes: %q is not a tool mode; use native, text or constrained", m)
-		}
+	if err := eval.CheckModes(modes); err != nil {
+		return err
 	}
 	if len(modes) == 0 {
 		modes = []string{""} // the mode tern would choose
@@ -117,7 +115,7 @@ func (a *app) eval(ctx context.Context, po *evalOptions) error {
 				report.Model = model
 			}
 			if !o.jsonOut {
-				fmt.Fprintf(a.stderr, "%-20s %-11s %s\n", t.Name, res.Mode, res.Status)
+				eval.WriteProgress(a.stderr, res)
 			}
 			report.Add(res)
 		}
@@ -170,14 +168,14 @@ func (a *app) evalTask(ctx context.Context, t eval.Task, o evalOptions) (res eva
 		sub.setFlag("tool-mode", o.mode)
 	}
 	if o.replay {
-		srv, name, err := replayServerFor(sub.backend, t)
+		srv, name, err := eval.ReplayServer(t, sub.backend == config.BackendOpenAI)
 		if err != nil {
 			return fail(eval.Error, err.Error())
 		}
 		defer srv.Close()
 		sub.setFlag("host", srv.URL())
 		sub.setFlag("model", name)
-		sub.getenv = isolatedEnv(tmp, a.getenv)
+		sub.getenv = eval.IsolatedEnv(tmp, a.getenv)
 	}
 
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
@@ -233,31 +231,18 @@ func (a *app) evalTask(ctx context.Context, t eval.Task, o evalOptions) (res eva
 	return res, model, nil
 }
 
-// countCalls reads the run's tool calls back from the session store: how
-// many, how they were repaired, how many were invalid.
+// countCalls reads the run's tool calls back from the session store and
+// counts them into res, as eval.Call values in the agent's words.
 func countCalls(ctx context.Context, r *run, res *eval.Result) error {
-	calls, err := r.store.ToolCalls(ctx, r.sess.ID)
+	recorded, err := r.store.ToolCalls(ctx, r.sess.ID)
 	if err != nil {
 		return err
 	}
-	for _, c := range calls {
-		res.Attempts++
-		if c.Summary == agent.InvalidCall {
-			res.Invalid++
-		} else {
-			res.Valid++
-		}
-		if c.Repair == agent.RepairUnreadable {
-			continue // not a call that ran
-		}
-		res.ToolCalls++
-		if c.Repair != "" && c.Repair != "native" {
-			if res.Repaired == nil {
-				res.Repaired = map[string]int{}
-			}
-			res.Repaired[c.Repair]++
-		}
+	calls := make([]eval.Call, len(recorded))
+	for i, c := range recorded {
+		calls[i] = eval.Call{Invalid: c.Summary == agent.InvalidCall, Unreadable: c.Repair == agent.RepairUnreadable, Repair: c.Repair}
 	}
+	res.Count(calls)
 	return nil
 }
 
@@ -281,34 +266,4 @@ func (a *app) evalApp(tmp, dir string, t eval.Task) (*app, error) {
 // setFlag sets a global flag as if it were given on the command line.
 func (a *app) setFlag(name, value string) {
 	_ = a.cmd.PersistentFlags().Set(name, value) // the names are ours
-}
-
-// replayServer is a fake Ollama serving the task's recorded transcript
-// with the model it names.
-func replayServer(t eval.Task) (*ollamatest.Server, string, error) {
-	m, err := ollamatest.Preset(t.Replay.Model)
-	if err != nil {
-		return nil, "", fmt.Errorf("task %s: %w", t.Name, err)
-	}
-	replies, err := t.Transcript()
-	if err != nil {
-		return nil, "", err
-	}
-	srv := ollamatest.NewServer(ollamatest.WithModels(m))
-	srv.Script(replies...)
-	return srv, m.Name, nil
-}
-
-// isolatedEnv keeps the user's config and environment out of a replay, so
-// that it plays the same everywhere; only PATH comes from getenv.
-func isolatedEnv(tmp string, getenv func(string) string) func(string) string {
-	return func(key string) string {
-		switch key {
-		case "XDG_CONFIG_HOME", "HOME":
-			return filepath.Join(tmp, "home")
-		case "PATH":
-			return getenv("PATH")
-		}
-		return ""
-	}
 }

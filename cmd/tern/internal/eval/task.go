@@ -10,9 +10,13 @@
 // testdata so that the Go tool never builds or tests the fixtures' code,
 // and is embedded, so `tern eval` works from any directory.
 //
-// eval runs nothing itself: cmd/tern runs the agent on each task and hands
-// the outcome to Judge. It imports no tern package but models/ollamatest
-// (to read transcripts).
+// eval runs no agent itself: cmd/tern runs the agent on each task, in the
+// copy Prepare made, against the fake server ReplayServer starts for a
+// replay (in the environment IsolatedEnv gives), counts the session's
+// calls into the Result (Count) and judges the outcome with the task's
+// Check. It imports no tern package but the fake servers replays play
+// against: models/ollamatest (transcripts are its scripts) and
+// models/openaitest.
 package eval
 
 import (
