@@ -15,6 +15,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/spf13/cobra"
 
+	"github.com/ternhq/tern/cmd/tern/internal/complete"
 	"github.com/ternhq/tern/cmd/tern/internal/config"
 )
 
@@ -191,7 +192,7 @@ Run 'tern doctor' first to check Ollama, the model and the context plan.`,
 	root.SetVersionTemplate("tern {{.Version}}\n")
 	root.AddCommand(a.askCommand(), a.doctorCommand(), a.sessionsCommand(), a.promptCommand(), a.undoCommand(), a.evalCommand(),
 		a.indexCommand(), a.searchCommand(), a.versionCommand(), a.diffCommand())
-	a.registerCompletions(root)
+	complete.Register(root, a.completionSources())
 	return root
 }
 
