@@ -100,8 +100,8 @@ func (a *app) ask(ctx context.Context, o *askOptions) error {
 	}
 	var done agent.Done
 	out = headless.Tap(out, &done)
-	if r.back.why != "requested" {
-		out.Write(agent.Notice{Level: agent.Info, Text: fmt.Sprintf("using %s (%s; choose with --model)", r.back.info.Name, r.back.why)})
+	if r.back.Why != "requested" {
+		out.Write(agent.Notice{Level: agent.Info, Text: fmt.Sprintf("using %s (%s; choose with --model)", r.back.Info.Name, r.back.Why)})
 	}
 	for _, n := range r.notices {
 		out.Write(agent.Notice{Level: agent.Info, Text: n})
@@ -130,7 +130,7 @@ func (a *app) ask(ctx context.Context, o *askOptions) error {
 		return exitCodeError{code: exitCanceled, err: fmt.Errorf("cancelled; the conversation so far is saved in session %s", r.sess.ID)}
 	}
 	if err != nil {
-		return r.back.explain(err)
+		return r.back.Explain(err)
 	}
 	return turnOutcome(done, refused, r.sess.ID)
 }

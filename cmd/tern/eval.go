@@ -188,8 +188,8 @@ func (a *app) evalTask(ctx context.Context, t eval.Task, o evalOptions) (res eva
 		return res, "", err // Ollama or the model is not there: no task can run
 	}
 	defer r.Close()
-	model = r.back.info.Name
-	if o.mode == "native" && !r.back.info.Has(models.CapTools) {
+	model = r.back.Info.Name
+	if o.mode == "native" && !r.back.Info.Has(models.CapTools) {
 		return fail(eval.Skip, model+" has no native tool support")
 	}
 	if missing := t.Missing(func(name string) bool { _, ok := r.tools.Get(name); return ok }); len(missing) > 0 {
@@ -222,7 +222,7 @@ func (a *app) evalTask(ctx context.Context, t eval.Task, o evalOptions) (res eva
 	case runErr != nil && errors.Is(runErr, context.Canceled) && !errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return res, model, runErr // the user pressed Ctrl+C
 	case runErr != nil:
-		return fail(eval.Error, r.back.explain(runErr).Error())
+		return fail(eval.Error, r.back.Explain(runErr).Error())
 	}
 	if ok, why := t.Check.Run(ctx, dir, answer); !ok {
 		return fail(eval.Fail, why)

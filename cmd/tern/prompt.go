@@ -63,7 +63,7 @@ func (a *app) prompt(ctx context.Context, po *promptOptions) error {
 	model, text := cfg.Model, cfg.ToolMode == "text" || cfg.ToolMode == "constrained"
 	var prof models.Profile
 	cctx, cancel := context.WithTimeout(ctx, promptConnectTimeout)
-	back, err := a.connect(cctx, cfg)
+	back, err := backend.Connect(cctx, cfg, a.vramBytes)
 	cancel()
 	if err != nil {
 		if ctx.Err() != nil {
@@ -78,7 +78,7 @@ func (a *app) prompt(ctx context.Context, po *promptOptions) error {
 		}
 		promptview.WriteOffline(a.stderr, err, prof.Prompt, text)
 	} else {
-		model, prof, text = back.info.Name, back.profile, back.proto.Text
+		model, prof, text = back.Info.Name, back.Profile, back.Proto.Text
 	}
 
 	ws, err := tools.NewWorkspace(root, cfg.AllowRead...)

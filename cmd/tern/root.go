@@ -15,6 +15,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/spf13/cobra"
 
+	"github.com/ternhq/tern/cmd/tern/internal/backend"
 	"github.com/ternhq/tern/cmd/tern/internal/complete"
 	"github.com/ternhq/tern/cmd/tern/internal/config"
 )
@@ -272,6 +273,12 @@ func (a *app) overrideConfig(cfg config.Config) (config.Config, error) {
 		return cfg, err
 	}
 	return cfg, nil
+}
+
+// vramBytes is the GPU memory a run plans for: --vram or the config's,
+// else what nvidia-smi reports, else 8 GiB (backend.VRAM).
+func (a *app) vramBytes(ctx context.Context, cfg config.Config) int64 {
+	return backend.VRAM(ctx, cfg, a.cmd.PersistentFlags().Changed("vram"))
 }
 
 // interruptible returns a context cancelled by the first SIGINT, SIGTERM

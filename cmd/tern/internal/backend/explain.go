@@ -1,11 +1,3 @@
-// Package backend reaches the model server a run talks to: which server
-// the config names (Ollama, or an OpenAI-compatible one such as
-// llama-server, LM Studio or vLLM, told apart by asking), the server that
-// makes embeddings for the index, and the wording of their errors for the
-// user, which says what to run or change.
-//
-// It imports the model adapters, rag (for embedding keys) and config,
-// never cmd/tern.
 package backend
 
 import (
