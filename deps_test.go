@@ -55,6 +55,8 @@ var allowed = map[string][]string{
 	"cmd/tern/internal/indexview": {"index", "rag"},
 	// tern prompt's report of the first request and its token costs.
 	"cmd/tern/internal/promptview": {"models", "tools", "disclosure"},
+	// Shell completions: filters and describes what package main looks up.
+	"cmd/tern/internal/complete": {"cmd/tern/internal/eval", "cmd/tern/internal/words"},
 }
 
 func TestImportDirection(t *testing.T) {

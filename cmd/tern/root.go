@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ternhq/tern/cmd/tern/internal/backend"
+	"github.com/ternhq/tern/cmd/tern/internal/complete"
 	"github.com/ternhq/tern/cmd/tern/internal/config"
 )
 
@@ -192,7 +193,7 @@ Run 'tern doctor' first to check Ollama, the model and the context plan.`,
 	root.SetVersionTemplate("tern {{.Version}}\n")
 	root.AddCommand(a.askCommand(), a.doctorCommand(), a.sessionsCommand(), a.promptCommand(), a.undoCommand(), a.evalCommand(),
 		a.indexCommand(), a.searchCommand(), a.versionCommand(), a.diffCommand())
-	a.registerCompletions(root)
+	complete.Register(root, a.completionSources())
 	return root
 }
 
