@@ -243,36 +243,14 @@ func (a *app) config(root string) (config.Config, error) {
 // overrideConfig applies the environment and the flags to cfg, made from
 // the config files, and says what of the project's file was ignored.
 // Each source is validated once, where it is read: the files by
-// config.Check, the flags by checkFlags. What is left to check here is
-// what only their combination can break: a tier above the tier cap.
+// config.Check, the flags by checkFlags; config.WithFlags checks what
+// only their combination can break.
 func (a *app) overrideConfig(cfg config.Config) (config.Config, error) {
 	for _, n := range cfg.Notices() {
 		fmt.Fprintln(a.stderr, "tern: "+n)
 	}
 	cfg.ApplyEnv(a.getenv)
-	flags := a.cmd.PersistentFlags()
-	set := func(name string, apply func()) {
-		if flags.Changed(name) {
-			apply()
-		}
-	}
-	set("model", func() { cfg.Model = a.model })
-	set("host", func() { cfg.SetHost(a.host) })
-	set("backend", func() { cfg.Backend = a.backend })
-	set("ctx", func() { cfg.Ctx = a.ctxTokens })
-	set("vram", func() { cfg.VRAMGiB = a.vram })
-	set("max-turns", func() { cfg.MaxTurns = a.maxTurns })
-	set("allow-read", func() { cfg.AllowRead = append(cfg.AllowRead, a.allowRead...) })
-	set("tool-mode", func() { cfg.ToolMode = a.toolMode })
-	set("tier", func() { cfg.Tier = a.tier })
-	set("max-tier", func() { cfg.MaxTier = a.maxTier })
-	if flags.Changed("tier") && !flags.Changed("max-tier") && cfg.Tier > cfg.MaxTier {
-		cfg.MaxTier = cfg.Tier // asking for a tier raises a configured cap
-	}
-	if err := config.CheckTiers(cfg, "--tier", "--max-tier"); err != nil {
-		return cfg, err
-	}
-	return cfg, nil
+	return cfg.WithFlags(a.flags())
 }
 
 // vramBytes is the GPU memory a run plans for: --vram or the config's,

@@ -9,7 +9,6 @@ import (
 
 	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/cmd/tern/internal/words"
-	"github.com/ternhq/tern/disclosure"
 )
 
 // usageError is a mistake in how tern was called: exit 2, with a pointer
@@ -21,42 +20,32 @@ func usageError(format string, args ...any) error {
 // checkFlags checks the common flags the user gave before anything else
 // runs, so that a wrong value is a usage error (exit 2), told apart from
 // a config file's wrong value (exit 1, naming the key).
-func (a *app) checkFlags(cmd *cobra.Command) error {
-	f := cmd.Flags()
-	changed := func(name string) bool {
-		fl := f.Lookup(name)
-		return fl != nil && fl.Changed
+func (a *app) checkFlags(*cobra.Command) error {
+	if err := a.flags().Check(); err != nil {
+		return exitCodeError{code: exitUsage, err: err}
 	}
-	for _, c := range []struct {
-		r config.Range
-		v float64
-	}{{config.CtxRange, float64(a.ctxTokens)}, {config.VRAMRange, a.vram}, {config.MaxTurnsRange, float64(a.maxTurns)}} {
-		if changed(strings.TrimPrefix(c.r.Flag, "--")) {
-			if err := c.r.Check(c.v, true); err != nil {
-				return exitCodeError{code: exitUsage, err: err}
-			}
-		}
+	return nil
+}
+
+// flags are the common flags the user gave, as the config takes them.
+func (a *app) flags() config.Flags {
+	f := a.cmd.PersistentFlags()
+	flags := config.Flags{
+		Model: given(f, "model", &a.model), Host: given(f, "host", &a.host),
+		Backend: given(f, "backend", &a.backend), ToolMode: given(f, "tool-mode", &a.toolMode),
+		Ctx: given(f, "ctx", &a.ctxTokens), VRAMGiB: given(f, "vram", &a.vram), MaxTurns: given(f, "max-turns", &a.maxTurns),
+		Tier: given(f, "tier", &a.tier), MaxTier: given(f, "max-tier", &a.maxTier),
 	}
-	for _, t := range []struct {
-		name string
-		n    int
-	}{{"tier", a.tier}, {"max-tier", a.maxTier}} {
-		if changed(t.name) && !disclosure.Tier(t.n).Valid() {
-			return usageError("--%s must be 0 (read), 1 (edit), 2 (commands) or 3 (external), not %d", t.name, t.n)
-		}
+	if f.Changed("allow-read") {
+		flags.AllowRead = a.allowRead
 	}
-	if changed("tier") && changed("max-tier") && a.tier > a.maxTier {
-		return usageError("--tier %d is above --max-tier %d", a.tier, a.maxTier)
-	}
-	if changed("tool-mode") {
-		if err := config.CheckToolMode(a.toolMode); err != nil {
-			return usageError("--tool-mode %w", err)
-		}
-	}
-	if changed("backend") {
-		if err := config.CheckBackend(a.backend); err != nil {
-			return usageError("--backend %w%s", err, words.DidYouMean(a.backend, config.Backends))
-		}
+	return flags
+}
+
+// given is v when the flag name was given, else nil.
+func given[T any](f *pflag.FlagSet, name string, v *T) *T {
+	if f.Changed(name) {
+		return v
 	}
 	return nil
 }
