@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -29,10 +27,8 @@ type evalOptions struct {
 	replay   bool
 	keep     bool
 	timeout  time.Duration
-	// modes, when set, runs the suite once per tool mode; mode is the
-	// one being run.
+	// modes, when set, runs the suite once per tool mode.
 	modes []string
-	mode  string
 }
 
 func (a *app) evalCommand() *cobra.Command {
@@ -93,32 +89,14 @@ func (a *app) eval(ctx context.Context, po *evalOptions) error {
 	ctx, stop := interruptible(ctx)
 	defer stop()
 
-	report := eval.Report{Model: a.model, Replay: o.replay}
-	if o.replay {
-		report.Model = "replay"
+	var progress io.Writer
+	if !o.jsonOut {
+		progress = a.stderr
 	}
-	modes := o.modes
-	if err := eval.CheckModes(modes); err != nil {
+	report, err := eval.Run(ctx, tasks, eval.Options{Model: a.model, Replay: o.replay, OpenAI: a.backend == config.BackendOpenAI,
+		Keep: o.keep, Timeout: o.timeout, Modes: o.modes, Progress: progress}, a.openEvalTask)
+	if err != nil {
 		return err
-	}
-	if len(modes) == 0 {
-		modes = []string{""} // the mode tern would choose
-	}
-	for _, mode := range modes {
-		o.mode = mode
-		for _, t := range tasks {
-			res, model, err := a.evalTask(ctx, t, o)
-			if err != nil {
-				return err
-			}
-			if report.Model == "" {
-				report.Model = model
-			}
-			if !o.jsonOut {
-				eval.WriteProgress(a.stderr, res)
-			}
-			report.Add(res)
-		}
 	}
 	if o.jsonOut {
 		err = report.WriteJSON(a.stdout)
@@ -134,117 +112,75 @@ func (a *app) eval(ctx context.Context, po *evalOptions) error {
 	return nil
 }
 
-// evalTask runs one task in a fresh copy of its fixture and judges it. err
-// is for failures that end the whole run (no Ollama, a cancel); a task
-// that cannot be run is a result with status error.
-func (a *app) evalTask(ctx context.Context, t eval.Task, o evalOptions) (res eval.Result, model string, err error) {
-	res = eval.Result{Task: t.Name, Tier: t.Tier}
-	began := time.Now()
-	defer func() { res.Wall = time.Since(began) }()
-	fail := func(status, why string) (eval.Result, string, error) {
-		res.Status, res.Why = status, why
-		return res, model, nil
-	}
-
-	tmp, err := os.MkdirTemp("", "tern-eval-"+t.Name+"-")
+// openEvalTask opens a task's session as tern ask would, with the user's
+// global flags and the task's workspace, tier, turn limit and mode, writes
+// allowed; a replay plays against its fake server, in an environment of
+// its own.
+func (a *app) openEvalTask(ctx context.Context, s eval.Setup) (eval.Session, eval.Info, error) {
+	sub, err := a.evalApp(s.Tmp, s.Dir, s.Task)
 	if err != nil {
-		return res, "", fmt.Errorf("eval: %w", err)
+		return nil, eval.Info{}, err
 	}
-	if o.keep {
-		res.Why = "workspace kept in " + tmp
-	} else {
-		defer os.RemoveAll(tmp)
+	if s.Mode != "" {
+		sub.setFlag("tool-mode", s.Mode)
 	}
-	dir := filepath.Join(tmp, "repo")
-	if err := t.Prepare(dir); err != nil {
-		return fail(eval.Error, err.Error())
+	if s.Replay != nil {
+		sub.setFlag("host", s.Replay.URL)
+		sub.setFlag("model", s.Replay.Model)
+		sub.getenv = eval.IsolatedEnv(s.Tmp, a.getenv)
 	}
-
-	sub, err := a.evalApp(tmp, dir, t)
-	if err != nil {
-		return fail(eval.Error, err.Error())
-	}
-	if o.mode != "" {
-		sub.setFlag("tool-mode", o.mode)
-	}
-	if o.replay {
-		srv, name, err := eval.ReplayServer(t, sub.backend == config.BackendOpenAI)
-		if err != nil {
-			return fail(eval.Error, err.Error())
-		}
-		defer srv.Close()
-		sub.setFlag("host", srv.URL())
-		sub.setFlag("model", name)
-		sub.getenv = eval.IsolatedEnv(tmp, a.getenv)
-	}
-
-	ctx, cancel := context.WithTimeout(ctx, o.timeout)
-	defer cancel()
 	r, err := sub.startRun(ctx, runOptions{approver: headless.Approver{Yes: true}})
 	if err != nil {
-		if o.replay {
-			return fail(eval.Error, err.Error())
-		}
-		return res, "", err // Ollama or the model is not there: no task can run
+		return nil, eval.Info{}, err
 	}
-	defer r.Close()
-	model = r.back.Info.Name
-	if o.mode == "native" && !r.back.Info.Has(models.CapTools) {
-		return fail(eval.Skip, model+" has no native tool support")
-	}
-	if missing := t.Missing(func(name string) bool { _, ok := r.tools.Get(name); return ok }); len(missing) > 0 {
-		return fail(eval.Skip, fmt.Sprintf("needs %s, which this build does not offer at tier %d", strings.Join(missing, " and "), t.Tier))
-	}
-
-	var answer string
-	var done agent.Done
-	runErr := r.agent.Run(ctx, t.Prompt, func(e agent.Event) {
-		switch e := e.(type) {
-		case agent.Message:
-			answer = e.Message.Content
-		case agent.Done:
-			done = e
-		}
-	})
-	res.Done, res.Turns, res.PromptTokens, res.EvalTokens, res.Answer = done.Reason, done.Turns, done.PromptTokens, done.EvalTokens, answer
-	switch {
-	case r.agent.Constrained():
-		res.Mode = "constrained"
-	case r.agent.TextTools():
-		res.Mode = "text"
-	default:
-		res.Mode = "native"
-	}
-	if err := countCalls(context.WithoutCancel(ctx), r, &res); err != nil {
-		return fail(eval.Error, err.Error())
-	}
-	switch {
-	case runErr != nil && errors.Is(runErr, context.Canceled) && !errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return res, model, runErr // the user pressed Ctrl+C
-	case runErr != nil:
-		return fail(eval.Error, r.back.Explain(runErr).Error())
-	}
-	if ok, why := t.Check.Run(ctx, dir, answer); !ok {
-		return fail(eval.Fail, why)
-	}
-	res.Status = eval.Pass
-	return res, model, nil
+	info := eval.Info{Model: r.back.Info.Name, NativeTools: r.back.Info.Has(models.CapTools),
+		Offers: func(name string) bool { _, ok := r.tools.Get(name); return ok }}
+	return evalSession{r}, info, nil
 }
 
-// countCalls reads the run's tool calls back from the session store and
-// counts them into res, as eval.Call values in the agent's words.
-func countCalls(ctx context.Context, r *run, res *eval.Result) error {
-	recorded, err := r.store.ToolCalls(ctx, r.sess.ID)
+// evalSession is a task's run as eval sees it.
+type evalSession struct{ r *run }
+
+// Run runs the prompt and keeps the answer and the Done's counts.
+func (s evalSession) Run(ctx context.Context, prompt string) (eval.Turn, error) {
+	var turn eval.Turn
+	err := s.r.agent.Run(ctx, prompt, func(e agent.Event) {
+		switch e := e.(type) {
+		case agent.Message:
+			turn.Answer = e.Message.Content
+		case agent.Done:
+			turn.Done, turn.Turns, turn.PromptTokens, turn.EvalTokens = e.Reason, e.Turns, e.PromptTokens, e.EvalTokens
+		}
+	})
+	switch {
+	case s.r.agent.Constrained():
+		turn.Mode = "constrained"
+	case s.r.agent.TextTools():
+		turn.Mode = "text"
+	default:
+		turn.Mode = "native"
+	}
 	if err != nil {
-		return err
+		return turn, s.r.back.Explain(err)
+	}
+	return turn, nil
+}
+
+// Calls reads the run's tool calls back from the session store, as
+// eval.Call values in the agent's words.
+func (s evalSession) Calls(ctx context.Context) ([]eval.Call, error) {
+	recorded, err := s.r.store.ToolCalls(ctx, s.r.sess.ID)
+	if err != nil {
+		return nil, err
 	}
 	calls := make([]eval.Call, len(recorded))
 	for i, c := range recorded {
 		calls[i] = eval.Call{Invalid: c.Summary == agent.InvalidCall, Unreadable: c.Repair == agent.RepairUnreadable, Repair: c.Repair}
 	}
-	res.Count(calls)
-	return nil
+	return calls, nil
 }
+
+func (s evalSession) Close() error { return s.r.Close() }
 
 // evalApp is a tern invocation for one task: the user's global flags, the
 // task's workspace, tier and turn limit, and writes allowed.
