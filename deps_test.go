@@ -37,8 +37,26 @@ var allowed = map[string][]string{
 	"tui/lexers":        {},                             // syntax definitions for the viewer; nothing of tern
 	"cmd/fakeollama":    {"models/ollamatest"},
 	"cmd/tern":          {""}, // the top: may import anything
-	// The eval suite reads transcripts; cmd/tern runs the agent on it.
-	"cmd/tern/internal/eval": {"models/ollamatest"},
+	// The eval suite reads transcripts and plays them on the fake servers;
+	// cmd/tern runs the agent on it.
+	"cmd/tern/internal/eval": {"models/ollamatest", "models/openaitest"},
+	// tern's configuration: the settings it holds are those packages'.
+	"cmd/tern/internal/config": {"agent", "disclosure", "models", "models/ollama", "tools/mcp", "cmd/tern/internal/words"},
+	"cmd/tern/internal/words":  {}, // wording of messages; nothing of tern
+	// The model server a run talks to, and the wording of its errors.
+	"cmd/tern/internal/backend": {"cmd/tern/internal/config", "models", "models/ollama", "models/openai", "prompts", "rag"},
+	// tern doctor checks what a run would use, so it reads every part of
+	// it, but starts no session and builds no agent.
+	"cmd/tern/internal/doctor": {"agent", "cmd/tern/internal/backend", "cmd/tern/internal/config", "cmd/tern/internal/words",
+		"context/budget", "models", "models/ollama", "models/openai", "prompts", "rag", "session", "statedir", "tools", "tools/mcp"},
+	// tern ask's front end: renders agent events, answers approvals by policy.
+	"cmd/tern/internal/headless": {"agent", "tools", "cmd/tern/internal/words"},
+	// What tern index and tern search print: progress, summary, hits.
+	"cmd/tern/internal/indexview": {"index", "rag"},
+	// tern prompt's report of the first request and its token costs.
+	"cmd/tern/internal/promptview": {"models", "tools", "disclosure"},
+	// Shell completions: filters and describes what package main looks up.
+	"cmd/tern/internal/complete": {"cmd/tern/internal/eval", "cmd/tern/internal/words"},
 }
 
 func TestImportDirection(t *testing.T) {

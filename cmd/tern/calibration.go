@@ -10,7 +10,7 @@ import (
 // calibration is what this workspace's store learnt about how the model
 // counts tokens compared with tern, so a new session starts calibrated.
 func (r *run) calibration(ctx context.Context) (budget.Calibration, error) {
-	factor, samples, ok, err := r.store.Calibration(ctx, r.back.info.Name)
+	factor, samples, ok, err := r.store.Calibration(ctx, r.back.Info.Name)
 	if err != nil {
 		return budget.Calibration{}, fmt.Errorf("load calibration: %w", err)
 	}

@@ -2,9 +2,10 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/ternhq/tern/agent"
+	"github.com/ternhq/tern/cmd/tern/internal/backend"
+	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/rag"
 	"github.com/ternhq/tern/tools"
 )
@@ -18,7 +19,7 @@ type codeIndex struct {
 	// client reaches the server for embeddings; nil when the address is
 	// not valid. want is the configured embedding model; noEmbed turns
 	// embeddings off.
-	client  embedServer
+	client  backend.EmbedServer
 	want    rag.EmbedModel
 	noEmbed bool
 	// onWait, when set, hears that another process is updating the
@@ -29,11 +30,11 @@ type codeIndex struct {
 
 // newCodeIndex returns the index of the workspace at root, as cfg
 // configures it.
-func newCodeIndex(root string, cfg Config) *codeIndex {
-	c := &codeIndex{client: newEmbedServer(cfg), want: rag.NewEmbedModel(cfg.EmbedModel)}
+func newCodeIndex(root string, cfg config.Config) *codeIndex {
+	c := &codeIndex{client: backend.NewEmbedServer(cfg), want: rag.NewEmbedModel(cfg.EmbedModel)}
 	var emb rag.Embedder
 	if c.client != nil {
-		emb = embedder{client: c.client, query: true}
+		emb = backend.Embedder{Client: c.client, Query: true}
 	}
 	c.Workspace = rag.NewWorkspace(root, emb, c.want.Key())
 	return c
@@ -59,11 +60,4 @@ func (c *codeIndex) toolSearcher(ctx context.Context) (tools.CodeSearcher, strin
 // retriever is the agent's RAG over the index.
 func (c *codeIndex) retriever(counter rag.Counter) agent.Retriever {
 	return rag.PromptRetriever{Code: c.Workspace, Counter: counter}
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

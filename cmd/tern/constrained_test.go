@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/models/ollamatest"
 )
 
@@ -43,7 +44,7 @@ func TestAskConstrainedToolMode(t *testing.T) {
 func TestConstrainedToolModeFromConfig(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	cfgPath := userConfigPath(func(k string) string { return f.env[k] })
+	cfgPath := config.UserPath(func(k string) string { return f.env[k] })
 	if err := os.MkdirAll(filepath.Dir(cfgPath), 0o755); err != nil {
 		t.Fatal(err)
 	}

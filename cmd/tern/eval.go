@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -14,9 +12,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ternhq/tern/agent"
+	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/cmd/tern/internal/eval"
+	"github.com/ternhq/tern/cmd/tern/internal/headless"
 	"github.com/ternhq/tern/models"
-	"github.com/ternhq/tern/models/ollamatest"
 )
 
 // evalOptions are the flags of tern eval.
@@ -28,10 +27,8 @@ type evalOptions struct {
 	replay   bool
 	keep     bool
 	timeout  time.Duration
-	// modes, when set, runs the suite once per tool mode; mode is the
-	// one being run.
+	// modes, when set, runs the suite once per tool mode.
 	modes []string
-	mode  string
 }
 
 func (a *app) evalCommand() *cobra.Command {
@@ -92,34 +89,14 @@ func (a *app) eval(ctx context.Context, po *evalOptions) error {
 	ctx, stop := interruptible(ctx)
 	defer stop()
 
-	report := eval.Report{Model: a.model, Replay: o.replay}
-	if o.replay {
-		report.Model = "replay"
+	var progress io.Writer
+	if !o.jsonOut {
+		progress = a.stderr
 	}
-	modes := o.modes
-	for _, m := range modes {
-		if m != "native" && m != "text" && m != "constrained" {
-			return fmt.Errorf("--modes: %q is not a tool mode; use native, text or constrained", m)
-		}
-	}
-	if len(modes) == 0 {
-		modes = []string{""} // the mode tern would choose
-	}
-	for _, mode := range modes {
-		o.mode = mode
-		for _, t := range tasks {
-			res, model, err := a.evalTask(ctx, t, o)
-			if err != nil {
-				return err
-			}
-			if report.Model == "" {
-				report.Model = model
-			}
-			if !o.jsonOut {
-				fmt.Fprintf(a.stderr, "%-20s %-11s %s\n", t.Name, res.Mode, res.Status)
-			}
-			report.Add(res)
-		}
+	report, err := eval.Run(ctx, tasks, eval.Options{Model: a.model, Replay: o.replay, OpenAI: a.backend == config.BackendOpenAI,
+		Keep: o.keep, Timeout: o.timeout, Modes: o.modes, Progress: progress}, a.openEvalTask)
+	if err != nil {
+		return err
 	}
 	if o.jsonOut {
 		err = report.WriteJSON(a.stdout)
@@ -135,130 +112,75 @@ func (a *app) eval(ctx context.Context, po *evalOptions) error {
 	return nil
 }
 
-// evalTask runs one task in a fresh copy of its fixture and judges it. err
-// is for failures that end the whole run (no Ollama, a cancel); a task
-// that cannot be run is a result with status error.
-func (a *app) evalTask(ctx context.Context, t eval.Task, o evalOptions) (res eval.Result, model string, err error) {
-	res = eval.Result{Task: t.Name, Tier: t.Tier}
-	began := time.Now()
-	defer func() { res.Wall = time.Since(began) }()
-	fail := func(status, why string) (eval.Result, string, error) {
-		res.Status, res.Why = status, why
-		return res, model, nil
-	}
-
-	tmp, err := os.MkdirTemp("", "tern-eval-"+t.Name+"-")
+// openEvalTask opens a task's session as tern ask would, with the user's
+// global flags and the task's workspace, tier, turn limit and mode, writes
+// allowed; a replay plays against its fake server, in an environment of
+// its own.
+func (a *app) openEvalTask(ctx context.Context, s eval.Setup) (eval.Session, eval.Info, error) {
+	sub, err := a.evalApp(s.Tmp, s.Dir, s.Task)
 	if err != nil {
-		return res, "", fmt.Errorf("eval: %w", err)
+		return nil, eval.Info{}, err
 	}
-	if o.keep {
-		res.Why = "workspace kept in " + tmp
-	} else {
-		defer os.RemoveAll(tmp)
+	if s.Mode != "" {
+		sub.setFlag("tool-mode", s.Mode)
 	}
-	dir := filepath.Join(tmp, "repo")
-	if err := t.Prepare(dir); err != nil {
-		return fail(eval.Error, err.Error())
+	if s.Replay != nil {
+		sub.setFlag("host", s.Replay.URL)
+		sub.setFlag("model", s.Replay.Model)
+		sub.getenv = eval.IsolatedEnv(s.Tmp, a.getenv)
 	}
-
-	sub, err := a.evalApp(tmp, dir, t)
+	r, err := sub.startRun(ctx, runOptions{approver: headless.Approver{Yes: true}})
 	if err != nil {
-		return fail(eval.Error, err.Error())
+		return nil, eval.Info{}, err
 	}
-	if o.mode != "" {
-		sub.setFlag("tool-mode", o.mode)
-	}
-	if o.replay {
-		srv, name, err := replayServerFor(sub.backend, t)
-		if err != nil {
-			return fail(eval.Error, err.Error())
-		}
-		defer srv.Close()
-		sub.setFlag("host", srv.URL())
-		sub.setFlag("model", name)
-		sub.getenv = isolatedEnv(tmp, a.getenv)
-	}
+	info := eval.Info{Model: r.back.Info.Name, NativeTools: r.back.Info.Has(models.CapTools),
+		Offers: func(name string) bool { _, ok := r.tools.Get(name); return ok }}
+	return evalSession{r}, info, nil
+}
 
-	ctx, cancel := context.WithTimeout(ctx, o.timeout)
-	defer cancel()
-	r, err := sub.startRun(ctx, runOptions{approver: headlessApprover{yes: true}})
-	if err != nil {
-		if o.replay {
-			return fail(eval.Error, err.Error())
-		}
-		return res, "", err // Ollama or the model is not there: no task can run
-	}
-	defer r.Close()
-	model = r.back.info.Name
-	if o.mode == "native" && !r.back.info.Has(models.CapTools) {
-		return fail(eval.Skip, model+" has no native tool support")
-	}
-	if missing := t.Missing(func(name string) bool { _, ok := r.tools.Get(name); return ok }); len(missing) > 0 {
-		return fail(eval.Skip, fmt.Sprintf("needs %s, which this build does not offer at tier %d", strings.Join(missing, " and "), t.Tier))
-	}
+// evalSession is a task's run as eval sees it.
+type evalSession struct{ r *run }
 
-	var answer string
-	var done agent.Done
-	runErr := r.agent.Run(ctx, t.Prompt, func(e agent.Event) {
+// Run runs the prompt and keeps the answer and the Done's counts.
+func (s evalSession) Run(ctx context.Context, prompt string) (eval.Turn, error) {
+	var turn eval.Turn
+	err := s.r.agent.Run(ctx, prompt, func(e agent.Event) {
 		switch e := e.(type) {
 		case agent.Message:
-			answer = e.Message.Content
+			turn.Answer = e.Message.Content
 		case agent.Done:
-			done = e
+			turn.Done, turn.Turns, turn.PromptTokens, turn.EvalTokens = e.Reason, e.Turns, e.PromptTokens, e.EvalTokens
 		}
 	})
-	res.Done, res.Turns, res.PromptTokens, res.EvalTokens, res.Answer = done.Reason, done.Turns, done.PromptTokens, done.EvalTokens, answer
 	switch {
-	case r.agent.Constrained():
-		res.Mode = "constrained"
-	case r.agent.TextTools():
-		res.Mode = "text"
+	case s.r.agent.Constrained():
+		turn.Mode = "constrained"
+	case s.r.agent.TextTools():
+		turn.Mode = "text"
 	default:
-		res.Mode = "native"
+		turn.Mode = "native"
 	}
-	if err := countCalls(context.WithoutCancel(ctx), r, &res); err != nil {
-		return fail(eval.Error, err.Error())
+	if err != nil {
+		return turn, s.r.back.Explain(err)
 	}
-	switch {
-	case runErr != nil && errors.Is(runErr, context.Canceled) && !errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return res, model, runErr // the user pressed Ctrl+C
-	case runErr != nil:
-		return fail(eval.Error, r.back.explain(runErr).Error())
-	}
-	if ok, why := t.Check.Run(ctx, dir, answer); !ok {
-		return fail(eval.Fail, why)
-	}
-	res.Status = eval.Pass
-	return res, model, nil
+	return turn, nil
 }
 
-// countCalls reads the run's tool calls back from the session store: how
-// many, how they were repaired, how many were invalid.
-func countCalls(ctx context.Context, r *run, res *eval.Result) error {
-	calls, err := r.store.ToolCalls(ctx, r.sess.ID)
+// Calls reads the run's tool calls back from the session store, as
+// eval.Call values in the agent's words.
+func (s evalSession) Calls(ctx context.Context) ([]eval.Call, error) {
+	recorded, err := s.r.store.ToolCalls(ctx, s.r.sess.ID)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	for _, c := range calls {
-		res.Attempts++
-		if c.Summary == agent.InvalidCall {
-			res.Invalid++
-		} else {
-			res.Valid++
-		}
-		if c.Repair == agent.RepairUnreadable {
-			continue // not a call that ran
-		}
-		res.ToolCalls++
-		if c.Repair != "" && c.Repair != "native" {
-			if res.Repaired == nil {
-				res.Repaired = map[string]int{}
-			}
-			res.Repaired[c.Repair]++
-		}
+	calls := make([]eval.Call, len(recorded))
+	for i, c := range recorded {
+		calls[i] = eval.Call{Invalid: c.Summary == agent.InvalidCall, Unreadable: c.Repair == agent.RepairUnreadable, Repair: c.Repair}
 	}
-	return nil
+	return calls, nil
 }
+
+func (s evalSession) Close() error { return s.r.Close() }
 
 // evalApp is a tern invocation for one task: the user's global flags, the
 // task's workspace, tier and turn limit, and writes allowed.
@@ -280,34 +202,4 @@ func (a *app) evalApp(tmp, dir string, t eval.Task) (*app, error) {
 // setFlag sets a global flag as if it were given on the command line.
 func (a *app) setFlag(name, value string) {
 	_ = a.cmd.PersistentFlags().Set(name, value) // the names are ours
-}
-
-// replayServer is a fake Ollama serving the task's recorded transcript
-// with the model it names.
-func replayServer(t eval.Task) (*ollamatest.Server, string, error) {
-	m, err := ollamatest.Preset(t.Replay.Model)
-	if err != nil {
-		return nil, "", fmt.Errorf("task %s: %w", t.Name, err)
-	}
-	replies, err := t.Transcript()
-	if err != nil {
-		return nil, "", err
-	}
-	srv := ollamatest.NewServer(ollamatest.WithModels(m))
-	srv.Script(replies...)
-	return srv, m.Name, nil
-}
-
-// isolatedEnv keeps the user's config and environment out of a replay, so
-// that it plays the same everywhere; only PATH comes from getenv.
-func isolatedEnv(tmp string, getenv func(string) string) func(string) string {
-	return func(key string) string {
-		switch key {
-		case "XDG_CONFIG_HOME", "HOME":
-			return filepath.Join(tmp, "home")
-		case "PATH":
-			return getenv("PATH")
-		}
-		return ""
-	}
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/ternhq/tern/agent"
+	"github.com/ternhq/tern/cmd/tern/internal/backend"
 	"github.com/ternhq/tern/context/budget"
 	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/models/ollama"
@@ -19,46 +20,46 @@ import (
 // need not match). The subagent's tools are given once the session's tool
 // set exists (Explorer.UseTools).
 func (r *run) newExplorer(ctx context.Context, temperature *float64, cal budget.Calibration) (*agent.Explorer, error) {
-	prof := r.back.profile
+	prof := r.back.Profile
 	system, _, err := prompts.ForModel(r.root, prof, "")
 	if err != nil {
 		return nil, err
 	}
 	cfg := agent.ExploreConfig{
-		SessionID: r.sess.ID, Model: r.back.info.Name, NumCtx: r.back.plan.NumCtx,
+		SessionID: r.sess.ID, Model: r.back.Info.Name, NumCtx: r.back.Plan.NumCtx,
 		Share: r.cfg.ExploreShare, MaxTurns: r.cfg.ExploreTurns,
-		System: system, TextTools: r.back.proto.Text, ToolFormat: prof.ToolFormat, OneToolPerReply: prof.OneToolPerReply,
+		System: system, TextTools: r.back.Proto.Text, ToolFormat: prof.ToolFormat, OneToolPerReply: prof.OneToolPerReply,
 		Temperature: temperature, KeepAlive: r.cfg.KeepAlive.Duration, Calibration: cal,
 		MainOnly: tools.MainAgentOnly(r.ws),
 	}
-	if name := r.cfg.SubagentModel; name != "" && name != r.back.info.Name {
+	if name := r.cfg.SubagentModel; name != "" && name != r.back.Info.Name {
 		if err := r.subagentModel(ctx, name, &cfg); err != nil {
-			r.notices = append(r.notices, fmt.Sprintf("subagent_model %s cannot be used (%v); explore uses %s", name, err, r.back.info.Name))
+			r.notices = append(r.notices, fmt.Sprintf("subagent_model %s cannot be used (%v); explore uses %s", name, err, r.back.Info.Name))
 		}
 	}
-	return agent.NewExplorer(cfg, r.back.client, nil, r.store, r.counter), nil
+	return agent.NewExplorer(cfg, r.back.Client, nil, r.store, r.counter), nil
 }
 
 // subagentModel points cfg at another installed model: its own window,
 // profile, tool protocol and system prompt.
 func (r *run) subagentModel(ctx context.Context, name string, cfg *agent.ExploreConfig) error {
-	if _, ok := models.Installed(name, r.back.installed); !ok {
+	if _, ok := models.Installed(name, r.back.Installed); !ok {
 		return fmt.Errorf("not installed: run `ollama pull %s`", name)
 	}
-	oc, ok := r.back.client.(*ollama.Client)
+	oc, ok := r.back.Client.(*ollama.Client)
 	if !ok {
 		// An OpenAI-compatible server serves the models it was started
 		// with, in the window it was started with.
-		return fmt.Errorf("a subagent model needs Ollama; %s serves its own model", r.back.client.Host())
+		return fmt.Errorf("a subagent model needs Ollama; %s serves its own model", r.back.Client.Host())
 	}
 	info, err := oc.Show(ctx, name)
 	if err != nil {
 		return err
 	}
-	if i := slices.IndexFunc(r.back.installed, func(m models.ModelInfo) bool { return m.Name == info.Name }); i >= 0 && info.SizeBytes == 0 {
-		info.SizeBytes = r.back.installed[i].SizeBytes
+	if i := slices.IndexFunc(r.back.Installed, func(m models.ModelInfo) bool { return m.Name == info.Name }); i >= 0 && info.SizeBytes == 0 {
+		info.SizeBytes = r.back.Installed[i].SizeBytes
 	}
-	prof, err := profileFor(info, r.cfg)
+	prof, err := backend.Profile(info, r.cfg)
 	if err != nil {
 		return err
 	}
@@ -67,7 +68,7 @@ func (r *run) subagentModel(ctx context.Context, name string, cfg *agent.Explore
 		return err
 	}
 	text := models.ChooseToolProtocol(r.cfg.ToolMode, info, prof).Text
-	cfg.Model, cfg.NumCtx = info.Name, ollama.PlanContext(info, r.back.vram, r.cfg.Ctx).NumCtx
+	cfg.Model, cfg.NumCtx = info.Name, ollama.PlanContext(info, r.back.VRAM, r.cfg.Ctx).NumCtx
 	cfg.System, cfg.TextTools, cfg.ToolFormat, cfg.OneToolPerReply = system, text, prof.ToolFormat, prof.OneToolPerReply
 	cfg.Temperature, cfg.Calibration = prof.EffectiveTemperature(r.cfg.Temperature), budget.Calibration{}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/index"
 	"github.com/ternhq/tern/rag"
 )
@@ -171,18 +172,22 @@ func TestFlagsOverConfig(t *testing.T) {
 		name string
 		env  map[string]string
 		args []string
-		want func(*Config)
+		want func(*config.Config)
 		err  string
 	}{
-		{name: "files", want: func(*Config) {}},
+		{name: "files", want: func(*config.Config) {}},
 		{name: "environment", env: map[string]string{"TERN_MODEL": "from-env", "OLLAMA_HOST": `"h:9"`, "TERN_API_KEY": "k"},
-			want: func(c *Config) { c.Model, c.Host, c.apiKey = "from-env", "h:9", "k" }},
+			want: func(c *config.Config) {
+				c.Model, c.Host = "from-env", "h:9"
+				c.ApplyEnv(func(k string) string { return map[string]string{"TERN_API_KEY": "k"}[k] }) // the key, kept out of reach of files
+			}},
 		{name: "flags beat the environment", env: map[string]string{"TERN_MODEL": "from-env", "OLLAMA_HOST": "h:9"},
 			args: []string{"--model", "from-flag", "--host", "h:1", "--ctx", "8192", "--allow-read", "/flag"},
-			want: func(c *Config) {
-				c.Model, c.Host, c.hostFlag, c.Ctx, c.AllowRead = "from-flag", "h:1", true, 8192, []string{"/file", "/flag"}
+			want: func(c *config.Config) {
+				c.Model, c.Ctx, c.AllowRead = "from-flag", 8192, []string{"/file", "/flag"}
+				c.SetHost("h:1")
 			}},
-		{name: "--tier raises the file's cap", args: []string{"--tier", "3"}, want: func(c *Config) { c.Tier, c.MaxTier = 3, 3 }},
+		{name: "--tier raises the file's cap", args: []string{"--tier", "3"}, want: func(c *config.Config) { c.Tier, c.MaxTier = 3, 3 }},
 		{name: "--max-tier below the file's tier", args: []string{"--max-tier", "0"}, err: "--tier 1 is above --max-tier 0"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -204,7 +209,7 @@ func TestFlagsOverConfig(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := defaultConfig()
+			want := config.Default()
 			want.Model, want.Ctx, want.Tier, want.MaxTier, want.AllowRead = "from-file", 4096, 1, 2, []string{"/file"}
 			tt.want(&want)
 			if !reflect.DeepEqual(got, want) {

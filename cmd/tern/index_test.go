@@ -22,6 +22,7 @@ import (
 
 	_ "modernc.org/sqlite"
 
+	"github.com/ternhq/tern/cmd/tern/internal/indexview"
 	"github.com/ternhq/tern/index"
 	"github.com/ternhq/tern/models/ollamatest"
 )
@@ -68,12 +69,12 @@ func (f *fixture) status() index.Status {
 }
 
 // hits parses tern search --json output.
-func hits(t *testing.T, out string) []hitJSON {
+func hits(t *testing.T, out string) []indexview.JSONHit {
 	t.Helper()
-	var list []hitJSON
+	var list []indexview.JSONHit
 	sc := bufio.NewScanner(strings.NewReader(out))
 	for sc.Scan() {
-		var h hitJSON
+		var h indexview.JSONHit
 		if err := json.Unmarshal(sc.Bytes(), &h); err != nil {
 			t.Fatalf("line %q is not a hit: %v", sc.Text(), err)
 		}
@@ -150,13 +151,13 @@ func TestIndexAndSearch(t *testing.T) {
 
 	for _, tt := range []struct {
 		args []string
-		want func([]hitJSON) bool
+		want func([]indexview.JSONHit) bool
 	}{
-		{[]string{"-k", "1", "bill"}, func(h []hitJSON) bool { return len(h) == 1 }},
-		{[]string{"--lang", "markdown", "bills settings"}, func(h []hitJSON) bool {
+		{[]string{"-k", "1", "bill"}, func(h []indexview.JSONHit) bool { return len(h) == 1 }},
+		{[]string{"--lang", "markdown", "bills settings"}, func(h []indexview.JSONHit) bool {
 			return len(h) > 0 && h[0].Path == "README.md" && h[len(h)-1].Lang == "markdown"
 		}},
-		{[]string{"--docs", "bills settings"}, func(h []hitJSON) bool {
+		{[]string{"--docs", "bills settings"}, func(h []indexview.JSONHit) bool {
 			for _, x := range h {
 				if x.Lang != "markdown" {
 					return false
@@ -164,7 +165,7 @@ func TestIndexAndSearch(t *testing.T) {
 			}
 			return len(h) > 0 && h[0].Path == "README.md"
 		}},
-		{[]string{"--code", "bills settings"}, func(h []hitJSON) bool {
+		{[]string{"--code", "bills settings"}, func(h []indexview.JSONHit) bool {
 			for _, x := range h {
 				if x.Lang == "markdown" {
 					return false
@@ -172,8 +173,8 @@ func TestIndexAndSearch(t *testing.T) {
 			}
 			return len(h) > 0
 		}},
-		{[]string{"--tests", "bills settings"}, func(h []hitJSON) bool { return len(h) == 0 }},
-		{[]string{"--path", "config/", "file"}, func(h []hitJSON) bool {
+		{[]string{"--tests", "bills settings"}, func(h []indexview.JSONHit) bool { return len(h) == 0 }},
+		{[]string{"--path", "config/", "file"}, func(h []indexview.JSONHit) bool {
 			for _, x := range h {
 				if !strings.HasPrefix(x.Path, "config/") {
 					return false

@@ -4,9 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 
 	"github.com/ternhq/tern/agent"
+	"github.com/ternhq/tern/cmd/tern/internal/config"
+	"github.com/ternhq/tern/cmd/tern/internal/headless"
 	"github.com/ternhq/tern/tools"
 	"github.com/ternhq/tern/tools/mcp"
 )
@@ -19,7 +20,7 @@ import (
 // reserved lists the names MCP tools may not take; it is called only when
 // servers are configured (building the whole tool set to learn them is a
 // noticeable part of start-up) and may be nil.
-func newMCPManager(cfg Config, ws *tools.Workspace, reserved func() []string, gate func(context.Context, mcp.ServerConfig) error) (*mcp.Manager, error) {
+func newMCPManager(cfg config.Config, ws *tools.Workspace, reserved func() []string, gate func(context.Context, mcp.ServerConfig) error) (*mcp.Manager, error) {
 	servers, err := cfg.MCP.List()
 	if err != nil || len(servers) == 0 {
 		return nil, err
@@ -31,20 +32,16 @@ func newMCPManager(cfg Config, ws *tools.Workspace, reserved func() []string, ga
 	return mcp.NewManager(mcp.Options{Servers: servers, Workspace: ws, Reserved: names, BeforeStart: gate})
 }
 
-// mcpServerApproval prefixes the server's name in the approval asked
-// before a project's MCP server starts.
-const mcpServerApproval = "mcp_server_"
-
 // trustGate is mcp.ProjectGate asking the run's approver: in the TUI a
 // dialog; headless, --yes allows it.
 func trustGate(root string, ap agent.Approver) func(context.Context, mcp.ServerConfig) error {
 	if ap == nil {
-		return mcp.ProjectGate(filepath.Join(root, ".tern.toml"), nil)
+		return mcp.ProjectGate(config.ProjectPath(root), nil)
 	}
-	return mcp.ProjectGate(filepath.Join(root, ".tern.toml"), func(ctx context.Context, sc mcp.ServerConfig) (bool, string, error) {
+	return mcp.ProjectGate(config.ProjectPath(root), func(ctx context.Context, sc mcp.ServerConfig) (bool, string, error) {
 		args, _ := json.Marshal(map[string]string{"server": sc.Name, "start": sc.Transport()})
 		d, err := ap.Approve(ctx, agent.Approval{
-			Tool: mcpServerApproval + sc.Name, Effect: tools.Executes, Args: args, Once: true,
+			Tool: headless.ServerStart + sc.Name, Effect: tools.Executes, Args: args, Once: true,
 			Preview: fmt.Sprintf("Start the MCP server %q that this repository's .tern.toml configures:\n  %s", sc.Name, sc.Transport()),
 		})
 		return d.Allow, d.Reason, err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/ternhq/tern/cmd/tern/internal/promptview"
 	"github.com/ternhq/tern/models/ollamatest"
 )
 
@@ -163,7 +164,7 @@ func TestPromptReportAndJSON(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	var p promptJSON
+	var p promptview.JSON
 	if err := json.Unmarshal([]byte(out), &p); err != nil {
 		t.Fatalf("not one JSON object: %v\n%s", err, out)
 	}

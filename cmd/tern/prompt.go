@@ -2,15 +2,14 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ternhq/tern/cmd/tern/internal/backend"
+	"github.com/ternhq/tern/cmd/tern/internal/promptview"
 	"github.com/ternhq/tern/context/budget"
-	"github.com/ternhq/tern/disclosure"
 	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/prompts"
 	"github.com/ternhq/tern/tools"
@@ -64,23 +63,22 @@ func (a *app) prompt(ctx context.Context, po *promptOptions) error {
 	model, text := cfg.Model, cfg.ToolMode == "text" || cfg.ToolMode == "constrained"
 	var prof models.Profile
 	cctx, cancel := context.WithTimeout(ctx, promptConnectTimeout)
-	back, err := a.connect(cctx, cfg)
+	back, err := backend.Connect(cctx, cfg, a.vramBytes)
 	cancel()
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		var perr error
-		if prof, perr = profileFor(models.ModelInfo{Name: cfg.Model, Family: models.FamilyOfName(cfg.Model)}, cfg); perr != nil {
+		if prof, perr = backend.Profile(models.ModelInfo{Name: cfg.Model, Family: models.FamilyOfName(cfg.Model)}, cfg); perr != nil {
 			return perr
 		}
 		if model == "" {
 			model = "(no model)"
 		}
-		fmt.Fprintf(a.stderr, "tern: %s\ntern: showing the prompt offline, for the %s template (from --model or the config), with %s tools\n",
-			firstLine(err.Error()), prof.Prompt, map[bool]string{true: "text-protocol", false: "native"}[text])
+		promptview.WriteOffline(a.stderr, err, prof.Prompt, text)
 	} else {
-		model, prof, text = back.info.Name, back.profile, back.proto.Text
+		model, prof, text = back.Info.Name, back.Profile, back.Proto.Text
 	}
 
 	ws, err := tools.NewWorkspace(root, cfg.AllowRead...)
@@ -113,135 +111,10 @@ func (a *app) prompt(ctx context.Context, po *promptOptions) error {
 	for _, n := range notes {
 		fmt.Fprintf(a.stderr, "tern: %s\n", n)
 	}
-	p := promptReport{counter: counter, set: set, system: system, render: render}
+	p := promptview.Report{Counter: counter, Set: set, System: system, Render: render, Model: model, Template: prof.Prompt}
 	if jsonOut {
-		return p.writeJSON(a.stdout, model, prof.Prompt, text)
+		return p.WriteJSON(a.stdout)
 	}
-	p.write(a.stdout, model, prof.Prompt, text)
+	p.Write(a.stdout)
 	return nil
-}
-
-// promptReport prints the first request's prefix and what it costs.
-type promptReport struct {
-	counter *budget.Counter
-	set     *disclosure.Set
-	system  string
-	// render, in the text protocol, renders the system prompt for a tool
-	// list; nil for native tools.
-	render func([]models.ToolSpec) string
-}
-
-func (p promptReport) systemTokens(system string) int {
-	return p.counter.MessageTokens(models.Message{Role: models.RoleSystem, Content: system})
-}
-
-// requestTokens is what a request carrying the tools ts costs: the system
-// prompt and, natively, the tool schemas.
-func (p promptReport) requestTokens(ts []tools.Tool) int {
-	if p.render != nil {
-		return p.systemTokens(p.render(specsOf(ts)))
-	}
-	n := p.systemTokens(p.system)
-	for _, t := range ts {
-		n += p.counter.Count(string(t.Spec().WireJSON()))
-	}
-	return n
-}
-
-func (p promptReport) write(w io.Writer, model, template string, text bool) {
-	visible := p.set.All()
-	fmt.Fprintf(w, "# First request of a new session: %s (%s template), %s, up to %s\n\n",
-		model, template, p.set.Tier(), p.set.Max())
-	fmt.Fprintf(w, "## System prompt (%d tokens)\n\n%s\n", p.systemTokens(p.system), p.system)
-	if text {
-		fmt.Fprintf(w, "## Tools\n\nNone sent natively: the text tool protocol describes them in the system prompt.\n\n")
-	} else {
-		fmt.Fprintf(w, "## Tools (%d, sent as JSON)\n\n", len(visible))
-		for _, t := range visible {
-			fmt.Fprintf(w, "%s\n", t.Spec().WireJSON())
-		}
-		fmt.Fprintln(w)
-	}
-
-	fmt.Fprintf(w, "## Tokens (cl100k_base)\n\n")
-	row := func(part, tier string, tokens int, sent string) {
-		fmt.Fprintf(w, "%-30s %4s %6d  %s\n", part, tier, tokens, sent)
-	}
-	fmt.Fprintf(w, "%-30s %4s %6s  %s\n", "part", "tier", "tokens", "sent")
-	row("system prompt", "", p.systemTokens(p.system), "yes")
-	for _, c := range p.set.Costs(p.counter) {
-		row(c.Name, fmt.Sprint(int(c.Tier)), c.Tokens, map[bool]string{true: "yes", false: "no"}[c.Visible])
-	}
-	fmt.Fprintln(w)
-	var upTo []tools.Tool
-	for t := disclosure.Read; t <= p.set.Max(); t++ {
-		upTo = append(upTo, p.set.Tools(t)...)
-		label := fmt.Sprintf("request at tier %d", t)
-		if t == disclosure.NumTiers-1 {
-			label += " (all tools)"
-		}
-		row(label, "", p.requestTokens(upTo), "")
-	}
-	row(fmt.Sprintf("this request (tier %d)", p.set.Tier()), "", p.requestTokens(visible), "")
-	if text {
-		fmt.Fprintln(w, "\nIn the text tool protocol the tools' cost is part of the system prompt's.")
-	}
-}
-
-// promptJSON is tern prompt --json: the first request's prefix and what
-// it costs.
-type promptJSON struct {
-	Model    string `json:"model"`
-	Template string `json:"template"`
-	Tier     int    `json:"tier"`
-	MaxTier  int    `json:"max_tier"`
-	// ToolMode is "native" (Tools are sent as schemas) or "text" (the
-	// system prompt describes them).
-	ToolMode string            `json:"tool_mode"`
-	System   string            `json:"system"`
-	Tools    []json.RawMessage `json:"tools"`
-	Tokens   promptCounts      `json:"tokens"`
-}
-
-type promptCounts struct {
-	System int `json:"system"`
-	// Tools lists every tool of every tier; Sent says it is in this request.
-	Tools []promptToolCost `json:"tools"`
-	// ByTier is the cost of a request offering the tools up to each tier.
-	ByTier  []int `json:"by_tier"`
-	Request int   `json:"request"`
-}
-
-type promptToolCost struct {
-	Name   string `json:"name"`
-	Tier   int    `json:"tier"`
-	Tokens int    `json:"tokens"`
-	Sent   bool   `json:"sent"`
-}
-
-func (p promptReport) writeJSON(w io.Writer, model, template string, text bool) error {
-	visible := p.set.All()
-	out := promptJSON{Model: model, Template: template, Tier: int(p.set.Tier()), MaxTier: int(p.set.Max()),
-		ToolMode: "native", System: p.system, Tools: []json.RawMessage{}}
-	if text {
-		out.ToolMode = "text"
-		out.System = p.render(specsOf(visible))
-	} else {
-		for _, t := range visible {
-			out.Tools = append(out.Tools, json.RawMessage(t.Spec().WireJSON()))
-		}
-	}
-	out.Tokens.System = p.systemTokens(p.system)
-	for _, c := range p.set.Costs(p.counter) {
-		out.Tokens.Tools = append(out.Tokens.Tools, promptToolCost{Name: c.Name, Tier: int(c.Tier), Tokens: c.Tokens, Sent: c.Visible})
-	}
-	var upTo []tools.Tool
-	for t := disclosure.Read; t <= p.set.Max(); t++ {
-		upTo = append(upTo, p.set.Tools(t)...)
-		out.Tokens.ByTier = append(out.Tokens.ByTier, p.requestTokens(upTo))
-	}
-	out.Tokens.Request = p.requestTokens(visible)
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
 }

@@ -1,19 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ollama/ollama/api"
 
 	"github.com/ternhq/tern/context/budget"
-	"github.com/ternhq/tern/index"
-	"github.com/ternhq/tern/models/ollama"
 	"github.com/ternhq/tern/models/ollamatest"
 )
 
@@ -141,68 +137,5 @@ func TestRAGThroughAsk(t *testing.T) {
 	}
 	if code, _, errOut := f.tern(t.Context(), "ask", "x"); code != 1 || !strings.Contains(errOut, "rag_share must be between 0.05 and 0.5") {
 		t.Errorf("rag_share = 0.9: exit %d: %s", code, errOut)
-	}
-}
-
-func TestEmbedderAddsTaskPrefixes(t *testing.T) {
-	t.Parallel()
-	srv := ollamatest.New(t, ollamatest.WithModels(ollamatest.NomicEmbed(), allMiniLM()))
-	client, err := ollama.New(srv.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tt := range []struct {
-		key    string
-		query  bool
-		prefix string
-		dims   int
-	}{
-		{"nomic-embed-text (task prefixes)", false, "search_document: ", 768},
-		{"nomic-embed-text (task prefixes)", true, "search_query: ", 768},
-		{"all-minilm", true, "", 384},
-	} {
-		vecs, err := embedder{client: client, query: tt.query}.Embed(t.Context(), tt.key, []string{"func Total"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := ollamatest.Embedding(tt.prefix+"func Total", tt.dims)
-		if !slices.Equal(vecs[0], want) {
-			t.Errorf("%s (query %v): the text was not sent as %q", tt.key, tt.query, tt.prefix+"func Total")
-		}
-	}
-	_, err = embedder{client: client}.Embed(t.Context(), "mxbai-embed-large (task prefixes)", []string{"x"})
-	if err == nil || err.Error() != "embedding model mxbai-embed-large is not installed (run `ollama pull mxbai-embed-large`)" {
-		t.Errorf("missing model: %v", err)
-	}
-}
-
-func TestProgressView(t *testing.T) {
-	t.Parallel()
-	var plain bytes.Buffer
-	v := newProgressView(&plain, false, "m")
-	for _, p := range []index.Progress{{Phase: index.PhaseChunk, Changed: 10, Done: 5}, {Phase: index.PhaseDone}} {
-		v.update(p)
-	}
-	v.finish()
-	if plain.Len() != 0 {
-		t.Errorf("a short run off a terminal printed progress:\n%s", plain.String())
-	}
-	v.last = time.Now().Add(-plainEvery)
-	v.update(index.Progress{Phase: index.PhaseEmbed, ToEmbed: 100, Embedded: 40, Elapsed: 12 * time.Second})
-	if got := plain.String(); got != "tern: index: embedding with m: 40/100 chunks, 12s\n" {
-		t.Errorf("a long run off a terminal printed %q", got)
-	}
-
-	var tty bytes.Buffer
-	v = newProgressView(&tty, true, "nomic-embed-text")
-	v.update(index.Progress{Phase: index.PhaseScan, Seen: 3})
-	v.update(index.Progress{Phase: index.PhaseChunk, Changed: 10, Done: 4, Chunks: 17})
-	v.update(index.Progress{Phase: index.PhaseEmbed, ToEmbed: 17, Embedded: 8})
-	v.update(index.Progress{Phase: index.PhaseDone})
-	v.finish()
-	for _, want := range []string{"indexing · 17 chunks", "/10, ", "files", "embedding with nomic-embed-text", "/17, ", "chunks/"} {
-		if !strings.Contains(tty.String(), want) {
-			t.Errorf("the terminal bar lacks %q:\n%q", want, tty.String())
-		}
 	}
 }

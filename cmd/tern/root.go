@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,7 +15,9 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/spf13/cobra"
 
-	"github.com/ternhq/tern/models/ollama"
+	"github.com/ternhq/tern/cmd/tern/internal/backend"
+	"github.com/ternhq/tern/cmd/tern/internal/complete"
+	"github.com/ternhq/tern/cmd/tern/internal/config"
 )
 
 // Exit codes.
@@ -192,7 +193,7 @@ Run 'tern doctor' first to check Ollama, the model and the context plan.`,
 	root.SetVersionTemplate("tern {{.Version}}\n")
 	root.AddCommand(a.askCommand(), a.doctorCommand(), a.sessionsCommand(), a.promptCommand(), a.undoCommand(), a.evalCommand(),
 		a.indexCommand(), a.searchCommand(), a.versionCommand(), a.diffCommand())
-	a.registerCompletions(root)
+	complete.Register(root, a.completionSources())
 	return root
 }
 
@@ -231,8 +232,8 @@ func (a *app) workspaceRoot() (string, error) {
 }
 
 // config loads the config files and applies the environment and flags.
-func (a *app) config(root string) (Config, error) {
-	cfg, _, err := loadConfig(root, a.getenv)
+func (a *app) config(root string) (config.Config, error) {
+	cfg, _, err := config.Load(root, a.getenv)
 	if err != nil {
 		return cfg, err
 	}
@@ -242,42 +243,20 @@ func (a *app) config(root string) (Config, error) {
 // overrideConfig applies the environment and the flags to cfg, made from
 // the config files, and says what of the project's file was ignored.
 // Each source is validated once, where it is read: the files by
-// checkConfig, the flags by checkFlags. What is left to check here is
-// what only their combination can break: a tier above the tier cap.
-func (a *app) overrideConfig(cfg Config) (Config, error) {
-	for _, n := range cfg.notices {
+// config.Load, the flags by checkFlags; config.WithFlags checks what
+// only their combination can break.
+func (a *app) overrideConfig(cfg config.Config) (config.Config, error) {
+	for _, n := range cfg.Notices() {
 		fmt.Fprintln(a.stderr, "tern: "+n)
 	}
-	if v := a.getenv("TERN_MODEL"); v != "" {
-		cfg.Model = v
-	}
-	if v := ollama.EnvHost(a.getenv); v != "" && cfg.Host == "" {
-		cfg.Host = v
-	}
-	flags := a.cmd.PersistentFlags()
-	set := func(name string, apply func()) {
-		if flags.Changed(name) {
-			apply()
-		}
-	}
-	set("model", func() { cfg.Model = a.model })
-	set("host", func() { cfg.Host, cfg.hostFlag = a.host, true })
-	set("backend", func() { cfg.Backend = a.backend })
-	cfg.apiKey = cmp.Or(a.getenv("TERN_API_KEY"), a.getenv("OPENAI_API_KEY"))
-	set("ctx", func() { cfg.Ctx = a.ctxTokens })
-	set("vram", func() { cfg.VRAMGiB = a.vram })
-	set("max-turns", func() { cfg.MaxTurns = a.maxTurns })
-	set("allow-read", func() { cfg.AllowRead = append(cfg.AllowRead, a.allowRead...) })
-	set("tool-mode", func() { cfg.ToolMode = a.toolMode })
-	set("tier", func() { cfg.Tier = a.tier })
-	set("max-tier", func() { cfg.MaxTier = a.maxTier })
-	if flags.Changed("tier") && !flags.Changed("max-tier") && cfg.Tier > cfg.MaxTier {
-		cfg.MaxTier = cfg.Tier // asking for a tier raises a configured cap
-	}
-	if err := checkTiers(cfg, "--tier", "--max-tier"); err != nil {
-		return cfg, err
-	}
-	return cfg, nil
+	cfg.ApplyEnv(a.getenv)
+	return cfg.WithFlags(a.flags())
+}
+
+// vramBytes is the GPU memory a run plans for: --vram or the config's,
+// else what nvidia-smi reports, else 8 GiB (backend.VRAM).
+func (a *app) vramBytes(ctx context.Context, cfg config.Config) int64 {
+	return backend.VRAM(ctx, cfg, a.cmd.PersistentFlags().Changed("vram"))
 }
 
 // interruptible returns a context cancelled by the first SIGINT, SIGTERM

@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/ternhq/tern/agent"
+	"github.com/ternhq/tern/cmd/tern/internal/backend"
+	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/context/budget"
 	"github.com/ternhq/tern/disclosure"
 	"github.com/ternhq/tern/models"
@@ -19,8 +21,8 @@ import (
 // the agent that drives them.
 type run struct {
 	root    string
-	cfg     Config
-	back    *backend
+	cfg     config.Config
+	back    *backend.Conn
 	store   *session.Store
 	sess    session.Session
 	resumed bool
@@ -76,7 +78,7 @@ func (a *app) startRun(ctx context.Context, o runOptions) (*run, error) {
 // session store and code index.
 type runEnv struct {
 	root    string
-	cfg     Config
+	cfg     config.Config
 	counter func() (*budget.Counter, error)
 	// store, when nil, is opened once the model server answers, and is
 	// the run's own (closed with it).
@@ -110,7 +112,7 @@ func (a *app) openRun(ctx context.Context, w runEnv, o runOptions) (*run, error)
 	if o.model != "" {
 		cfg.Model = o.model
 	}
-	back, err := a.connect(ctx, cfg)
+	back, err := backend.Connect(ctx, cfg, a.vramBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -129,11 +131,11 @@ func (a *app) openRun(ctx context.Context, w runEnv, o runOptions) (*run, error)
 		}
 	}
 	if code == nil {
-		code = newCodeIndex(w.root, back.resolved(cfg))
+		code = newCodeIndex(w.root, back.Resolved(cfg))
 	}
 	r := &run{root: w.root, cfg: cfg, back: back, store: store, ws: ws, counter: counter,
 		tierFlag: o.tierFlag, code: code, rag: o.rag, plan: o.plan, asker: o.asker}
-	if clamp := back.plan.Clamp(); clamp != "" {
+	if clamp := back.Plan.Clamp(); clamp != "" {
 		r.notices = append(r.notices, clamp)
 	}
 	err = r.openSession(ctx, o.resume)
@@ -156,7 +158,7 @@ func (a *app) openRun(ctx context.Context, w runEnv, o runOptions) (*run, error)
 
 func (r *run) openSession(ctx context.Context, resume string) error {
 	if resume == "" {
-		s, err := r.store.Create(ctx, r.back.info.Name, r.root)
+		s, err := r.store.Create(ctx, r.back.Info.Name, r.root)
 		if err != nil {
 			return fmt.Errorf("create session: %w", err)
 		}
@@ -171,8 +173,8 @@ func (r *run) openSession(ctx context.Context, resume string) error {
 		return err
 	}
 	r.sess, r.resumed = s, true
-	if s.Model != r.back.info.Name {
-		r.notices = append(r.notices, fmt.Sprintf("session %s was started with %s; continuing with %s", s.ID, s.Model, r.back.info.Name))
+	if s.Model != r.back.Info.Name {
+		r.notices = append(r.notices, fmt.Sprintf("session %s was started with %s; continuing with %s", s.ID, s.Model, r.back.Info.Name))
 	}
 	return nil
 }
@@ -185,7 +187,7 @@ func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
 		}
 		r.mcp = m
 	}
-	temperature := r.back.profile.EffectiveTemperature(r.cfg.Temperature)
+	temperature := r.back.Profile.EffectiveTemperature(r.cfg.Temperature)
 	cal, err := r.calibration(ctx)
 	if err != nil {
 		return err
@@ -202,19 +204,19 @@ func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
 	r.tools = set
 	ex.UseTools(set)
 	think := r.cfg.Think
-	if !r.back.info.Has(models.CapThinking) {
+	if !r.back.Info.Has(models.CapThinking) {
 		think = ""
 	}
-	prof := r.back.profile
+	prof := r.back.Profile
 	system, notes, err := prompts.ForModel(r.root, prof, think)
 	if err != nil {
 		return err
 	}
 	r.notices = append(r.notices, notes...)
-	if r.back.proto.Text {
-		r.notices = append(r.notices, r.back.proto.Why)
+	if r.back.Proto.Text {
+		r.notices = append(r.notices, r.back.Proto.Why)
 	}
-	r.notices = append(r.notices, r.back.notes...)
+	r.notices = append(r.notices, r.back.Notes...)
 	var history []models.Message
 	var goal, proposed string
 	if r.resumed {
@@ -231,12 +233,12 @@ func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
 	}
 	r.agent = agent.New(agent.Config{
 		SessionID:   r.sess.ID,
-		Model:       r.back.info.Name,
-		NumCtx:      r.back.plan.NumCtx,
+		Model:       r.back.Info.Name,
+		NumCtx:      r.back.Plan.NumCtx,
 		MaxTurns:    r.cfg.MaxTurns,
 		System:      system,
-		TextTools:   r.back.proto.Text,
-		Constrained: r.back.proto.Constrained,
+		TextTools:   r.back.Proto.Text,
+		Constrained: r.back.Proto.Constrained,
 		Think:       think,
 		Temperature: temperature,
 		KeepAlive:   r.cfg.KeepAlive.Duration,
@@ -257,7 +259,7 @@ func (r *run) newAgent(ctx context.Context, approver agent.Approver) error {
 		Goal:         goal,
 		ProposedPlan: proposed,
 		PlanMode:     r.plan,
-	}, r.back.client, set, r.store, approver, r.counter)
+	}, r.back.Client, set, r.store, approver, r.counter)
 	return nil
 }
 

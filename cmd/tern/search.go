@@ -2,15 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ternhq/tern/cmd/tern/internal/indexview"
 	"github.com/ternhq/tern/index"
 	"github.com/ternhq/tern/rag"
 )
@@ -110,73 +108,12 @@ func (a *app) search(ctx context.Context, o *searchOptions) error {
 		fmt.Fprintf(a.stderr, "tern: %s\n", why)
 	}
 	if jsonOut {
-		return writeHitsJSON(a.stdout, res.Hits)
+		return indexview.WriteHitsJSON(a.stdout, res.Hits)
 	}
 	if len(res.Hits) == 0 {
 		fmt.Fprintf(a.stderr, "tern: no hits for %q\n", query)
 		return nil
 	}
-	writeHits(a.stdout, res.Hits)
+	indexview.WriteHits(a.stdout, res.Hits)
 	return nil
-}
-
-// hitJSON is one hit of tern search --json. The field names are stable.
-type hitJSON struct {
-	Path      string  `json:"path"`
-	StartLine int     `json:"start_line"`
-	EndLine   int     `json:"end_line"`
-	Kind      string  `json:"kind"`
-	Symbol    string  `json:"symbol"`
-	Lang      string  `json:"lang"`
-	Score     float64 `json:"score"`
-	Preview   string  `json:"preview"`
-	// LexicalRank and VectorRank are the hit's places in the full-text
-	// and vector results (1 is first), 0 where it was absent.
-	LexicalRank int `json:"lexical_rank"`
-	VectorRank  int `json:"vector_rank"`
-}
-
-func writeHitsJSON(w io.Writer, hits []rag.Hit) error {
-	enc := json.NewEncoder(w)
-	for _, h := range hits {
-		err := enc.Encode(hitJSON{Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine, Kind: h.Kind, Symbol: h.Symbol,
-			Lang: h.Lang, Score: h.Score, Preview: h.Preview, LexicalRank: h.LexicalRank, VectorRank: h.VectorRank})
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// writeHits prints hits in aligned columns, each with its preview on the
-// line below.
-func writeHits(w io.Writer, hits []rag.Hit) {
-	refs := make([]string, len(hits))
-	whats := make([]string, len(hits))
-	refW, whatW := 0, 0
-	for i, h := range hits {
-		refs[i] = fmt.Sprintf("%s:%d-%d", h.Path, h.StartLine, h.EndLine)
-		whats[i] = strings.TrimSpace(h.Kind + " " + h.Symbol)
-		refW = max(refW, utf8.RuneCountInString(refs[i]))
-		whatW = max(whatW, utf8.RuneCountInString(whats[i]))
-	}
-	whatW = min(whatW, 48)
-	for i, h := range hits {
-		what := whats[i]
-		if utf8.RuneCountInString(what) > whatW {
-			what = string([]rune(what)[:whatW-1]) + "…"
-		}
-		fmt.Fprintf(w, "%s  %s  %.4f\n", pad(refs[i], refW), pad(what, whatW), h.Score)
-		if h.Preview != "" {
-			fmt.Fprintf(w, "    %s\n", h.Preview)
-		}
-	}
-}
-
-// pad fills s with spaces to width runes.
-func pad(s string, width int) string {
-	if n := utf8.RuneCountInString(s); n < width {
-		return s + strings.Repeat(" ", width-n)
-	}
-	return s
 }

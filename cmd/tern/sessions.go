@@ -3,11 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ternhq/tern/cmd/tern/internal/words"
 	"github.com/ternhq/tern/session"
 )
 
@@ -51,17 +51,9 @@ func (a *app) sessions(ctx context.Context, o *sessionsOptions) error {
 	fmt.Fprintln(tw, "ID\tSTARTED\tMODEL\tTURNS\tTOKENS\tFIRST PROMPT")
 	for _, s := range list {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\n", s.ID, s.Started.Local().Format("2006-01-02 15:04"),
-			s.Model, s.Turns, s.PromptTokens+s.EvalTokens, oneLine(s.Title, 60))
+			s.Model, s.Turns, s.PromptTokens+s.EvalTokens, words.OneLine(s.Title, 60))
 	}
 	return tw.Flush()
-}
-
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len([]rune(s)) > n {
-		s = string([]rune(s)[:n-1]) + "…"
-	}
-	return s
 }
 
 // openStore opens the session store of the workspace, for commands that

@@ -7,8 +7,8 @@ import (
 	"os"
 	"runtime"
 
+	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/disclosure"
-	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/tools"
 )
 
@@ -21,7 +21,7 @@ const (
 // toolOptions is what a session's tool set is built from.
 type toolOptions struct {
 	ws  *tools.Workspace
-	cfg Config
+	cfg config.Config
 	cp  *tools.Checkpoint
 	// search, when set, adds search_code to tier 0.
 	search tools.CodeSearcher
@@ -130,13 +130,4 @@ func unavailable(err error) string {
 		return "git is not installed"
 	}
 	return err.Error()
-}
-
-// specsOf returns the specifications of ts.
-func specsOf(ts []tools.Tool) []models.ToolSpec {
-	specs := make([]models.ToolSpec, len(ts))
-	for i, t := range ts {
-		specs[i] = t.Spec()
-	}
-	return specs
 }

@@ -3,11 +3,12 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"sync/atomic"
 
 	"github.com/ternhq/tern/agent"
+	"github.com/ternhq/tern/cmd/tern/internal/backend"
+	"github.com/ternhq/tern/cmd/tern/internal/indexview"
 	"github.com/ternhq/tern/index"
 	"github.com/ternhq/tern/rag"
 	"github.com/ternhq/tern/tui"
@@ -63,13 +64,13 @@ func (x tuiIndexer) Index(ctx context.Context, progress func(tui.IndexProgress))
 			progress(tui.IndexProgress{Done: p.Embedded, Total: p.ToEmbed, Path: "embedding chunks with " + model})
 		}
 	})
-	var ee embedError
+	var ee backend.EmbedError
 	var notes []string
 	switch {
 	case ctx.Err() != nil:
 		return "", errors.New("stopped; the index is consistent: /index again finishes it")
 	case errors.As(err, &ee):
-		notes = append(notes, "embedding stopped: "+ee.msg+"; /index again adds the missing embeddings")
+		notes = append(notes, "embedding stopped: "+ee.Error()+"; /index again adds the missing embeddings")
 	case err != nil:
 		return "", rag.IndexProblem(err)
 	}
@@ -77,14 +78,7 @@ func (x tuiIndexer) Index(ctx context.Context, progress func(tui.IndexProgress))
 	if err != nil {
 		return "", rag.IndexProblem(err)
 	}
-	summary := fmt.Sprintf("index: %s read, %d unchanged, %d removed; %s and %s in all",
-		countOf(st.Indexed, "file"), st.Unchanged, st.Removed, countOf(status.Files, "file"), countOf(status.Chunks, "chunk"))
-	switch {
-	case st.PreviousModel != "":
-		summary += fmt.Sprintf(", re-embedded with %s (was %s)", status.Model, st.PreviousModel)
-	case status.Embedded > 0:
-		summary += fmt.Sprintf(", %d embedded with %s", status.Embedded, status.Model)
-	}
+	summary := indexview.Line(st, status)
 	if plan.why != "" {
 		notes = append(notes, "no embeddings, search is lexical only: "+plan.why)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ternhq/tern/cmd/tern/internal/words"
 	"github.com/ternhq/tern/session"
 	"github.com/ternhq/tern/tools"
 )
@@ -50,7 +51,7 @@ func (a *app) undo(ctx context.Context, o *undoOptions) error {
 	if err != nil {
 		return explainUndo(sess.ID, err)
 	}
-	fmt.Fprintf(a.stdout, "Session %s (%s, %q)\ncheckpoint %.8s, taken before its first change\n", sess.ID, sess.Model, oneLine(sess.Title, 60), plan.Commit)
+	fmt.Fprintf(a.stdout, "Session %s (%s, %q)\ncheckpoint %.8s, taken before its first change\n", sess.ID, sess.Model, words.OneLine(sess.Title, 60), plan.Commit)
 	if plan.Empty() {
 		fmt.Fprintln(a.stdout, "Nothing to undo: the files match the checkpoint.")
 		return nil

@@ -10,9 +10,14 @@
 // testdata so that the Go tool never builds or tests the fixtures' code,
 // and is embedded, so `tern eval` works from any directory.
 //
-// eval runs nothing itself: cmd/tern runs the agent on each task and hands
-// the outcome to Judge. It imports no tern package but models/ollamatest
-// (to read transcripts).
+// Run runs a suite: each task in a throw-away copy of its fixture, for a
+// replay against the fake server ReplayServer starts, in a session that
+// cmd/tern opens (Opener: eval runs no agent itself); it counts the
+// session's calls into the Result (Count), judges the outcome with the
+// task's Check, and tells a task that fails, is skipped or cannot run
+// from a failure that ends the run. It imports no tern package but the
+// fake servers replays play against: models/ollamatest (transcripts are
+// its scripts) and models/openaitest.
 package eval
 
 import (

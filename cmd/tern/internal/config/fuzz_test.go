@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"os"
@@ -55,7 +55,7 @@ func FuzzLoadConfig(f *testing.F) {
 		}
 		return ""
 	}
-	user, _, err := loadConfig(filepath.Join(dir, "none"), getenv)
+	user, _, err := Load(filepath.Join(dir, "none"), getenv)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -65,11 +65,11 @@ func FuzzLoadConfig(f *testing.F) {
 		if err := os.WriteFile(path, []byte(project), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		cfg, _, err := loadConfig(root, getenv)
+		cfg, _, err := Load(root, getenv)
 		if err != nil {
 			return
 		}
-		if err := checkValues(cfg, false); err != nil {
+		if err := checkValues(cfg); err != nil {
 			t.Errorf("loaded with a value out of range: %v", err)
 		}
 		same := func(name string, got, want any) {

@@ -1,12 +1,10 @@
-package main
+package config
 
 import (
 	"fmt"
 	"maps"
-	"math"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -146,86 +144,4 @@ func (cfg *Config) mergeProject(proj Config, md toml.MetaData, path string) {
 		maps.Copy(cfg.MCP.Servers, proj.MCP.Servers)
 		cfg.MCP.NoteSources(md, path)
 	})
-}
-
-// valueRange is an allowed range of one numeric setting.
-type valueRange struct {
-	key      string // as written in the config file
-	flag     string // the flag that sets it, if any
-	min, max float64
-	why      string
-}
-
-// Limits of the numeric settings. The upper bounds are far beyond any real
-// machine; they catch typos (an extra digit) and values that would make
-// tern plan absurd buffers.
-var (
-	ctxRange       = valueRange{"ctx", "--ctx", 1024, 1 << 21, "tokens; the context window"}
-	vramRange      = valueRange{"vram", "--vram", 0.25, 4096, "GiB of GPU memory"}
-	maxTurnsRange  = valueRange{"max_turns", "--max-turns", 1, 10000, "model requests per prompt"}
-	thinkRange     = valueRange{"think_budget", "", 0, 1 << 20, "tokens of thinking per reply; 0 means half the reply reserve"}
-	temperatureRng = valueRange{"temperature", "", 0, 5, "the sampling temperature"}
-	keepAliveMax   = 365 * 24.0 // hours
-)
-
-// check reports v outside r, naming the setting as the user wrote it.
-func (r valueRange) check(v float64, byFlag bool) error {
-	if v >= r.min && v <= r.max { // false for NaN
-		return nil
-	}
-	name := r.key
-	if byFlag && r.flag != "" {
-		name = r.flag
-	}
-	return fmt.Errorf("%s must be between %s and %s (%s), not %s", name, num(r.min), num(r.max), r.why, num(v))
-}
-
-// num writes v in full, never in exponent form.
-func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
-
-// checkValues checks the numeric settings of cfg. byFlag names them as
-// flags, for the check after the flags are applied.
-func checkValues(cfg Config, byFlag bool) error {
-	if cfg.Ctx != 0 { // 0: planned from the VRAM budget
-		if err := ctxRange.check(float64(cfg.Ctx), byFlag); err != nil {
-			return err
-		}
-	}
-	if err := vramRange.check(cfg.VRAMGiB, byFlag); err != nil {
-		return err
-	}
-	if err := maxTurnsRange.check(float64(cfg.MaxTurns), byFlag); err != nil {
-		return err
-	}
-	if err := thinkRange.check(float64(cfg.ThinkBudget), byFlag); err != nil {
-		return err
-	}
-	if cfg.Temperature != nil {
-		if err := temperatureRng.check(*cfg.Temperature, byFlag); err != nil {
-			return err
-		}
-	}
-	for _, name := range slices.Sorted(maps.Keys(cfg.Profiles)) {
-		if t := cfg.Profiles[name].Temperature; t != nil {
-			if err := temperatureRng.check(*t, false); err != nil {
-				return fmt.Errorf("profiles.%s: %w", name, err)
-			}
-		}
-	}
-	if h := cfg.KeepAlive.Hours(); h > keepAliveMax {
-		return fmt.Errorf("keep_alive must be at most a year, not %v", cfg.KeepAlive.Duration)
-	}
-	for _, v := range []struct {
-		key      string
-		v, lo, h float64
-		why      string
-	}{
-		{"compact_threshold", cfg.CompactThreshold, 0.2, 1, "a share of the context window"},
-		{"rag_share", cfg.RAGShare, 0.05, 0.5, "a share of the context window"},
-	} {
-		if !(v.v >= v.lo && v.v <= v.h) || math.IsNaN(v.v) {
-			return fmt.Errorf("%s must be between %v and %v (%s), not %v", v.key, v.lo, v.h, v.why, v.v)
-		}
-	}
-	return nil
 }

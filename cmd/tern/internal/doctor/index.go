@@ -1,17 +1,19 @@
-package main
+package doctor
 
 import (
 	"context"
 	"fmt"
 	"time"
 
+	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/rag"
 )
 
-// doctorIndex reports the workspace's search index: its size, its
-// embeddings and whether they match the configured model.
-func (a *app) doctorIndex(ctx context.Context, r *report, root string, cfg Config) {
-	c := newCodeIndex(root, cfg)
+// index reports the workspace's search index: its size, its embeddings
+// and whether they match the configured model.
+func (d *doctor) index(ctx context.Context, cfg config.Config) {
+	r := d.r
+	c := openIndex(d.Root, cfg)
 	if !c.Exists() {
 		r.note("Index", "not built; run `tern index` for tern search, search_code and RAG")
 		return
@@ -36,7 +38,7 @@ func (a *app) doctorIndex(ctx context.Context, r *report, root string, cfg Confi
 		embedded = fmt.Sprintf("%d embedded with %s", st.Embedded, st.Model)
 	}
 	r.ok("Index", "%s: %d files, %d chunks, %s; %s", ".tern/index.db", st.Files, st.Chunks, embedded, updated)
-	want := c.want.Key()
+	want := c.Model
 	switch {
 	case st.Model != "" && st.Model != want:
 		r.detail("the index was embedded with %s, but embed_model is %s: `tern index` re-embeds it", st.Model, want)
@@ -47,8 +49,8 @@ func (a *app) doctorIndex(ctx context.Context, r *report, root string, cfg Confi
 
 // indexVectors returns the embedding model of the workspace index's
 // vectors and how many it holds; 0 when there is no index or no vector.
-func indexVectors(ctx context.Context, root string, cfg Config) (model string, vectors int) {
-	c := newCodeIndex(root, cfg)
+func indexVectors(ctx context.Context, root string, cfg config.Config) (model string, vectors int) {
+	c := openIndex(root, cfg)
 	if !c.Exists() {
 		return "", 0
 	}
@@ -62,6 +64,12 @@ func indexVectors(ctx context.Context, root string, cfg Config) (model string, v
 		return "", 0
 	}
 	return rag.ParseEmbedKey(st.Model).Name, st.Embedded
+}
+
+// openIndex is the workspace's index as cfg configures it, to read its
+// status: doctor embeds nothing.
+func openIndex(root string, cfg config.Config) *rag.Workspace {
+	return rag.NewWorkspace(root, nil, rag.NewEmbedModel(cfg.EmbedModel).Key())
 }
 
 // ago says how long ago something was, roughly.

@@ -1,30 +1,30 @@
-package main
+package doctor
 
 import (
 	"context"
 	"fmt"
 	"strings"
 
+	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/context/budget"
 	"github.com/ternhq/tern/tools"
 )
 
-// doctorMCP starts each enabled MCP server and reports its tools and what
+// mcp starts each enabled MCP server and reports its tools and what
 // their schemas cost in tokens, or why it did not start and how to fix it.
 // The servers are stopped again before it returns.
-func (a *app) doctorMCP(ctx context.Context, r *report, cfg Config, root string) {
+func (d *doctor) mcp(ctx context.Context, cfg config.Config) {
+	r := d.r
 	if len(cfg.MCP.Servers) == 0 {
 		r.note("MCP", "no servers configured; tier 3 offers fetch_url only ([mcp.servers.NAME] in .tern.toml adds servers)")
 		return
 	}
-	ws, err := tools.NewWorkspace(root, cfg.AllowRead...)
+	ws, err := tools.NewWorkspace(d.Root, cfg.AllowRead...)
 	if err != nil {
 		r.bad("MCP", "%v", err)
 		return
 	}
-	// Doctor has no one to ask: a server the repository's .tern.toml names
-	// starts only with --yes.
-	m, err := newMCPManager(cfg, ws, nil, trustGate(root, headlessApprover{yes: a.yes || a.yolo, command: "tern doctor"}))
+	m, err := d.MCP(cfg, ws)
 	if err != nil {
 		r.bad("MCP", "%v", err)
 		return

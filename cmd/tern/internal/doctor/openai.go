@@ -1,44 +1,49 @@
-package main
+package doctor
 
 import (
 	"context"
 	"fmt"
 
+	"github.com/ternhq/tern/cmd/tern/internal/backend"
+	"github.com/ternhq/tern/cmd/tern/internal/config"
+	"github.com/ternhq/tern/cmd/tern/internal/words"
+	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/models/openai"
 	"github.com/ternhq/tern/rag"
 )
 
-// doctorOpenAI checks an OpenAI-compatible server: what it says about
+// openAI checks an OpenAI-compatible server: what it says about
 // itself, the model, the window and where it came from, tool support and
 // usage reporting, and embeddings.
-func (a *app) doctorOpenAI(ctx context.Context, r *report, root string, cfg Config, addr string) error {
-	client, err := openai.New(addr, cfg.apiKey)
+func (d *doctor) openAI(ctx context.Context, cfg config.Config, addr string) error {
+	r := d.r
+	client, err := openai.New(addr, cfg.APIKey())
 	if err != nil {
 		r.bad("Server", "%v", err)
-		return exitCodeError{code: exitError}
+		return ErrProblems
 	}
 	list, err := client.Models(ctx)
 	if err != nil {
-		r.bad("Server", "%v", explainOpenAI(err, client.Host(), "", nil))
-		a.doctorWorkspace(ctx, r, root, cfg)
-		a.doctorMCP(ctx, r, cfg, root)
-		return exitCodeError{code: exitError}
+		r.bad("Server", "%v", backend.ExplainOpenAI(err, client.Host(), "", nil))
+		d.workspace(ctx, cfg)
+		d.mcp(ctx, cfg)
+		return ErrProblems
 	}
-	b := &backend{kind: backendOpenAI, client: client, addr: addr}
+	var served []models.ModelInfo
 	for _, m := range list {
-		b.installed = append(b.installed, modelInfo(m.ID))
+		served = append(served, backend.ServedModel(m.ID))
 	}
 	name, why, err := openai.ChooseModel(cfg.Model, list)
 	if err != nil {
 		r.ok("Server", "%s (OpenAI-compatible API)", client.Host())
-		r.bad("Chat model", "%v", explainOpenAI(err, client.Host(), cfg.Model, b.installed))
-		a.doctorWorkspace(ctx, r, root, cfg)
-		return exitCodeError{code: exitError}
+		r.bad("Chat model", "%v", backend.ExplainOpenAI(err, client.Host(), cfg.Model, served))
+		d.workspace(ctx, cfg)
+		return ErrProblems
 	}
 	srv, err := client.Describe(ctx, name)
 	if err != nil {
-		r.bad("Server", "%v", explainOpenAI(err, client.Host(), name, b.installed))
-		return exitCodeError{code: exitError}
+		r.bad("Server", "%v", backend.ExplainOpenAI(err, client.Host(), name, served))
+		return ErrProblems
 	}
 	r.ok("Server", "%s at %s (OpenAI-compatible API)", srv, client.Host())
 	r.ok("Models", "%d served", len(list))
@@ -48,7 +53,7 @@ func (a *app) doctorOpenAI(ctx context.Context, r *report, root string, cfg Conf
 		case m.MaxModelLen > 0:
 			extra = fmt.Sprintf("max_model_len %d", m.MaxModelLen)
 		case m.TrainCtx > 0:
-			extra = fmt.Sprintf("trained context %d, %s", m.TrainCtx, humanBytes(m.Size))
+			extra = fmt.Sprintf("trained context %d, %s", m.TrainCtx, words.Bytes(m.Size))
 		}
 		r.detail("%-40s %s", m.ID, extra)
 	}
@@ -56,7 +61,7 @@ func (a *app) doctorOpenAI(ctx context.Context, r *report, root string, cfg Conf
 	if srv.Kind == openai.LMStudio && !srv.Loaded {
 		r.note("Loaded", "LM Studio has not loaded %s; it loads on the first request with its default context length", name)
 	}
-	plan, err := servedWindow(srv, cfg.Ctx, client.Host())
+	plan, err := backend.ServedWindow(srv, cfg.Ctx, client.Host())
 	if err != nil {
 		r.bad("Context", "%v", err)
 	} else {
@@ -71,12 +76,12 @@ func (a *app) doctorOpenAI(ctx context.Context, r *report, root string, cfg Conf
 	ts, err := client.ProbeTools(ctx, name)
 	switch {
 	case err != nil:
-		r.bad("Tools", "a one-token test request failed: %v", explainOpenAI(err, client.Host(), name, b.installed))
+		r.bad("Tools", "a one-token test request failed: %v", backend.ExplainOpenAI(err, client.Host(), name, served))
 	case ts.Native:
 		r.ok("Tools", "the server takes native tool calls (tern still repairs calls written as text)")
 	default:
 		r.note("Tools", "the server refused tools (%q): tern uses the text tool protocol", ts.Why)
-		r.detail("%s", toolsFix(srv.Kind))
+		r.detail("%s", backend.ToolsFix(srv.Kind))
 	}
 	if err == nil {
 		if ts.Usage {
@@ -85,28 +90,31 @@ func (a *app) doctorOpenAI(ctx context.Context, r *report, root string, cfg Conf
 			r.note("Usage", "the server reports no token usage: counts are tern's estimate")
 		}
 	}
-	if prof, err := profileFor(modelInfo(name), cfg); err != nil {
+	if prof, err := backend.Profile(backend.ServedModel(name), cfg); err != nil {
 		r.bad("Profile", "%v", err)
 	} else {
 		r.ok("Profile", "%s", prof)
 	}
-	a.doctorEmbedOpenAI(ctx, r, cfg)
-	a.doctorWorkspace(ctx, r, root, cfg)
-	a.doctorMCP(ctx, r, cfg, root)
+	d.embedOpenAI(ctx, cfg)
+	d.workspace(ctx, cfg)
+	d.mcp(ctx, cfg)
 	if r.problems > 0 {
-		return exitCodeError{code: exitError}
+		return ErrProblems
 	}
 	return nil
 }
 
-func (a *app) doctorEmbedOpenAI(ctx context.Context, r *report, cfg Config) {
-	server := newEmbedServer(cfg)
+// embedOpenAI reports whether the OpenAI-compatible server (or
+// embed_base_url's) makes embeddings for search.
+func (d *doctor) embedOpenAI(ctx context.Context, cfg config.Config) {
+	r := d.r
+	server := backend.NewEmbedServer(cfg)
 	if server == nil {
 		r.note("Embeddings", "embed_base_url is not a valid address; search is lexical only")
 		return
 	}
 	m := rag.NewEmbedModel(cfg.EmbedModel)
-	if why := checkEmbed(ctx, server, m); why != "" {
+	if why := backend.CheckEmbed(ctx, server, m); why != "" {
 		r.note("Embeddings", "%s; search is lexical only", why)
 		return
 	}

@@ -1,4 +1,4 @@
-package main
+package backend
 
 import (
 	"context"
@@ -12,31 +12,32 @@ import (
 	"github.com/ternhq/tern/rag"
 )
 
-// embedder adapts the embedding server to the Embedder interfaces of
+// Embedder adapts the embedding server to the Embedder interfaces of
 // index and rag (rag.Prefixed: the model they name is a key, and texts
-// get the model's task prefix for documents or, when query is set, for
-// queries), with its errors worded for the user.
-type embedder struct {
-	client embedServer
-	query  bool
+// get the model's task prefix for documents or, when Query is set, for
+// queries), with its errors worded for the user (EmbedError).
+type Embedder struct {
+	Client EmbedServer
+	Query  bool
 }
 
-func (e embedder) Embed(ctx context.Context, key string, inputs []string) ([][]float32, error) {
-	vecs, err := rag.Prefixed{Server: e.client, Query: e.query}.Embed(ctx, key, inputs)
+// Embed embeds inputs with the model key names.
+func (e Embedder) Embed(ctx context.Context, key string, inputs []string) ([][]float32, error) {
+	vecs, err := rag.Prefixed{Server: e.Client, Query: e.Query}.Embed(ctx, key, inputs)
 	if err != nil {
-		return nil, embedError{err: err, msg: embedProblemOf(e.client, err, rag.ParseEmbedKey(key).Name)}
+		return nil, EmbedError{err: err, msg: embedProblemOf(e.Client, err, rag.ParseEmbedKey(key).Name)}
 	}
 	return vecs, nil
 }
 
-// embedError is a failed embedding request, worded for the user.
-type embedError struct {
+// EmbedError is a failed embedding request, worded for the user.
+type EmbedError struct {
 	err error
 	msg string
 }
 
-func (e embedError) Error() string { return e.msg }
-func (e embedError) Unwrap() error { return e.err }
+func (e EmbedError) Error() string { return e.msg }
+func (e EmbedError) Unwrap() error { return e.err }
 
 // embedProblem says in words what stops embeddings, and what fixes it.
 func embedProblem(err error, host, model string) string {
@@ -53,9 +54,9 @@ func embedProblem(err error, host, model string) string {
 // indexing goes on lexically when Ollama does not answer.
 const embedCheckTimeout = 5 * time.Second
 
-// checkEmbed asks the server whether model can embed. It returns "" when
+// CheckEmbed asks the server whether model can embed. It returns "" when
 // it can, else why not, with the fix.
-func checkEmbed(ctx context.Context, server embedServer, m rag.EmbedModel) string {
+func CheckEmbed(ctx context.Context, server EmbedServer, m rag.EmbedModel) string {
 	if oc, ok := server.(*openai.Client); ok {
 		return checkEmbedOpenAI(ctx, oc, m)
 	}

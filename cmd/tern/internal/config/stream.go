@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"fmt"
@@ -7,20 +7,20 @@ import (
 	"github.com/ternhq/tern/models/ollama"
 )
 
-// streamConfig is the [stream] table: the limits that keep a stalled or
+// Stream is the [stream] table: the limits that keep a stalled or
 // runaway Ollama from hanging tern.
-type streamConfig struct {
+type Stream struct {
 	// HeaderTimeout: how long Ollama may take to start answering (it loads
 	// the model and reads the prompt first).
-	HeaderTimeout duration `toml:"header_timeout"`
+	HeaderTimeout Duration `toml:"header_timeout"`
 	// IdleTimeout: the longest silence within a reply.
-	IdleTimeout duration `toml:"idle_timeout"`
+	IdleTimeout Duration `toml:"idle_timeout"`
 	// MaxReplyBytes caps one reply's text.
 	MaxReplyBytes int `toml:"max_reply_bytes"`
 }
 
-// limits checks the table and converts it; zero values take the defaults.
-func (s streamConfig) limits() (ollama.Limits, error) {
+// Limits checks the table and converts it; zero values take the defaults.
+func (s Stream) Limits() (ollama.Limits, error) {
 	for _, d := range []struct {
 		key string
 		v   time.Duration

@@ -1,4 +1,17 @@
-package main
+// Package config is tern's configuration: the Config type, where its
+// files are (the user's, and a project's .tern.toml), how they are read
+// and merged so that a repository never grants itself more than the user
+// did, the environment's part, the flags' checks and precedence (Flags),
+// and the checks of every value. cmd/tern says which flags were given.
+//
+// README's configuration table is generated from Config's doc comments
+// (go generate ./cmd/tern/internal/config; TestREADMEConfigTable fails
+// on drift).
+//
+// It imports the packages whose settings it holds (agent's defaults,
+// disclosure's tiers, models' profiles, tools/mcp's servers,
+// models/ollama's stream limits), never cmd/tern.
+package config
 
 import (
 	"errors"
@@ -25,7 +38,8 @@ import (
 //
 // The doc comment of each field with a toml key is its row in README's
 // configuration table, which TestREADMEConfigTable keeps in step (go
-// generate ./cmd/tern rewrites it): write it for the user.
+// generate ./cmd/tern/internal/config rewrites it): write it for the
+// user.
 type Config struct {
 	// The model to chat with. Default: `$TERN_MODEL`, else the best
 	// installed model with tool support (`--model`).
@@ -44,8 +58,8 @@ type Config struct {
 	// when it is another than `base_url` (a second llama-server started
 	// with `--embeddings`).
 	EmbedBaseURL string `toml:"embed_base_url"`
-	// apiKey comes from TERN_API_KEY or OPENAI_API_KEY, never from a file;
-	// hostFlag is set when --host was given.
+	// apiKey comes from TERN_API_KEY or OPENAI_API_KEY, never from a file
+	// (ApplyEnv); hostFlag is set when --host was given (SetHost).
 	apiKey   string
 	hostFlag bool
 
@@ -63,7 +77,7 @@ type Config struct {
 	// Thinking: `""` (off), `"true"`, or a level such as `"low"`.
 	Think string `toml:"think"`
 	// How long Ollama keeps the model loaded after a request.
-	KeepAlive duration `toml:"keep_alive"`
+	KeepAlive Duration `toml:"keep_alive"`
 	// Directories outside the workspace that tools may read
 	// (`--allow-read`).
 	AllowRead []string `toml:"allow_read"`
@@ -118,24 +132,26 @@ type Config struct {
 
 	// Limits that keep a stalled server from hanging tern (`[stream]`,
 	// below).
-	Stream streamConfig `toml:"stream"`
+	Stream Stream `toml:"stream"`
 
 	// Hosts (`"host"` or `"host:port"`) fetch_url may reach although they
 	// resolve to loopback, private or other special addresses.
 	FetchAllow []string `toml:"fetch_allow"`
 
-	// notices say what of the project file was ignored, and why.
+	// notices say what of the project file was ignored, and why
+	// (Notices).
 	notices []string
 }
 
-func defaultConfig() Config {
+// Default is the configuration before any file, variable or flag.
+func Default() Config {
 	return Config{
 		VRAMGiB:    8,
 		MaxTurns:   25,
 		EmbedModel: "nomic-embed-text",
-		KeepAlive:  duration{30 * time.Minute},
+		KeepAlive:  Duration{30 * time.Minute},
 		ToolMode:   "auto",
-		Backend:    backendAuto,
+		Backend:    BackendAuto,
 		MaxTier:    int(disclosure.External),
 
 		CompactThreshold: agent.DefaultCompactAt,
@@ -145,10 +161,11 @@ func defaultConfig() Config {
 	}
 }
 
-// duration reads "30m"-style TOML strings.
-type duration struct{ time.Duration }
+// Duration reads "30m"-style TOML strings.
+type Duration struct{ time.Duration }
 
-func (d *duration) UnmarshalText(b []byte) error {
+// UnmarshalText reads a duration as time.ParseDuration does.
+func (d *Duration) UnmarshalText(b []byte) error {
 	v, err := time.ParseDuration(string(b))
 	if err != nil {
 		return err
@@ -157,8 +174,9 @@ func (d *duration) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// userConfigPath is where the user's config file lives.
-func userConfigPath(getenv func(string) string) string {
+// UserPath is where the user's config file lives: "" when neither
+// XDG_CONFIG_HOME nor HOME is set.
+func UserPath(getenv func(string) string) string {
 	if dir := getenv("XDG_CONFIG_HOME"); dir != "" {
 		return filepath.Join(dir, "tern", "config.toml")
 	}
@@ -168,32 +186,44 @@ func userConfigPath(getenv func(string) string) string {
 	return ""
 }
 
-// loadConfig merges the user and project files over the defaults. A file
+// ProjectPath is the project's config file in the workspace at root.
+func ProjectPath(root string) string { return filepath.Join(root, ".tern.toml") }
+
+// Paths are the config files tern reads, the user's first.
+func Paths(root string, getenv func(string) string) []string {
+	var out []string
+	if p := UserPath(getenv); p != "" {
+		out = append(out, p)
+	}
+	return append(out, ProjectPath(root))
+}
+
+// Load merges the user and project files over the defaults. A file
 // that does not exist is skipped; one that does not parse, names a key
 // tern does not know or holds a value out of range is an error naming the
 // file (every unknown key, with the known key it was probably meant as).
-func loadConfig(root string, getenv func(string) string) (Config, []string, error) {
-	cfg, read, problems := loadConfigFiles(root, getenv, false)
+func Load(root string, getenv func(string) string) (Config, []string, error) {
+	cfg, read, problems := loadFiles(root, getenv, false)
 	if len(problems) > 0 {
 		return cfg, read, problems[0]
 	}
 	return cfg, read, nil
 }
 
-// loadConfigLenient loads the config as loadConfig does, but a file with
+// LoadLenient loads the config as Load does, but a file with
 // a problem is left out instead of stopping: the config is what the
 // remaining files make, and problems lists every problem found, each
 // naming its file. tern doctor reports them and goes on.
-func loadConfigLenient(root string, getenv func(string) string) (cfg Config, read []string, problems []error) {
-	return loadConfigFiles(root, getenv, true)
+func LoadLenient(root string, getenv func(string) string) (cfg Config, read []string, problems []error) {
+	return loadFiles(root, getenv, true)
 }
 
-func loadConfigFiles(root string, getenv func(string) string, lenient bool) (Config, []string, []error) {
-	cfg := defaultConfig()
+func loadFiles(root string, getenv func(string) string, lenient bool) (Config, []string, []error) {
+	cfg := Default()
 	var read []string
 	var problems []error
-	project := filepath.Join(root, ".tern.toml")
-	for _, path := range []string{userConfigPath(getenv), project} {
+	project := ProjectPath(root)
+	for _, path := range []string{UserPath(getenv), project} {
 		if path == "" {
 			continue
 		}
@@ -248,55 +278,4 @@ func loadConfigFiles(root string, getenv func(string) string, lenient bool) (Con
 		read = append(read, path)
 	}
 	return cfg, read, problems
-}
-
-// checkConfig checks the values of a config made from the files.
-func checkConfig(cfg Config) error {
-	if !isOneOf(cfg.ToolMode, toolModes) {
-		return fmt.Errorf("tool_mode must be %s, not %q%s", orList(toolModes), cfg.ToolMode, suggest(cfg.ToolMode, toolModes))
-	}
-	if err := checkBackend(cfg.Backend); err != nil {
-		return fmt.Errorf("backend %w", err)
-	}
-	if err := checkTiers(cfg, "tier", "max_tier"); err != nil {
-		return err
-	}
-	if err := checkValues(cfg, false); err != nil {
-		return err
-	}
-	if _, err := cfg.MCP.List(); err != nil {
-		return err
-	}
-	if !(cfg.ExploreShare >= 0.1 && cfg.ExploreShare <= 1) {
-		return fmt.Errorf("explore_share must be between 0.1 and 1 (a share of the context window), not %v", cfg.ExploreShare)
-	}
-	if cfg.ExploreTurns < 1 || cfg.ExploreTurns > 50 {
-		return fmt.Errorf("explore_turns must be between 1 and 50, not %d", cfg.ExploreTurns)
-	}
-	return nil
-}
-
-// checkTiers checks the tier settings, naming them as the user wrote them.
-func checkTiers(cfg Config, tierName, maxName string) error {
-	for _, v := range []struct {
-		name string
-		n    int
-	}{{tierName, cfg.Tier}, {maxName, cfg.MaxTier}} {
-		if !disclosure.Tier(v.n).Valid() {
-			return fmt.Errorf("%s must be 0 (read), 1 (edit), 2 (commands) or 3 (external), not %d", v.name, v.n)
-		}
-	}
-	if cfg.Tier > cfg.MaxTier {
-		return fmt.Errorf("%s %d is above %s %d", tierName, cfg.Tier, maxName, cfg.MaxTier)
-	}
-	return nil
-}
-
-// checkBackend checks a backend setting.
-func checkBackend(b string) error {
-	switch b {
-	case backendAuto, backendOllama, backendOpenAI:
-		return nil
-	}
-	return fmt.Errorf("must be auto, ollama or openai, not %q", b)
 }

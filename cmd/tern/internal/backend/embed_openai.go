@@ -1,4 +1,4 @@
-package main
+package backend
 
 import (
 	"cmp"
@@ -6,26 +6,27 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/models/ollama"
 	"github.com/ternhq/tern/models/openai"
 	"github.com/ternhq/tern/rag"
 )
 
-// embedServer makes embeddings for the index; *ollama.Client and
+// EmbedServer makes embeddings for the index; *ollama.Client and
 // *openai.Client satisfy it.
-type embedServer interface {
+type EmbedServer interface {
 	Embed(ctx context.Context, model string, inputs []string) ([][]float32, error)
 	Host() string
 }
 
-// newEmbedServer returns the client that embeds for the index as cfg
+// NewEmbedServer returns the client that embeds for the index as cfg
 // says, or nil when its address is not valid (which shows as "not
 // reachable"). With an OpenAI-compatible backend, embeddings come from
 // embed_base_url, else from the chat server itself.
-func newEmbedServer(cfg Config) embedServer {
-	if usesOpenAI(cfg) {
-		c, err := openai.New(cmp.Or(cfg.EmbedBaseURL, openaiAddr(cfg)), cfg.apiKey)
+func NewEmbedServer(cfg config.Config) EmbedServer {
+	if cfg.UsesOpenAI() {
+		c, err := openai.New(cmp.Or(cfg.EmbedBaseURL, cfg.OpenAIAddr()), cfg.APIKey())
 		if err != nil {
 			return nil
 		}
@@ -54,7 +55,7 @@ func checkEmbedOpenAI(ctx context.Context, c *openai.Client, m rag.EmbedModel) s
 }
 
 // embedProblemOf says in words what stops embeddings on server.
-func embedProblemOf(server embedServer, err error, model string) string {
+func embedProblemOf(server EmbedServer, err error, model string) string {
 	c, ok := server.(*openai.Client)
 	if !ok {
 		return embedProblem(err, server.Host(), model)

@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"flag"
@@ -7,7 +7,6 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
-	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -19,21 +18,21 @@ var updateREADME = flag.Bool("update-readme", false, "rewrite README's configura
 
 // The configuration table's place in README.
 const (
-	configTableStart = "<!-- config-table: generated from the doc comments of Config in cmd/tern/config.go by `go generate ./cmd/tern`; do not edit -->\n"
+	configTableStart = "<!-- config-table: generated from the doc comments of Config in cmd/tern/internal/config/config.go by `go generate ./cmd/tern/internal/config`; do not edit -->\n"
 	configTableEnd   = "<!-- end config-table -->\n"
 )
 
 // TestREADMEConfigTable keeps README's configuration table what Config
 // says: one row per key, with its default, whether a project file may set
-// it, and its doc comment. With -update-readme (go generate ./cmd/tern)
-// it rewrites the table instead of failing.
+// it, and its doc comment. With -update-readme (go generate
+// ./cmd/tern/internal/config) it rewrites the table instead of failing.
 func TestREADMEConfigTable(t *testing.T) {
 	t.Parallel()
 	table, err := configTable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join("..", "..", "README.md")
+	path := readmePath
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -56,11 +55,11 @@ func TestREADMEConfigTable(t *testing.T) {
 		}
 		return
 	}
-	t.Errorf("README's configuration table is not what Config's doc comments say; run `go generate ./cmd/tern`. Want:\n%s", table)
+	t.Errorf("README's configuration table is not what Config's doc comments say; run `go generate ./cmd/tern/internal/config`. Want:\n%s", table)
 }
 
 // configTable renders the table from config.go's source (for the doc
-// comments) and defaultConfig (for the defaults).
+// comments) and Default (for the defaults).
 func configTable() (string, error) {
 	fset := token.NewFileSet()
 	file, err := parser.ParseFile(fset, "config.go", nil, parser.ParseComments)
@@ -78,7 +77,7 @@ func configTable() (string, error) {
 	if fields == nil {
 		return "", fmt.Errorf("config.go declares no Config struct")
 	}
-	def := reflect.ValueOf(defaultConfig())
+	def := reflect.ValueOf(Default())
 	var b strings.Builder
 	b.WriteString("| key | default | in `.tern.toml` | what it does |\n|---|---|---|---|\n")
 	for _, f := range fields {
@@ -106,7 +105,7 @@ func configTable() (string, error) {
 
 // defaultText writes a default value as TOML would hold it.
 func defaultText(v reflect.Value) string {
-	if d, ok := v.Interface().(duration); ok {
+	if d, ok := v.Interface().(Duration); ok {
 		s := d.Duration.String()
 		for _, unit := range []string{"h0m0s", "m0s"} {
 			if strings.HasSuffix(s, unit) {

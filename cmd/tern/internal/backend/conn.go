@@ -1,0 +1,146 @@
+// Package backend reaches the model server a run talks to: which server
+// the config names (Ollama, or an OpenAI-compatible one such as
+// llama-server, LM Studio or vLLM, told apart by asking: Resolve), the
+// connection with the model chosen, its profile, tool protocol and
+// planned window (Connect, Conn), the server that makes embeddings for
+// the index, and the wording of their errors for the user, which says
+// what to run or change.
+//
+// It imports the model adapters, prompts (to check a profile), rag (for
+// embedding keys) and config, never cmd/tern.
+package backend
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/ternhq/tern/cmd/tern/internal/config"
+	"github.com/ternhq/tern/models"
+	"github.com/ternhq/tern/models/ollama"
+	"github.com/ternhq/tern/models/openai"
+)
+
+// Conn is a reachable model server (Ollama, or an OpenAI-compatible
+// server) with the model chosen for this run: what Connect learned, for
+// the run to use.
+type Conn struct {
+	// Kind is config.BackendOllama or config.BackendOpenAI; Addr is the
+	// address asked.
+	Kind      string
+	Addr      string
+	Client    ChatServer
+	Installed []models.ModelInfo
+	Info      models.ModelInfo
+	// Why says how the model was chosen, for the user.
+	Why  string
+	Plan ollama.Plan
+	// Proto is how tools reach the model, and why.
+	Proto models.ToolProtocol
+	// Profile is the model family's profile, with config overrides.
+	Profile models.Profile
+	// VRAM is the GPU memory planned for.
+	VRAM int64
+	// Server and Tools are what an OpenAI-compatible server said about
+	// itself; Notes are notices for the session.
+	Server openai.Server
+	Tools  openai.ToolSupport
+	Notes  []string
+}
+
+// Explain words err for the user, as the backend's errors need.
+func (b *Conn) Explain(err error) error {
+	if b.Kind == config.BackendOpenAI {
+		return ExplainOpenAI(err, b.Client.Host(), b.Info.Name, b.Installed)
+	}
+	return Explain(err, b.Client.Host(), b.Info.Name, b.Installed)
+}
+
+// Resolved returns cfg naming the backend this run resolved to, so that
+// what is opened after (the code index's embeddings) talks to the same
+// server.
+func (b *Conn) Resolved(cfg config.Config) config.Config {
+	if b.Kind == config.BackendOpenAI {
+		return cfg.WithOpenAI(b.Addr)
+	}
+	return cfg
+}
+
+// Connect reaches the server cfg names (Resolve), chooses the model and
+// plans the context window; vram is the GPU memory to plan for, asked
+// only of Ollama (an OpenAI-compatible server serves its own window).
+// Its errors are written for the user: they say what to run to fix things.
+func Connect(ctx context.Context, cfg config.Config, vram func(context.Context, config.Config) int64) (*Conn, error) {
+	kind, addr, err := Resolve(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	limits, err := cfg.Stream.Limits()
+	if err != nil {
+		return nil, err
+	}
+	if kind == config.BackendOpenAI {
+		return connectOpenAI(ctx, cfg, addr)
+	}
+	client, err := ollama.New(addr, ollama.WithLimits(limits))
+	if err != nil {
+		return nil, fmt.Errorf("ollama host: %w", err)
+	}
+	installed, err := client.List(ctx)
+	if errors.Is(err, models.ErrModelNotFound) {
+		// Every Ollama answers /api/tags; a 404 there is another server.
+		return nil, fmt.Errorf("the server at %s is not Ollama (it does not answer /api/tags): for llama-server, LM Studio or vLLM pass --backend openai", client.Host())
+	}
+	if err != nil {
+		return nil, Explain(err, client.Host(), "", nil)
+	}
+	b := &Conn{Kind: config.BackendOllama, Addr: addr, Client: client, Installed: installed}
+	name, why, err := models.ChooseModel(ctx, cfg.Model, installed, client.Show)
+	if err != nil {
+		return nil, Explain(err, client.Host(), cfg.Model, installed)
+	}
+	info, err := client.Show(ctx, name)
+	if err != nil {
+		return nil, Explain(err, client.Host(), name, installed)
+	}
+	if info.SizeBytes == 0 {
+		if i := slices.IndexFunc(installed, func(m models.ModelInfo) bool { return m.Name == name }); i >= 0 {
+			info.SizeBytes = installed[i].SizeBytes
+		}
+	}
+	b.Info, b.Why = info, why
+	b.VRAM = vram(ctx, cfg)
+	b.Plan = ollama.PlanContext(info, b.VRAM, cfg.Ctx)
+	if b.Profile, err = Profile(info, cfg); err != nil {
+		return nil, err
+	}
+	b.Proto = models.ChooseToolProtocol(cfg.ToolMode, info, b.Profile)
+	return b, nil
+}
+
+// VRAM is the GPU memory to plan for: --vram (flagged) or the config's
+// vram, else what nvidia-smi reports, else 8 GiB.
+func VRAM(ctx context.Context, cfg config.Config, flagged bool) int64 {
+	explicit := flagged || cfg.VRAMGiB != config.Default().VRAMGiB
+	if !explicit {
+		if v, ok := ollama.DetectVRAM(ctx); ok {
+			return v
+		}
+	}
+	return int64(cfg.VRAMGiB * (1 << 30))
+}
+
+// Hint is what Explain adds to err, for the TUI, which shows the error
+// itself already; "" when it adds nothing.
+func (b *Conn) Hint(err error) string {
+	full := b.Explain(err).Error()
+	if rest, ok := strings.CutPrefix(full, err.Error()); ok {
+		return strings.TrimLeft(rest, ":. ")
+	}
+	if full == err.Error() {
+		return ""
+	}
+	return full
+}

@@ -1,0 +1,368 @@
+// Package doctor is tern doctor's checks and its report: the config
+// files, the server (Ollama or an OpenAI-compatible one), the models and
+// what they can do, the model a run would choose with its profile, tool
+// protocol and context window (with the arithmetic), embeddings, the
+// workspace, its notes, sessions and index, and the MCP servers. Every
+// problem comes with what fixes it.
+//
+// cmd/tern builds an Env with what only it knows (the flags); doctor
+// imports the packages it checks, and never cmd/tern.
+package doctor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ternhq/tern/agent"
+	"github.com/ternhq/tern/cmd/tern/internal/backend"
+	"github.com/ternhq/tern/cmd/tern/internal/config"
+	"github.com/ternhq/tern/cmd/tern/internal/words"
+	"github.com/ternhq/tern/models"
+	"github.com/ternhq/tern/models/ollama"
+	"github.com/ternhq/tern/prompts"
+	"github.com/ternhq/tern/session"
+	"github.com/ternhq/tern/statedir"
+	"github.com/ternhq/tern/tools"
+	"github.com/ternhq/tern/tools/mcp"
+)
+
+// Env is what doctor needs of the program around it.
+type Env struct {
+	// Root is the workspace; Getenv reads the environment; Out receives
+	// the report.
+	Root   string
+	Getenv func(string) string
+	Out    io.Writer
+	// Configure applies the environment and the flags over a config made
+	// from the files, as a run would. Its error (a flag's wrong value)
+	// stops doctor.
+	Configure func(config.Config) (config.Config, error)
+	// VRAM is the GPU memory a run would plan the window for.
+	VRAM func(context.Context, config.Config) int64
+	// MCP returns the manager of cfg's MCP servers as a run would make it
+	// (nil when there are none); doctor starts them and closes it.
+	MCP func(config.Config, *tools.Workspace) (*mcp.Manager, error)
+}
+
+// ErrProblems means a check failed: tern could not run a turn as
+// configured. The report says which and how to fix it.
+var ErrProblems = errors.New("tern doctor found problems")
+
+// report prints doctor's lines: a label column, a mark, the finding.
+type report struct {
+	w        io.Writer
+	problems int
+}
+
+func (r *report) ok(label, format string, args ...any) {
+	fmt.Fprintf(r.w, "%-11s ✓ %s\n", label, fmt.Sprintf(format, args...))
+}
+
+func (r *report) bad(label, format string, args ...any) {
+	r.problems++
+	fmt.Fprintf(r.w, "%-11s ✗ %s\n", label, fmt.Sprintf(format, args...))
+}
+
+func (r *report) note(label, format string, args ...any) {
+	fmt.Fprintf(r.w, "%-11s · %s\n", label, fmt.Sprintf(format, args...))
+}
+
+func (r *report) detail(format string, args ...any) {
+	fmt.Fprintf(r.w, "%-11s   %s\n", "", fmt.Sprintf(format, args...))
+}
+
+// Run checks everything a run needs and writes the report to env.Out:
+// ErrProblems when a check failed, another error when doctor could not
+// go on (a flag's wrong value).
+func Run(ctx context.Context, env Env) (err error) {
+	d := &doctor{Env: env, r: &report{w: env.Out}}
+	r := d.r
+	defer func() {
+		if err == nil && r.problems == 0 {
+			fmt.Fprintln(env.Out, "\nAll checks passed.")
+		}
+	}()
+	cfg, err := d.config()
+	if err != nil {
+		return err
+	}
+
+	kind, addr, err := backend.Resolve(ctx, cfg)
+	if err != nil {
+		r.bad("Backend", "%v", err)
+		return ErrProblems
+	}
+	if kind == config.BackendOpenAI {
+		return d.openAI(ctx, cfg, addr)
+	}
+	return d.ollama(ctx, cfg, addr)
+}
+
+// doctor is one run of the checks.
+type doctor struct {
+	Env
+	r *report
+}
+
+// ollama checks an Ollama server and what it serves.
+func (d *doctor) ollama(ctx context.Context, cfg config.Config, addr string) error {
+	r := d.r
+	client, err := ollama.New(addr)
+	if err != nil {
+		r.bad("Ollama", "%v", err)
+		return ErrProblems
+	}
+	version, err := client.Version(ctx)
+	if err != nil {
+		if errors.Is(err, models.ErrUnreachable) || errors.Is(err, context.DeadlineExceeded) {
+			r.bad("Ollama", "not reachable at %s", client.Host())
+			r.detail("start it with `ollama serve` (or open the Ollama app), or set --host / OLLAMA_HOST")
+		} else {
+			// Something answers there, but not /api/version as Ollama does.
+			r.bad("Ollama", "the server at %s is not Ollama (/api/version: %v)", client.Host(), err)
+			r.detail("for llama-server, LM Studio or vLLM pass --backend openai (or leave --backend unset to detect it)")
+		}
+		d.workspace(ctx, cfg)
+		d.mcp(ctx, cfg)
+		return ErrProblems
+	}
+	r.ok("Ollama", "%s (version %s)", client.Host(), version)
+
+	installed, err := client.List(ctx)
+	if err != nil {
+		r.bad("Models", "listing failed: %v", err)
+		return ErrProblems
+	}
+	infos := make(map[string]models.ModelInfo, len(installed))
+	if len(installed) == 0 {
+		r.bad("Models", "none installed; run `ollama pull qwen3:8b`")
+	} else {
+		r.ok("Models", "%d installed", len(installed))
+		for _, m := range installed {
+			info, err := client.Show(ctx, m.Name)
+			if err != nil {
+				r.detail("%-28s (show failed: %v)", m.Name, err)
+				continue
+			}
+			info.SizeBytes = m.SizeBytes
+			infos[m.Name] = info
+			r.detail("%-28s %8s  %-10s %6s  %s", m.Name, words.Bytes(m.SizeBytes), m.Family, m.ParameterSize, capList(info))
+		}
+	}
+
+	d.model(ctx, client, cfg, installed, infos)
+	d.embed(ctx, cfg, installed, infos)
+	d.workspace(ctx, cfg)
+	d.mcp(ctx, cfg)
+	if r.problems > 0 {
+		return ErrProblems
+	}
+	return nil
+}
+
+// config reports the config files: which were read, and every
+// problem of those that could not be, each a failed check. The checks
+// after it go on without the files that have problems, as if they were
+// not there, so a broken .tern.toml does not hide the rest. Only a flag's
+// own wrong value stops doctor (a usage error).
+func (d *doctor) config() (config.Config, error) {
+	r, root := d.r, d.Root
+	cfg, read, problems := config.LoadLenient(root, d.Getenv)
+	cfg, err := d.Configure(cfg)
+	if err != nil {
+		return cfg, err
+	}
+	if len(problems) == 0 {
+		if len(read) == 0 {
+			r.ok("Config", "none; the defaults (config files: %s)", strings.Join(config.Paths(root, d.Getenv), ", "))
+		} else {
+			r.ok("Config", "%s", strings.Join(read, ", "))
+		}
+		return cfg, nil
+	}
+	for _, p := range problems {
+		var uk config.UnknownKeysError
+		if errors.As(p, &uk) && len(uk.Keys) > 1 {
+			r.bad("Config", "%s: %d unknown keys", uk.Path, len(uk.Keys))
+			for _, k := range uk.Keys {
+				r.detail("%s", k)
+			}
+			continue
+		}
+		r.bad("Config", "%s", strings.TrimPrefix(p.Error(), "config "))
+	}
+	if len(read) > 0 {
+		r.detail("the checks below use %s and leave out the files above", strings.Join(read, ", "))
+	} else {
+		r.detail("the checks below use the defaults and leave out the files above")
+	}
+	r.detail("tern ask and the TUI refuse to start until they are fixed")
+	return cfg, nil
+}
+
+// model reports the model a run would choose, its profile, tool protocol
+// and context window, and how it is loaded.
+func (d *doctor) model(ctx context.Context, client *ollama.Client, cfg config.Config, installed []models.ModelInfo, infos map[string]models.ModelInfo) {
+	r := d.r
+	show := func(ctx context.Context, name string) (models.ModelInfo, error) {
+		if info, ok := infos[name]; ok {
+			return info, nil
+		}
+		return client.Show(ctx, name)
+	}
+	name, why, err := models.ChooseModel(ctx, cfg.Model, installed, show)
+	if err != nil {
+		r.bad("Chat model", "%v", backend.Explain(err, client.Host(), cfg.Model, installed))
+		return
+	}
+	info := infos[name]
+	r.ok("Chat model", "%s (%s)", name, why)
+	r.detail("capabilities: %s", strings.Join(capStrings(info), ", "))
+	trained := "unknown"
+	if info.ContextLength > 0 {
+		trained = fmt.Sprint(info.ContextLength)
+	}
+	modelfile := "unset"
+	if info.ModelfileNumCtx > 0 {
+		modelfile = fmt.Sprint(info.ModelfileNumCtx)
+	}
+	r.detail("trained context: %s tokens; Modelfile num_ctx: %s", trained, modelfile)
+	prof, err := backend.Profile(info, cfg)
+	if err != nil {
+		r.bad("Profile", "%v", err)
+	} else {
+		r.ok("Profile", "%s", prof)
+	}
+	d.tools(ctx, cfg, info, prof)
+	plan := ollama.PlanContext(info, d.VRAM(ctx, cfg), cfg.Ctx)
+	if clamp := plan.Clamp(); clamp != "" {
+		r.note("Context", "%s", clamp)
+	}
+	if plan.Source == "fallback" {
+		r.note("Context", "%d tokens (conservative fallback: the architecture numbers are unknown)", plan.NumCtx)
+	} else {
+		r.ok("Context", "%d tokens (%s)", plan.NumCtx, plan.Source)
+	}
+	for _, line := range plan.Explanation {
+		r.detail("%s", line)
+	}
+	if running, err := client.Running(ctx); err == nil {
+		for _, m := range running {
+			if m.Name == name && m.ContextLength > 0 && m.ContextLength != plan.NumCtx {
+				r.note("Loaded", "%s is loaded with %d tokens; tern's first request reloads it with %d", name, m.ContextLength, plan.NumCtx)
+			}
+		}
+	}
+}
+
+// embed reports the embedding model search would use.
+func (d *doctor) embed(ctx context.Context, cfg config.Config, installed []models.ModelInfo, infos map[string]models.ModelInfo) {
+	r := d.r
+	want := cfg.EmbedModel
+	if m, ok := models.Installed(want, installed); ok {
+		if info, ok := infos[m.Name]; ok && !info.Has(models.CapEmbedding) {
+			r.bad("Embeddings", "%s does not list the embedding capability; set embed_model to an embedding model", m.Name)
+			return
+		}
+		r.ok("Embeddings", "%s", m.Name)
+		return
+	}
+	// Search embeds queries with the model the index's vectors were made
+	// with, which need not be embed_model.
+	if model, n := indexVectors(ctx, d.Root, cfg); n > 0 {
+		if m, ok := models.Installed(model, installed); ok {
+			r.ok("Embeddings", "%s (the index's %d vectors were made with it; embed_model %s is not installed)", m.Name, n, want)
+			return
+		}
+		r.note("Embeddings", "the index's %d vectors were made with %s, which is not installed, and embed_model %s is not installed either: search is lexical until `ollama pull %s`",
+			n, model, want, model)
+		return
+	}
+	r.note("Embeddings", "%s is not installed; search is lexical only. For semantic search: `ollama pull %s`", want, want)
+}
+
+// workspace reports the workspace, its notes, sessions and index.
+func (d *doctor) workspace(ctx context.Context, cfg config.Config) {
+	r, root := d.r, d.Root
+	kind := "directory"
+	if _, err := os.Stat(filepath.Join(root, ".git")); err == nil {
+		kind = "git repository"
+	}
+	r.ok("Workspace", "%s (%s)", root, kind)
+	notes, name, _, err := prompts.ProjectNotes(root, prompts.NotesMaxBytes)
+	switch {
+	case err != nil:
+		r.bad("Notes", "%v", err)
+	case notes == "":
+		r.note("Notes", "no AGENTS.md; project notes there are added to every prompt")
+	default:
+		r.ok("Notes", "%s (%d bytes)", name, len(notes))
+	}
+	if _, err := os.Stat(filepath.Join(root, ".tern", "tern.db")); errors.Is(err, os.ErrNotExist) {
+		r.note("Sessions", "none yet")
+	} else {
+		r.ok("Sessions", "%s", filepath.Join(".tern", "tern.db"))
+	}
+	d.index(ctx, cfg)
+}
+
+func capStrings(info models.ModelInfo) []string {
+	s := make([]string, len(info.Capabilities))
+	for i, c := range info.Capabilities {
+		s[i] = string(c)
+	}
+	return s
+}
+
+// capList names the capabilities that matter to tern.
+func capList(info models.ModelInfo) string {
+	var s []string
+	for _, c := range []models.Capability{models.CapTools, models.CapThinking, models.CapEmbedding, models.CapVision} {
+		if info.Has(c) {
+			s = append(s, string(c))
+		}
+	}
+	return strings.Join(s, " ")
+}
+
+// tools reports the tool protocol a run would use, and why.
+func (d *doctor) tools(ctx context.Context, cfg config.Config, info models.ModelInfo, prof models.Profile) {
+	r := d.r
+	proto := models.ChooseToolProtocol(cfg.ToolMode, info, prof)
+	text, why := proto.Text, proto.Why
+	if !text && cfg.ToolMode == models.ToolModeAuto {
+		if store, err := openExisting(ctx, d.Root); err == nil && store != nil {
+			// The run's own rule decides (a profile's tool_mode keeps
+			// the protocol it chose).
+			if fb, ok := agent.LastFallback(ctx, store, info.Name); ok && proto.Recall(cfg.ToolMode, prof, fb).Text {
+				text, why = true, fmt.Sprintf("in session %s, %s", fb.Session, fb.Why)
+			}
+			store.Close()
+		}
+	}
+	if !text {
+		r.ok("Tools", "native tool calls (repaired when written as text; a retry in text on Ollama's tool-parse errors)")
+		return
+	}
+	r.note("Tools", "text tool protocol (tools described in the prompt, calls parsed from text): %s", why)
+	if !info.Has(models.CapTools) {
+		r.detail("a model with native tool support works better, e.g. `ollama pull qwen3:8b`")
+	} else {
+		r.detail("force native calls with --tool-mode native")
+	}
+}
+
+// openExisting opens the workspace's session store if it exists; it never
+// creates one (tern doctor must not leave files behind).
+func openExisting(ctx context.Context, root string) (*session.Store, error) {
+	path, exists, err := statedir.Existing(root, "tern.db")
+	if err != nil || !exists {
+		return nil, err
+	}
+	return session.Open(ctx, path)
+}
