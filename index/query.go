@@ -14,11 +14,15 @@ type query struct {
 	idents map[string]float64
 	// words is the set of the query's lower-case words and their parts.
 	words map[string]bool
+	// types are the lower-case names the query writes in backticks with
+	// a capital first letter: `Ignore`, `Parameter`, most often a type
+	// or class the query is about.
+	types map[string]bool
 }
 
 // analyse reads the identifiers and the intent of a query.
 func analyse(raw string, words []string) query {
-	q := query{intent: queryIntent(words), idents: map[string]float64{}, words: map[string]bool{}}
+	q := query{intent: queryIntent(words), idents: map[string]float64{}, words: map[string]bool{}, types: map[string]bool{}}
 	for _, w := range QueryTerms(raw) {
 		q.words[w] = true
 	}
@@ -32,7 +36,12 @@ func analyse(raw string, words []string) query {
 		if j < 0 {
 			break
 		}
-		eachIdent(rest[i+1:i+1+j], func(id string) { q.idents[strings.ToLower(id)] = 1 })
+		eachIdent(rest[i+1:i+1+j], func(id string) {
+			q.idents[strings.ToLower(id)] = 1
+			if unicode.IsUpper(rune(id[0])) {
+				q.types[strings.ToLower(id)] = true
+			}
+		})
 		rest = rest[i+2+j:]
 	}
 	if len(words) == 1 {

@@ -166,6 +166,20 @@ func (ix *Index) Lexical(ctx context.Context, query string, f Filter, n int) ([]
 			}
 		}
 	}
+	if len(rare) > 0 || len(common) < len(all) {
+		// A type the query names in backticks is a candidate by its
+		// declaration, which may hold no other word of the query (a
+		// common name such as Ignore is not among the rare words).
+		var names []string
+		for _, t := range terms {
+			if !t.phrase && q.types[strings.ToLower(t.word)] {
+				names = append(names, t.expr)
+			}
+		}
+		if len(names) > 0 {
+			expr += " OR {name} : (" + strings.Join(names, " OR ") + ")"
+		}
+	}
 	cands, err := ix.candidates(ctx, expr, f, max(candidates, n))
 	if err != nil {
 		return nil, err
