@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ternhq/tern/cmd/tern/internal/config"
+	"github.com/ternhq/tern/cmd/tern/internal/searchcmd"
 	"github.com/ternhq/tern/index"
 	"github.com/ternhq/tern/rag"
 )
@@ -61,11 +62,11 @@ func TestCommandFlags(t *testing.T) {
 		{args: []string{"ask", "--accept-plan", "go"}, err: "--accept-plan needs --resume ID"},
 		{args: []string{"ask", " "}, err: "the prompt is empty"},
 		{args: []string{"ask"}, err: "requires at least 1 arg"},
-		{args: []string{"search", "parse", "config"}, want: &searchOptions{query: "parse config", search: rag.Options{K: 10}}},
+		{args: []string{"search", "parse", "config"}, want: &searchcmd.Options{Query: "parse config", Search: rag.Options{K: 10}}},
 		{args: []string{"search", "-k", "3", "--tests", "--lang", "go", "--path", "cmd/", "--json", "x"},
-			want: &searchOptions{query: "x", json: true, search: rag.Options{K: 3, Lang: "go", PathPrefix: "cmd/", Class: index.ClassTest}}},
+			want: &searchcmd.Options{Query: "x", JSON: true, Search: rag.Options{K: 3, Lang: "go", PathPrefix: "cmd/", Class: index.ClassTest}}},
 		{args: []string{"search", "--embed-model", "bge-m3", "--no-embed", "--docs", "x"},
-			want: &searchOptions{query: "x", embed: indexFlags{embedModel: "bge-m3", noEmbed: true}, search: rag.Options{K: 10, Class: index.ClassDocs}}},
+			want: &searchcmd.Options{Query: "x", EmbedModel: "bge-m3", NoEmbed: true, Search: rag.Options{K: 10, Class: index.ClassDocs}}},
 		{args: []string{"search", "--code", "--docs", "x"}, err: "--code, --tests and --docs exclude each other"},
 		{args: []string{"search", "-k", "0", "x"}, err: "-k must be at least 1, not 0"},
 		{args: []string{"index"}, want: &indexOptions{}},
