@@ -30,10 +30,10 @@ type corpus struct {
 // query names the language.
 func (c *corpus) langWeight(lang string, q query) float64 {
 	share, ok := c.langShare[lang]
-	if !ok || share >= 0.2 || q.words[lang] {
+	if !ok || share >= minorShare || q.words[lang] {
 		return 1
 	}
-	return minorLang + (1-minorLang)*share/0.2
+	return minorLang + (1-minorLang)*share/minorShare
 }
 
 // fileCount counts the files the chunks ids belong to.

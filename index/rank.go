@@ -33,9 +33,12 @@ const (
 	// fileShare is the weight of the whole-file score against the best
 	// chunk's in a file's score.
 	fileShare = 0.5
-	// minorLang is the weight of code in a language with under a fifth
-	// of the main language's files, rising to 1 at a fifth.
-	minorLang = 0.6
+	// minorLang is the weight of code in a language with few files
+	// against the main language's, rising to 1 at minorShare of them:
+	// scripts, completions and build helpers around the main code, even
+	// when there are a third as many of them, are seldom what a search
+	// is for.
+	minorLang, minorShare = 0.6, 0.5
 	// tfFiles is how many of the best files are reranked by the true
 	// frequencies of up to tfWords query words, with a share of tfShare
 	// in their score; tfK1 and tfB are that BM25's constants, over file

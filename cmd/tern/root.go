@@ -243,7 +243,7 @@ func (a *app) config(root string) (config.Config, error) {
 // overrideConfig applies the environment and the flags to cfg, made from
 // the config files, and says what of the project's file was ignored.
 // Each source is validated once, where it is read: the files by
-// config.Check, the flags by checkFlags; config.WithFlags checks what
+// config.Load, the flags by checkFlags; config.WithFlags checks what
 // only their combination can break.
 func (a *app) overrideConfig(cfg config.Config) (config.Config, error) {
 	for _, n := range cfg.Notices() {

@@ -38,7 +38,7 @@ func Resolve(ctx context.Context, cfg config.Config) (kind, addr string, err err
 		// Read as Ollama reads OLLAMA_HOST: "localhost" means port 11434.
 		oc, err := ollama.New(addr)
 		if err != nil {
-			return config.BackendOllama, addr, nil // connect words a bad host
+			return config.BackendOllama, addr, nil // Connect words a bad host
 		}
 		probe = oc.Host()
 	}

@@ -11,18 +11,18 @@ import (
 	"github.com/ternhq/tern/disclosure"
 )
 
-// Check checks the values of a config made from the files.
-func Check(cfg Config) error {
-	if err := CheckToolMode(cfg.ToolMode); err != nil {
+// checkConfig checks the values of a config made from the files.
+func checkConfig(cfg Config) error {
+	if err := checkToolMode(cfg.ToolMode); err != nil {
 		return fmt.Errorf("tool_mode %w", err)
 	}
-	if err := CheckBackend(cfg.Backend); err != nil {
+	if err := checkBackend(cfg.Backend); err != nil {
 		return fmt.Errorf("backend %w", err)
 	}
-	if err := CheckTiers(cfg, "tier", "max_tier"); err != nil {
+	if err := checkTiers(cfg, "tier", "max_tier"); err != nil {
 		return err
 	}
-	if err := checkValues(cfg, false); err != nil {
+	if err := checkValues(cfg); err != nil {
 		return err
 	}
 	if _, err := cfg.MCP.List(); err != nil {
@@ -37,8 +37,8 @@ func Check(cfg Config) error {
 	return nil
 }
 
-// CheckTiers checks the tier settings, naming them as the user wrote them.
-func CheckTiers(cfg Config, tierName, maxName string) error {
+// checkTiers checks the tier settings, naming them as the user wrote them.
+func checkTiers(cfg Config, tierName, maxName string) error {
 	for _, v := range []struct {
 		name string
 		n    int
@@ -61,11 +61,11 @@ const (
 	BackendOpenAI = "openai"
 )
 
-// Backends are the values of --backend and backend.
-var Backends = []string{BackendAuto, BackendOllama, BackendOpenAI}
+// backends are the values of --backend and backend.
+var backends = []string{BackendAuto, BackendOllama, BackendOpenAI}
 
-// CheckBackend checks a backend setting; the error reads after its name.
-func CheckBackend(b string) error {
+// checkBackend checks a backend setting; the error reads after its name.
+func checkBackend(b string) error {
 	switch b {
 	case BackendAuto, BackendOllama, BackendOpenAI:
 		return nil
@@ -73,20 +73,20 @@ func CheckBackend(b string) error {
 	return fmt.Errorf("must be auto, ollama or openai, not %q", b)
 }
 
-// ToolModes are the values of --tool-mode and tool_mode.
-var ToolModes = []string{"auto", "native", "text", "constrained"}
+// toolModes are the values of --tool-mode and tool_mode.
+var toolModes = []string{"auto", "native", "text", "constrained"}
 
-// CheckToolMode checks a tool-mode setting; the error reads after its
+// checkToolMode checks a tool-mode setting; the error reads after its
 // name, with the mode it was probably meant as.
-func CheckToolMode(mode string) error {
-	if slices.Contains(ToolModes, mode) {
+func checkToolMode(mode string) error {
+	if slices.Contains(toolModes, mode) {
 		return nil
 	}
-	return fmt.Errorf("must be %s, not %q%s", words.OrList(ToolModes), mode, words.DidYouMean(mode, ToolModes))
+	return fmt.Errorf("must be %s, not %q%s", words.OrList(toolModes), mode, words.DidYouMean(mode, toolModes))
 }
 
-// Range is an allowed range of one numeric setting.
-type Range struct {
+// valueRange is an allowed range of one numeric setting.
+type valueRange struct {
 	Key      string // as written in the config file
 	Flag     string // the flag that sets it, if any
 	Min, Max float64
@@ -97,17 +97,17 @@ type Range struct {
 // machine; they catch typos (an extra digit) and values that would make
 // tern plan absurd buffers.
 var (
-	CtxRange       = Range{"ctx", "--ctx", 1024, 1 << 21, "tokens; the context window"}
-	VRAMRange      = Range{"vram", "--vram", 0.25, 4096, "GiB of GPU memory"}
-	MaxTurnsRange  = Range{"max_turns", "--max-turns", 1, 10000, "model requests per prompt"}
-	thinkRange     = Range{"think_budget", "", 0, 1 << 20, "tokens of thinking per reply; 0 means half the reply reserve"}
-	temperatureRng = Range{"temperature", "", 0, 5, "the sampling temperature"}
+	ctxRange       = valueRange{"ctx", "--ctx", 1024, 1 << 21, "tokens; the context window"}
+	vramRange      = valueRange{"vram", "--vram", 0.25, 4096, "GiB of GPU memory"}
+	maxTurnsRange  = valueRange{"max_turns", "--max-turns", 1, 10000, "model requests per prompt"}
+	thinkRange     = valueRange{"think_budget", "", 0, 1 << 20, "tokens of thinking per reply; 0 means half the reply reserve"}
+	temperatureRng = valueRange{"temperature", "", 0, 5, "the sampling temperature"}
 	keepAliveMax   = 365 * 24.0 // hours
 )
 
-// Check reports v outside r, naming the setting as the user wrote it:
+// check reports v outside r, naming the setting as the user wrote it:
 // as its flag when byFlag.
-func (r Range) Check(v float64, byFlag bool) error {
+func (r valueRange) check(v float64, byFlag bool) error {
 	if v >= r.Min && v <= r.Max { // false for NaN
 		return nil
 	}
@@ -121,31 +121,30 @@ func (r Range) Check(v float64, byFlag bool) error {
 // num writes v in full, never in exponent form.
 func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
-// checkValues checks the numeric settings of cfg. byFlag names them as
-// flags, for the check after the flags are applied.
-func checkValues(cfg Config, byFlag bool) error {
+// checkValues checks the numeric settings of cfg, named as config keys.
+func checkValues(cfg Config) error {
 	if cfg.Ctx != 0 { // 0: planned from the VRAM budget
-		if err := CtxRange.Check(float64(cfg.Ctx), byFlag); err != nil {
+		if err := ctxRange.check(float64(cfg.Ctx), false); err != nil {
 			return err
 		}
 	}
-	if err := VRAMRange.Check(cfg.VRAMGiB, byFlag); err != nil {
+	if err := vramRange.check(cfg.VRAMGiB, false); err != nil {
 		return err
 	}
-	if err := MaxTurnsRange.Check(float64(cfg.MaxTurns), byFlag); err != nil {
+	if err := maxTurnsRange.check(float64(cfg.MaxTurns), false); err != nil {
 		return err
 	}
-	if err := thinkRange.Check(float64(cfg.ThinkBudget), byFlag); err != nil {
+	if err := thinkRange.check(float64(cfg.ThinkBudget), false); err != nil {
 		return err
 	}
 	if cfg.Temperature != nil {
-		if err := temperatureRng.Check(*cfg.Temperature, byFlag); err != nil {
+		if err := temperatureRng.check(*cfg.Temperature, false); err != nil {
 			return err
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(cfg.Profiles)) {
 		if t := cfg.Profiles[name].Temperature; t != nil {
-			if err := temperatureRng.Check(*t, false); err != nil {
+			if err := temperatureRng.check(*t, false); err != nil {
 				return fmt.Errorf("profiles.%s: %w", name, err)
 			}
 		}

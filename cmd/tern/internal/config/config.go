@@ -1,8 +1,8 @@
 // Package config is tern's configuration: the Config type, where its
 // files are (the user's, and a project's .tern.toml), how they are read
 // and merged so that a repository never grants itself more than the user
-// did, the environment's part, and the checks of every value. Flags are
-// cmd/tern's: it applies them over a loaded Config.
+// did, the environment's part, the flags' checks and precedence (Flags),
+// and the checks of every value. cmd/tern says which flags were given.
 //
 // README's configuration table is generated from Config's doc comments
 // (go generate ./cmd/tern/internal/config; TestREADMEConfigTable fails
@@ -264,7 +264,7 @@ func loadFiles(root string, getenv func(string) string, lenient bool) (Config, [
 		} else {
 			next.MCP.NoteSources(md, path)
 		}
-		if err := Check(next); err != nil {
+		if err := checkConfig(next); err != nil {
 			problems = append(problems, fmt.Errorf("config %s: %w", path, err))
 			bad = true
 		}

@@ -21,11 +21,11 @@ type Flags struct {
 // config file's wrong value.
 func (f Flags) Check() error {
 	for _, c := range []struct {
-		r Range
+		r valueRange
 		v *float64
-	}{{CtxRange, intValue(f.Ctx)}, {VRAMRange, f.VRAMGiB}, {MaxTurnsRange, intValue(f.MaxTurns)}} {
+	}{{ctxRange, intValue(f.Ctx)}, {vramRange, f.VRAMGiB}, {maxTurnsRange, intValue(f.MaxTurns)}} {
 		if c.v != nil {
-			if err := c.r.Check(*c.v, true); err != nil {
+			if err := c.r.check(*c.v, true); err != nil {
 				return err
 			}
 		}
@@ -42,13 +42,13 @@ func (f Flags) Check() error {
 		return fmt.Errorf("--tier %d is above --max-tier %d", *f.Tier, *f.MaxTier)
 	}
 	if f.ToolMode != nil {
-		if err := CheckToolMode(*f.ToolMode); err != nil {
+		if err := checkToolMode(*f.ToolMode); err != nil {
 			return fmt.Errorf("--tool-mode %w", err)
 		}
 	}
 	if f.Backend != nil {
-		if err := CheckBackend(*f.Backend); err != nil {
-			return fmt.Errorf("--backend %w%s", err, words.DidYouMean(*f.Backend, Backends))
+		if err := checkBackend(*f.Backend); err != nil {
+			return fmt.Errorf("--backend %w%s", err, words.DidYouMean(*f.Backend, backends))
 		}
 	}
 	return nil
@@ -84,7 +84,7 @@ func (cfg Config) WithFlags(f Flags) (Config, error) {
 	if f.Tier != nil && f.MaxTier == nil && cfg.Tier > cfg.MaxTier {
 		cfg.MaxTier = cfg.Tier // asking for a tier raises a configured cap
 	}
-	if err := CheckTiers(cfg, "--tier", "--max-tier"); err != nil {
+	if err := checkTiers(cfg, "--tier", "--max-tier"); err != nil {
 		return cfg, err
 	}
 	return cfg, nil

@@ -69,7 +69,7 @@ func FuzzLoadConfig(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if err := checkValues(cfg, false); err != nil {
+		if err := checkValues(cfg); err != nil {
 			t.Errorf("loaded with a value out of range: %v", err)
 		}
 		same := func(name string, got, want any) {

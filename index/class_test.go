@@ -1,0 +1,63 @@
+package index
+
+import (
+	"fmt"
+	"testing"
+)
+
+// A CI or build file that names the query's words more often than the
+// code still ranks after it, unless the query asks for configuration.
+func TestConfigRanksBelowCode(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"upload.go": "package m\n\n// Upload sends the archive.\nfunc Upload() error { return nil }\n\n" +
+			"// Again sends it once more after a failure: a retry.\nfunc Again() error { return nil }\n",
+		"other.go": "package m\n\nfunc Other() {}\n",
+		".github/workflows/upload.yml": "name: retry the archive upload\njobs:\n  upload:\n    steps:\n" +
+			"      - run: make archive-upload # retry the archive upload\n      - run: make retry-upload # retry the archive upload\n",
+	})
+	ix := openIndex(t, root)
+	update(t, ix, Options{})
+	for query, want := range map[string]string{
+		"retry the archive upload":           "upload.go",
+		"retry the archive upload in the ci": ".github/workflows/upload.yml",
+	} {
+		hits, err := ix.Lexical(t.Context(), query, Filter{}, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if files := distinctFiles(hits); len(files) == 0 || files[0] != want {
+			t.Errorf("%q: files %v, want %s first", query, files, want)
+		}
+	}
+}
+
+// Scripts in a language with a third as many files as the main one rank
+// after main code that holds the same words, unless the query names the
+// language.
+func TestMinorLanguageRanksBelowMainLanguage(t *testing.T) {
+	files := map[string]string{
+		"rotate.go":         "package m\n\n// Rotate renames the log file and opens a new one.\nfunc Rotate() error { return nil }\n",
+		"scripts/rotate.sh": "#!/bin/sh\n# rotate renames the log file and opens a new one.\nmv \"$1\" \"$1.1\"\n",
+		"scripts/a.sh":      "#!/bin/sh\necho a\n",
+	}
+	for i := range 6 {
+		files[fmt.Sprintf("f%d.go", i)] = fmt.Sprintf("package m\n\nfunc F%d() {}\n", i)
+	}
+	root := t.TempDir()
+	writeFiles(t, root, files)
+	ix := openIndex(t, root)
+	update(t, ix, Options{})
+	for query, want := range map[string]string{
+		"rename the log file":      "rotate.go",
+		"rename the log file bash": "scripts/rotate.sh",
+	} {
+		hits, err := ix.Lexical(t.Context(), query, Filter{}, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if files := distinctFiles(hits); len(files) == 0 || files[0] != want {
+			t.Errorf("%q: files %v, want %s first", query, files, want)
+		}
+	}
+}
