@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ternhq/tern/cmd/tern/internal/config"
+	"github.com/ternhq/tern/cmd/tern/internal/evalcmd"
 	"github.com/ternhq/tern/cmd/tern/internal/searchcmd"
 	"github.com/ternhq/tern/index"
 	"github.com/ternhq/tern/rag"
@@ -80,9 +81,9 @@ func TestCommandFlags(t *testing.T) {
 		{args: []string{"prompt", "--json"}, want: &promptOptions{json: true}},
 		{args: []string{"doctor"}, want: &doctorOptions{}},
 		{args: []string{"version"}, want: &versionOptions{}},
-		{args: []string{"eval"}, want: &evalOptions{timeout: 10 * time.Minute}},
+		{args: []string{"eval"}, want: &evalcmd.Options{Timeout: 10 * time.Minute}},
 		{args: []string{"eval", "--replay", "--run", "a,b", "--run", "c", "--modes", "native,text", "--timeout", "1m", "--keep", "--json", "--list", "--tasks", "dir"},
-			want: &evalOptions{replay: true, run: []string{"a", "b", "c"}, modes: []string{"native", "text"}, timeout: time.Minute, keep: true, jsonOut: true, list: true, tasksDir: "dir"}},
+			want: &evalcmd.Options{Replay: true, Run: []string{"a", "b", "c"}, Modes: []string{"native", "text"}, Timeout: time.Minute, Keep: true, JSON: true, List: true, TasksDir: "dir"}},
 		{args: []string{"sessions", "extra"}, err: `unknown command "extra"`},
 	} {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
