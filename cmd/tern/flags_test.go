@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ternhq/tern/cmd/tern/internal/config"
+	"github.com/ternhq/tern/cmd/tern/internal/doctor"
 	"github.com/ternhq/tern/cmd/tern/internal/evalcmd"
 	"github.com/ternhq/tern/cmd/tern/internal/searchcmd"
 	"github.com/ternhq/tern/index"
@@ -79,7 +80,7 @@ func TestCommandFlags(t *testing.T) {
 		{args: []string{"diff"}, want: &diffOptions{}},
 		{args: []string{"diff", "--session", "ab"}, want: &diffOptions{session: "ab"}},
 		{args: []string{"prompt", "--json"}, want: &promptOptions{json: true}},
-		{args: []string{"doctor"}, want: &doctorOptions{}},
+		{args: []string{"doctor"}, want: &doctor.Options{}},
 		{args: []string{"version"}, want: &versionOptions{}},
 		{args: []string{"eval"}, want: &evalcmd.Options{Timeout: 10 * time.Minute}},
 		{args: []string{"eval", "--replay", "--run", "a,b", "--run", "c", "--modes", "native,text", "--timeout", "1m", "--keep", "--json", "--list", "--tasks", "dir"},
