@@ -57,6 +57,10 @@ var allowed = map[string][]string{
 	"cmd/tern/internal/promptview": {"models", "tools", "disclosure"},
 	// Shell completions: filters and describes what package main looks up.
 	"cmd/tern/internal/complete": {"cmd/tern/internal/eval", "cmd/tern/internal/words"},
+	// The tern search command: flags, checks, the run over the code index.
+	"cmd/tern/internal/searchcmd": {"rag", "index", "cmd/tern/internal/indexview"},
+	// The tern eval command: flags, the suite's load, run and report.
+	"cmd/tern/internal/evalcmd": {"cmd/tern/internal/eval"},
 }
 
 func TestImportDirection(t *testing.T) {

@@ -13,24 +13,10 @@ import (
 	"github.com/ternhq/tern/tools/mcp"
 )
 
-// doctorOptions are tern doctor's flags: it has none.
-type doctorOptions struct{}
-
 func (a *app) doctorCommand() *cobra.Command {
-	o := &doctorOptions{}
-	return &cobra.Command{
-		Use:   "doctor",
-		Short: "Check Ollama, the models, the context plan and the workspace",
-		Long: `Check that Ollama answers, which models are installed and what they can do,
-which model tern would use with which context window (and the arithmetic
-behind it), whether an embedding model is there for semantic search, and the
-state of the workspace and its search index. Every problem comes with the command that fixes it.
-Exits 1 when tern could not run a turn as configured.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return runCommand(cmd.Context(), a, o, func(ctx context.Context, _ *doctorOptions) error { return a.doctor(ctx) })
-		},
-	}
+	return doctor.NewCmd(func(ctx context.Context, o *doctor.Options) error {
+		return runCommand(ctx, a, o, func(ctx context.Context, _ *doctor.Options) error { return a.doctor(ctx) })
+	})
 }
 
 // doctor runs tern doctor's checks (cmd/tern/internal/doctor) with what

@@ -2,114 +2,35 @@ package main
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"io"
-	"os"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ternhq/tern/agent"
 	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/cmd/tern/internal/eval"
+	"github.com/ternhq/tern/cmd/tern/internal/evalcmd"
 	"github.com/ternhq/tern/cmd/tern/internal/headless"
 	"github.com/ternhq/tern/models"
 )
 
-// evalOptions are the flags of tern eval.
-type evalOptions struct {
-	tasksDir string
-	run      []string
-	list     bool
-	jsonOut  bool
-	replay   bool
-	keep     bool
-	timeout  time.Duration
-	// modes, when set, runs the suite once per tool mode.
-	modes []string
-}
-
+// evalCommand is tern eval, its tasks run in sessions tern ask would open.
 func (a *app) evalCommand() *cobra.Command {
-	var o evalOptions
-	cmd := &cobra.Command{
-		Use:   "eval",
-		Short: "Run the task suite and report success, turns, tool-call repairs and tokens",
-		Long: `Run tern's suite of small coding tasks, each in a throw-away copy of a
-fixture repository, and report per task: success (checked for real: go test,
-file contents, the answer's words), model requests, tool calls, calls
-repaired (by repair path), invalid calls, prompt tokens and wall time.
-
-By default the tasks run against Ollama with --model (or the model tern
-would choose). --replay plays the recorded transcripts (real small-model
-failure shapes: bare JSON, stringified arguments, loops, tool-parse errors)
-against a built-in fake Ollama instead: no model needed, same result every
-time. With --backend openai, they play against a fake llama-server. Tasks
-that need a tool this build lacks are skipped. Exits 1 when a task fails.
-
-Each task reports the tool mode it ran in, and the totals give, per mode,
-the share of valid calls: calls that ran as the model meant them, out of
-every call it tried. --modes native,text,constrained runs the suite in
-each mode, so the three can be compared on one model.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return runCommand(cmd.Context(), a, &o, a.eval)
-		},
-	}
-	f := cmd.Flags()
-	f.StringVar(&o.tasksDir, "tasks", "", "run the suite in DIR (tasks/NAME/task.toml and fixtures/) instead of the built-in one")
-	f.StringSliceVar(&o.run, "run", nil, "run only the tasks whose name contains one of these (repeatable)")
-	f.BoolVar(&o.list, "list", false, "list the tasks, one per line, and exit")
-	f.BoolVar(&o.jsonOut, "json", false, "print the report as JSON")
-	f.BoolVar(&o.replay, "replay", false, "play the recorded transcripts against a fake Ollama instead of a real model")
-	f.BoolVar(&o.keep, "keep", false, "keep each task's workspace copy (its path is in the report)")
-	f.DurationVar(&o.timeout, "timeout", 10*time.Minute, "longest a task may run")
-	f.StringSliceVar(&o.modes, "modes", nil, "run the suite once in each of these tool modes (native, text, constrained) and compare their share of valid calls")
-	return cmd
+	return evalcmd.NewCmd(func(ctx context.Context, o *evalcmd.Options) error {
+		return runCommand(ctx, a, o, a.eval)
+	})
 }
 
-func (a *app) eval(ctx context.Context, po *evalOptions) error {
-	o := *po
-	suite := eval.Suite()
-	if o.tasksDir != "" {
-		suite = os.DirFS(o.tasksDir)
-	}
-	tasks, err := eval.Load(suite)
-	if err != nil {
-		return err
-	}
-	tasks = eval.Filter(tasks, o.run)
-	if len(tasks) == 0 {
-		return fmt.Errorf("no task matches --run %s; see tern eval --list", strings.Join(o.run, ","))
-	}
-	if o.list {
-		return eval.WriteList(a.stdout, tasks)
-	}
-	ctx, stop := interruptible(ctx)
-	defer stop()
-
-	var progress io.Writer
-	if !o.jsonOut {
-		progress = a.stderr
-	}
-	report, err := eval.Run(ctx, tasks, eval.Options{Model: a.model, Replay: o.replay, OpenAI: a.backend == config.BackendOpenAI,
-		Keep: o.keep, Timeout: o.timeout, Modes: o.modes, Progress: progress}, a.openEvalTask)
-	if err != nil {
-		return err
-	}
-	if o.jsonOut {
-		err = report.WriteJSON(a.stdout)
-	} else {
-		err = report.WriteTable(a.stdout)
-	}
-	if err != nil {
-		return err
-	}
-	if !report.OK() {
+func (a *app) eval(ctx context.Context, o *evalcmd.Options) error {
+	err := evalcmd.Run(ctx, evalcmd.Env{Out: a.stdout, Err: a.stderr, Model: a.model, OpenAI: a.backend == config.BackendOpenAI,
+		Open: a.openEvalTask, Interruptible: interruptible}, o)
+	if errors.Is(err, evalcmd.ErrFailed) {
 		return exitCodeError{code: exitError}
 	}
-	return nil
+	return err
 }
 
 // openEvalTask opens a task's session as tern ask would, with the user's

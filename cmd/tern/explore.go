@@ -3,13 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/ternhq/tern/agent"
-	"github.com/ternhq/tern/cmd/tern/internal/backend"
 	"github.com/ternhq/tern/context/budget"
-	"github.com/ternhq/tern/models"
-	"github.com/ternhq/tern/models/ollama"
 	"github.com/ternhq/tern/prompts"
 	"github.com/ternhq/tern/tools"
 )
@@ -43,33 +39,17 @@ func (r *run) newExplorer(ctx context.Context, temperature *float64, cal budget.
 // subagentModel points cfg at another installed model: its own window,
 // profile, tool protocol and system prompt.
 func (r *run) subagentModel(ctx context.Context, name string, cfg *agent.ExploreConfig) error {
-	if _, ok := models.Installed(name, r.back.Installed); !ok {
-		return fmt.Errorf("not installed: run `ollama pull %s`", name)
-	}
-	oc, ok := r.back.Client.(*ollama.Client)
-	if !ok {
-		// An OpenAI-compatible server serves the models it was started
-		// with, in the window it was started with.
-		return fmt.Errorf("a subagent model needs Ollama; %s serves its own model", r.back.Client.Host())
-	}
-	info, err := oc.Show(ctx, name)
+	sub, err := r.back.Another(ctx, r.cfg, name)
 	if err != nil {
 		return err
 	}
-	if i := slices.IndexFunc(r.back.Installed, func(m models.ModelInfo) bool { return m.Name == info.Name }); i >= 0 && info.SizeBytes == 0 {
-		info.SizeBytes = r.back.Installed[i].SizeBytes
-	}
-	prof, err := backend.Profile(info, r.cfg)
-	if err != nil {
-		return err
-	}
+	prof := sub.Profile
 	system, _, err := prompts.ForModel(r.root, prof, "")
 	if err != nil {
 		return err
 	}
-	text := models.ChooseToolProtocol(r.cfg.ToolMode, info, prof).Text
-	cfg.Model, cfg.NumCtx = info.Name, ollama.PlanContext(info, r.back.VRAM, r.cfg.Ctx).NumCtx
-	cfg.System, cfg.TextTools, cfg.ToolFormat, cfg.OneToolPerReply = system, text, prof.ToolFormat, prof.OneToolPerReply
+	cfg.Model, cfg.NumCtx = sub.Info.Name, sub.Plan.NumCtx
+	cfg.System, cfg.TextTools, cfg.ToolFormat, cfg.OneToolPerReply = system, sub.Proto.Text, prof.ToolFormat, prof.OneToolPerReply
 	cfg.Temperature, cfg.Calibration = prof.EffectiveTemperature(r.cfg.Temperature), budget.Calibration{}
 	return nil
 }

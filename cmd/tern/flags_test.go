@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/ternhq/tern/cmd/tern/internal/config"
+	"github.com/ternhq/tern/cmd/tern/internal/doctor"
+	"github.com/ternhq/tern/cmd/tern/internal/evalcmd"
+	"github.com/ternhq/tern/cmd/tern/internal/searchcmd"
 	"github.com/ternhq/tern/index"
 	"github.com/ternhq/tern/rag"
 )
@@ -61,11 +64,11 @@ func TestCommandFlags(t *testing.T) {
 		{args: []string{"ask", "--accept-plan", "go"}, err: "--accept-plan needs --resume ID"},
 		{args: []string{"ask", " "}, err: "the prompt is empty"},
 		{args: []string{"ask"}, err: "requires at least 1 arg"},
-		{args: []string{"search", "parse", "config"}, want: &searchOptions{query: "parse config", search: rag.Options{K: 10}}},
+		{args: []string{"search", "parse", "config"}, want: &searchcmd.Options{Query: "parse config", Search: rag.Options{K: 10}}},
 		{args: []string{"search", "-k", "3", "--tests", "--lang", "go", "--path", "cmd/", "--json", "x"},
-			want: &searchOptions{query: "x", json: true, search: rag.Options{K: 3, Lang: "go", PathPrefix: "cmd/", Class: index.ClassTest}}},
+			want: &searchcmd.Options{Query: "x", JSON: true, Search: rag.Options{K: 3, Lang: "go", PathPrefix: "cmd/", Class: index.ClassTest}}},
 		{args: []string{"search", "--embed-model", "bge-m3", "--no-embed", "--docs", "x"},
-			want: &searchOptions{query: "x", embed: indexFlags{embedModel: "bge-m3", noEmbed: true}, search: rag.Options{K: 10, Class: index.ClassDocs}}},
+			want: &searchcmd.Options{Query: "x", EmbedModel: "bge-m3", NoEmbed: true, Search: rag.Options{K: 10, Class: index.ClassDocs}}},
 		{args: []string{"search", "--code", "--docs", "x"}, err: "--code, --tests and --docs exclude each other"},
 		{args: []string{"search", "-k", "0", "x"}, err: "-k must be at least 1, not 0"},
 		{args: []string{"index"}, want: &indexOptions{}},
@@ -77,11 +80,11 @@ func TestCommandFlags(t *testing.T) {
 		{args: []string{"diff"}, want: &diffOptions{}},
 		{args: []string{"diff", "--session", "ab"}, want: &diffOptions{session: "ab"}},
 		{args: []string{"prompt", "--json"}, want: &promptOptions{json: true}},
-		{args: []string{"doctor"}, want: &doctorOptions{}},
+		{args: []string{"doctor"}, want: &doctor.Options{}},
 		{args: []string{"version"}, want: &versionOptions{}},
-		{args: []string{"eval"}, want: &evalOptions{timeout: 10 * time.Minute}},
+		{args: []string{"eval"}, want: &evalcmd.Options{Timeout: 10 * time.Minute}},
 		{args: []string{"eval", "--replay", "--run", "a,b", "--run", "c", "--modes", "native,text", "--timeout", "1m", "--keep", "--json", "--list", "--tasks", "dir"},
-			want: &evalOptions{replay: true, run: []string{"a", "b", "c"}, modes: []string{"native", "text"}, timeout: time.Minute, keep: true, jsonOut: true, list: true, tasksDir: "dir"}},
+			want: &evalcmd.Options{Replay: true, Run: []string{"a", "b", "c"}, Modes: []string{"native", "text"}, Timeout: time.Minute, Keep: true, JSON: true, List: true, TasksDir: "dir"}},
 		{args: []string{"sessions", "extra"}, err: `unknown command "extra"`},
 	} {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

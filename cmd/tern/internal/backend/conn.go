@@ -101,23 +101,70 @@ func Connect(ctx context.Context, cfg config.Config, vram func(context.Context, 
 	if err != nil {
 		return nil, Explain(err, client.Host(), cfg.Model, installed)
 	}
-	info, err := client.Show(ctx, name)
+	info, err := show(ctx, client, name, installed)
 	if err != nil {
 		return nil, Explain(err, client.Host(), name, installed)
 	}
+	b.Why = why
+	b.VRAM = vram(ctx, cfg)
+	if err := b.fit(cfg, info); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// Another is the connection to another model installed on the same
+// Ollama (explore's subagent_model): its own window, planned for the same
+// VRAM (a different model loads on its own), its profile and its tool
+// protocol. An OpenAI-compatible server serves only the model it was
+// started with.
+func (b *Conn) Another(ctx context.Context, cfg config.Config, name string) (*Conn, error) {
+	if _, ok := models.Installed(name, b.Installed); !ok {
+		return nil, fmt.Errorf("not installed: run `ollama pull %s`", name)
+	}
+	client, ok := b.Client.(*ollama.Client)
+	if !ok {
+		// An OpenAI-compatible server serves the models it was started
+		// with, in the window it was started with.
+		return nil, fmt.Errorf("a subagent model needs Ollama; %s serves its own model", b.Client.Host())
+	}
+	info, err := show(ctx, client, name, b.Installed)
+	if err != nil {
+		return nil, err
+	}
+	other := &Conn{Kind: b.Kind, Addr: b.Addr, Client: b.Client, Installed: b.Installed, Why: "subagent_model", VRAM: b.VRAM}
+	if err := other.fit(cfg, info); err != nil {
+		return nil, err
+	}
+	return other, nil
+}
+
+// show asks Ollama about an installed model; its size comes from the
+// list of installed models when the answer does not say it.
+func show(ctx context.Context, client *ollama.Client, name string, installed []models.ModelInfo) (models.ModelInfo, error) {
+	info, err := client.Show(ctx, name)
+	if err != nil {
+		return info, err
+	}
 	if info.SizeBytes == 0 {
-		if i := slices.IndexFunc(installed, func(m models.ModelInfo) bool { return m.Name == name }); i >= 0 {
+		if i := slices.IndexFunc(installed, func(m models.ModelInfo) bool { return m.Name == info.Name }); i >= 0 {
 			info.SizeBytes = installed[i].SizeBytes
 		}
 	}
-	b.Info, b.Why = info, why
-	b.VRAM = vram(ctx, cfg)
+	return info, nil
+}
+
+// fit makes info the connection's model: its window planned for b.VRAM,
+// its profile with the config's overrides, and its tool protocol.
+func (b *Conn) fit(cfg config.Config, info models.ModelInfo) error {
+	b.Info = info
 	b.Plan = ollama.PlanContext(info, b.VRAM, cfg.Ctx)
+	var err error
 	if b.Profile, err = Profile(info, cfg); err != nil {
-		return nil, err
+		return err
 	}
 	b.Proto = models.ChooseToolProtocol(cfg.ToolMode, info, b.Profile)
-	return b, nil
+	return nil
 }
 
 // VRAM is the GPU memory to plan for: --vram (flagged) or the config's

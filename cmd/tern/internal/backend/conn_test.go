@@ -149,3 +149,41 @@ func TestVRAM(t *testing.T) {
 		t.Errorf("vram = 12: %d bytes", got)
 	}
 }
+
+// TestAnother: explore's subagent_model on the same Ollama gets its own
+// window, profile and protocol; a model not installed, or a server that
+// serves only its own model, is refused with the reason.
+func TestAnother(t *testing.T) {
+	t.Parallel()
+	srv := ollamatest.New(t, ollamatest.WithModels(ollamatest.Qwen3(), ollamatest.Tiny()))
+	cfg := config.Default()
+	cfg.Host = srv.URL()
+	c, err := Connect(t.Context(), cfg, eightGiB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := c.Another(t.Context(), cfg, ollamatest.Tiny().Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sub.Info.Name != ollamatest.Tiny().Name || sub.Info.SizeBytes == 0 || sub.VRAM != c.VRAM || !sub.Proto.Text || sub.Plan.NumCtx == 0 {
+		t.Errorf("subagent model %s (%d bytes), VRAM %d, text %v, %d tokens", sub.Info.Name, sub.Info.SizeBytes, sub.VRAM, sub.Proto.Text, sub.Plan.NumCtx)
+	}
+	if c.Info.Name != "qwen3:8b" {
+		t.Errorf("the session's connection changed to %s", c.Info.Name)
+	}
+	if _, err := c.Another(t.Context(), cfg, "llama3"); err == nil || err.Error() != "not installed: run `ollama pull llama3`" {
+		t.Errorf("a model not installed: %v", err)
+	}
+
+	oai := openaitest.New(t)
+	cfg = config.Default()
+	cfg.BaseURL = oai.URL()
+	c, err = Connect(t.Context(), cfg, eightGiB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Another(t.Context(), cfg, c.Info.Name); err == nil || !strings.Contains(err.Error(), "a subagent model needs Ollama; ") {
+		t.Errorf("a subagent model on an OpenAI-compatible server: %v", err)
+	}
+}

@@ -5,7 +5,8 @@
 // workspace, its notes, sessions and index, and the MCP servers. Every
 // problem comes with what fixes it.
 //
-// cmd/tern builds an Env with what only it knows (the flags); doctor
+// In the cli/cli manner, NewCmd is the cobra command and Run the checks;
+// cmd/tern builds an Env with what only it knows (the flags). doctor
 // imports the packages it checks, and never cmd/tern.
 package doctor
 
