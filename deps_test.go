@@ -61,6 +61,11 @@ var allowed = map[string][]string{
 	"cmd/tern/internal/searchcmd": {"rag", "index", "cmd/tern/internal/indexview"},
 	// The tern eval command: flags, the suite's load, run and report.
 	"cmd/tern/internal/evalcmd": {"cmd/tern/internal/eval"},
+	// A session's undo checkpoint: where a run records it, how undo and
+	// diff find it, why there is none.
+	"cmd/tern/internal/checkpoint": {"session", "tools"},
+	// The tern undo command: flags, the plan shown, the question, the restore.
+	"cmd/tern/internal/undocmd": {"cmd/tern/internal/checkpoint", "cmd/tern/internal/words", "tools"},
 }
 
 func TestImportDirection(t *testing.T) {
