@@ -64,6 +64,8 @@ var allowed = map[string][]string{
 	// A session's undo checkpoint: where a run records it, how undo and
 	// diff find it, why there is none.
 	"cmd/tern/internal/checkpoint": {"session", "tools"},
+	// The tern sessions command: flags, the table of the store's sessions.
+	"cmd/tern/internal/sessionscmd": {"session", "cmd/tern/internal/words"},
 	// The tern undo command: flags, the plan shown, the question, the restore.
 	"cmd/tern/internal/undocmd": {"cmd/tern/internal/checkpoint", "cmd/tern/internal/words", "tools"},
 }
