@@ -61,6 +61,8 @@ var allowed = map[string][]string{
 	"cmd/tern/internal/searchcmd": {"rag", "index", "cmd/tern/internal/indexview"},
 	// The tern eval command: flags, the suite's load, run and report.
 	"cmd/tern/internal/evalcmd": {"cmd/tern/internal/eval"},
+	// The workspace's code index as tern opens and updates it.
+	"cmd/tern/internal/codeindex": {"index", "rag", "cmd/tern/internal/backend", "cmd/tern/internal/config"},
 }
 
 func TestImportDirection(t *testing.T) {
