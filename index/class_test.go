@@ -2,6 +2,7 @@ package index
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -59,5 +60,36 @@ func TestMinorLanguageRanksBelowMainLanguage(t *testing.T) {
 		if files := distinctFiles(hits); len(files) == 0 || files[0] != want {
 			t.Errorf("%q: files %v, want %s first", query, files, want)
 		}
+	}
+}
+
+// A type the query names in backticks is found by its declaration even
+// when its name is too common a word to be among the rare words searched
+// and the declaration holds no other word of the query.
+func TestBacktickedTypeFindsItsDeclaration(t *testing.T) {
+	files := map[string]string{
+		"dir.go": "package m\n\n// Ignore is a matcher built from a directory.\ntype Ignore struct {\n\tdir string\n\tparent *Ignore\n}\n\n" +
+			"func (d *Dir) Walk() {}\n",
+		"fields.go": "package m\n\n// Named fields of a record.\ntype Record struct{ Name string }\n",
+	}
+	// More than rankRows chunks say ignore.
+	for f := range 3 {
+		var b strings.Builder
+		b.WriteString("package m\n")
+		for i := range 400 {
+			fmt.Fprintf(&b, "\n// F%d_%d may ignore the file.\nfunc F%d_%d() { ignore() }\n", f, i, f, i)
+		}
+		files[fmt.Sprintf("filler%d.go", f)] = b.String()
+	}
+	root := t.TempDir()
+	writeFiles(t, root, files)
+	ix := openIndex(t, root)
+	update(t, ix, Options{})
+	hits, err := ix.Lexical(t.Context(), "use named fields in `Ignore`", Filter{}, 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files := distinctFiles(hits); indexOf(files, "dir.go") < 0 || indexOf(files, "dir.go") > 2 {
+		t.Errorf("files %v, want dir.go in the top 3", files)
 	}
 }
