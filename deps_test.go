@@ -54,7 +54,7 @@ var allowed = map[string][]string{
 	// What tern index and tern search print: progress, summary, hits.
 	"cmd/tern/internal/indexview": {"index", "rag"},
 	// tern prompt's report of the first request and its token costs.
-	"cmd/tern/internal/promptview": {"models", "tools", "disclosure"},
+	"cmd/tern/internal/promptview": {"models", "tools", "disclosure", "cmd/tern/internal/words"},
 	// Shell completions: filters and describes what package main looks up.
 	"cmd/tern/internal/complete": {"cmd/tern/internal/eval", "cmd/tern/internal/words"},
 	// The tern search command: flags, checks, the run over the code index.
@@ -68,6 +68,8 @@ var allowed = map[string][]string{
 	"cmd/tern/internal/sessionscmd": {"session", "cmd/tern/internal/words"},
 	// The tern undo command: flags, the plan shown, the question, the restore.
 	"cmd/tern/internal/undocmd": {"cmd/tern/internal/checkpoint", "cmd/tern/internal/words", "tools"},
+	// The workspace's code index as tern opens and updates it.
+	"cmd/tern/internal/codeindex": {"index", "rag", "cmd/tern/internal/backend", "cmd/tern/internal/config"},
 }
 
 func TestImportDirection(t *testing.T) {

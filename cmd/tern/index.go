@@ -4,14 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ternhq/tern/cmd/tern/internal/backend"
+	"github.com/ternhq/tern/cmd/tern/internal/codeindex"
 	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/cmd/tern/internal/indexview"
-	"github.com/ternhq/tern/index"
 	"github.com/ternhq/tern/rag"
 )
 
@@ -66,7 +65,7 @@ the next run completes (exit 130).`,
 
 // openCodeIndex finds the workspace and its code index with the flags'
 // embedding model.
-func (a *app) openCodeIndex(flags indexFlags) (*codeIndex, config.Config, error) {
+func (a *app) openCodeIndex(flags indexFlags) (*codeindex.Index, config.Config, error) {
 	root, err := a.workspaceRoot()
 	if err != nil {
 		return nil, config.Config{}, err
@@ -78,8 +77,8 @@ func (a *app) openCodeIndex(flags indexFlags) (*codeIndex, config.Config, error)
 	if flags.embedModel != "" {
 		cfg.EmbedModel = flags.embedModel
 	}
-	c := newCodeIndex(root, cfg)
-	c.setNoEmbed(flags.noEmbed)
+	c := codeindex.New(root, cfg)
+	c.SetNoEmbed(flags.noEmbed)
 	return c, cfg, nil
 }
 
@@ -93,11 +92,11 @@ func (a *app) index(ctx context.Context, o *indexOptions) error {
 	if err != nil {
 		return err
 	}
-	c.onWait = func(holder string) {
+	c.OnWait = func(holder string) {
 		fmt.Fprintf(a.stderr, "tern: the index is being updated by %s; waiting for it to finish (Ctrl+C stops)\n", holder)
 	}
 	if o.rebuild {
-		if err := removeIndex(c.DBPath()); err != nil {
+		if err := codeindex.Remove(c.DBPath()); err != nil {
 			return err
 		}
 		fmt.Fprintln(a.stderr, "tern: deleted .tern/index.db; building it from scratch")
@@ -108,13 +107,13 @@ func (a *app) index(ctx context.Context, o *indexOptions) error {
 	}
 	defer c.Close()
 
-	plan, err := c.plan(ctx, ix)
+	plan, err := c.Plan(ctx, ix)
 	if err != nil {
 		return err
 	}
-	indexview.WritePlan(a.stderr, plan.why, plan.previous, plan.model.Key())
-	view := indexview.NewProgress(a.stderr, isTerminal(a.stderr), plan.model.Key())
-	st, err := c.update(ctx, ix, plan, view.Update)
+	indexview.WritePlan(a.stderr, plan.Why, plan.Previous, plan.Model.Key())
+	view := indexview.NewProgress(a.stderr, isTerminal(a.stderr), plan.Model.Key())
+	st, err := c.Update(ctx, ix, plan, view.Update)
 	view.Finish()
 	var ee backend.EmbedError
 	switch {
@@ -134,55 +133,4 @@ func (a *app) index(ctx context.Context, o *indexOptions) error {
 	}
 	indexview.WriteSummary(a.stdout, st, status)
 	return nil
-}
-
-// removeIndex deletes an index database with its WAL files.
-func removeIndex(path string) error {
-	for _, p := range []string{path, path + "-wal", path + "-shm"} {
-		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("delete the index: %w", err)
-		}
-	}
-	return nil
-}
-
-// indexPlan is how an update embeds.
-type indexPlan struct {
-	// model is the embedding model; its zero value means none.
-	model rag.EmbedModel
-	// why says why there are no embeddings when some were wanted.
-	why string
-	// previous is the model of the vectors the update replaces.
-	previous string
-}
-
-// plan decides whether an update of ix can embed, and with what.
-func (c *codeIndex) plan(ctx context.Context, ix *index.Index) (indexPlan, error) {
-	if c.noEmbed {
-		return indexPlan{}, nil
-	}
-	if why := backend.CheckEmbed(ctx, c.client, c.want); why != "" {
-		if ctx.Err() != nil {
-			return indexPlan{}, ctx.Err()
-		}
-		return indexPlan{why: why}, nil
-	}
-	old, _, err := ix.Embedding(ctx)
-	if err != nil {
-		return indexPlan{}, rag.IndexProblem(err)
-	}
-	p := indexPlan{model: c.want}
-	if old != "" && old != c.want.Key() {
-		p.previous = old
-	}
-	return p, nil
-}
-
-// update runs an update of ix as planned.
-func (c *codeIndex) update(ctx context.Context, ix *index.Index, p indexPlan, progress func(index.Progress)) (index.Stats, error) {
-	opts := index.Options{Progress: progress, OnWait: c.onWait}
-	if p.model.Name != "" {
-		opts.Embedder, opts.Model = backend.Embedder{Client: c.client}, p.model.Key()
-	}
-	return ix.Update(ctx, opts)
 }

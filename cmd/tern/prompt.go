@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ternhq/tern/cmd/tern/internal/backend"
+	"github.com/ternhq/tern/cmd/tern/internal/codeindex"
 	"github.com/ternhq/tern/cmd/tern/internal/promptview"
 	"github.com/ternhq/tern/context/budget"
 	"github.com/ternhq/tern/models"
@@ -86,7 +87,7 @@ func (a *app) prompt(ctx context.Context, po *promptOptions) error {
 		return err
 	}
 	o := toolOptions{ws: ws, cfg: cfg}
-	if code := newCodeIndex(root, cfg); code.Exists() {
+	if code := codeindex.New(root, cfg); code.Exists() {
 		o.search = code // only its schema is shown
 	}
 	set, err := buildToolSet(o)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ternhq/tern/agent"
 	"github.com/ternhq/tern/cmd/tern/internal/backend"
+	"github.com/ternhq/tern/cmd/tern/internal/codeindex"
 	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/context/budget"
 	"github.com/ternhq/tern/disclosure"
@@ -38,7 +39,7 @@ type run struct {
 	mcp *mcp.Manager
 	// code is the workspace's search index, for search_code and RAG;
 	// rag turns RAG on at the start.
-	code *codeIndex
+	code *codeindex.Index
 	rag  bool
 	// plan starts the agent in plan mode.
 	plan bool
@@ -85,7 +86,7 @@ type runEnv struct {
 	store *session.Store
 	// code, when nil, is opened for the server the run resolved to, and
 	// is the run's own (closed with it).
-	code *codeIndex
+	code *codeindex.Index
 }
 
 // runOptions say how one session opens.
@@ -131,7 +132,7 @@ func (a *app) openRun(ctx context.Context, w runEnv, o runOptions) (*run, error)
 		}
 	}
 	if code == nil {
-		code = newCodeIndex(w.root, back.Resolved(cfg))
+		code = codeindex.New(w.root, back.Resolved(cfg))
 	}
 	r := &run{root: w.root, cfg: cfg, back: back, store: store, ws: ws, counter: counter,
 		tierFlag: o.tierFlag, code: code, rag: o.rag, plan: o.plan, asker: o.asker}
@@ -280,7 +281,7 @@ func (r *run) retriever() agent.Retriever {
 	if r.code == nil {
 		return nil
 	}
-	return r.code.retriever(r.counter)
+	return ragRetriever(r.code, r.counter)
 }
 
 // Close stops the MCP servers and releases the index and the store.

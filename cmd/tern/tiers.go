@@ -89,7 +89,7 @@ func (r *run) toolSet(ctx context.Context, tierFlag bool) (*disclosure.Set, erro
 	}
 	if r.code != nil {
 		var notice string
-		if o.search, notice = r.code.toolSearcher(ctx); notice != "" {
+		if o.search, notice = toolSearcher(ctx, r.code); notice != "" {
 			r.notices = append(r.notices, notice)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/ternhq/tern/cmd/tern/internal/checkpoint"
+	"github.com/ternhq/tern/cmd/tern/internal/codeindex"
 	"github.com/ternhq/tern/context/budget"
 	"github.com/ternhq/tern/disclosure"
 	"github.com/ternhq/tern/index/ignore"
@@ -85,7 +86,7 @@ func (a *app) runTUI(ctx context.Context, o *tuiOptions) (string, error) {
 	}()
 	// The index serves /search and /index offline, and every session's
 	// search_code and RAG; Ctrl+R's choice carries over to new sessions.
-	code := newCodeIndex(root, cfg)
+	code := codeindex.New(root, cfg)
 	defer code.Close()
 	var ragOn atomic.Bool
 	ragOn.Store(cfg.RAG || o.rag)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ternhq/tern/agent"
 	"github.com/ternhq/tern/cmd/tern/internal/backend"
+	"github.com/ternhq/tern/cmd/tern/internal/codeindex"
 	"github.com/ternhq/tern/cmd/tern/internal/indexview"
 	"github.com/ternhq/tern/index"
 	"github.com/ternhq/tern/rag"
@@ -22,7 +23,7 @@ import (
 const snippetLines = 40
 
 // tuiSearcher serves /search.
-type tuiSearcher struct{ code *codeIndex }
+type tuiSearcher struct{ code *codeindex.Index }
 
 func (s tuiSearcher) Search(ctx context.Context, query string, k int) ([]tui.SearchHit, error) {
 	res, err := s.code.Search(ctx, query, rag.Options{K: k}, true)
@@ -43,7 +44,7 @@ func (s tuiSearcher) Search(ctx context.Context, query string, k int) ([]tui.Sea
 }
 
 // tuiIndexer serves /index.
-type tuiIndexer struct{ code *codeIndex }
+type tuiIndexer struct{ code *codeindex.Index }
 
 func (x tuiIndexer) Index(ctx context.Context, progress func(tui.IndexProgress)) (string, error) {
 	existed := x.code.Exists()
@@ -51,12 +52,12 @@ func (x tuiIndexer) Index(ctx context.Context, progress func(tui.IndexProgress))
 	if err != nil {
 		return "", err
 	}
-	plan, err := x.code.plan(ctx, ix)
+	plan, err := x.code.Plan(ctx, ix)
 	if err != nil {
 		return "", err
 	}
-	model := plan.model.Key()
-	st, err := x.code.update(ctx, ix, plan, func(p index.Progress) {
+	model := plan.Model.Key()
+	st, err := x.code.Update(ctx, ix, plan, func(p index.Progress) {
 		switch p.Phase {
 		case index.PhaseChunk:
 			progress(tui.IndexProgress{Done: p.Done, Total: p.Changed})
@@ -79,8 +80,8 @@ func (x tuiIndexer) Index(ctx context.Context, progress func(tui.IndexProgress))
 		return "", rag.IndexProblem(err)
 	}
 	summary := indexview.Line(st, status)
-	if plan.why != "" {
-		notes = append(notes, "no embeddings, search is lexical only: "+plan.why)
+	if plan.Why != "" {
+		notes = append(notes, "no embeddings, search is lexical only: "+plan.Why)
 	}
 	if !existed {
 		// A session's tools are fixed when it opens, for the prompt cache.
@@ -94,7 +95,7 @@ func (x tuiIndexer) Index(ctx context.Context, progress func(tui.IndexProgress))
 type ragSwitch struct {
 	agent *agent.Agent
 	on    *atomic.Bool
-	code  *codeIndex
+	code  *codeindex.Index
 }
 
 func (s ragSwitch) RAG() bool { return s.agent.RAG() }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ternhq/tern/agent"
+	"github.com/ternhq/tern/cmd/tern/internal/words"
 )
 
 // TextWriter streams the answer to stdout and everything else, briefly, to
@@ -51,7 +52,7 @@ func (t *TextWriter) Write(e agent.Event) {
 		}
 		line := e.Summary
 		if e.IsError {
-			line = firstLine(e.Output)
+			line = words.FirstLine(e.Output, 160)
 		}
 		fmt.Fprintf(t.diag, "  %s %s\n", mark, line)
 	case agent.Notice:
@@ -95,14 +96,6 @@ func compactArgs(args json.RawMessage) string {
 	s := string(args)
 	if len(s) > 120 {
 		s = s[:117] + "…"
-	}
-	return s
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	if len(s) > 160 {
-		s = s[:157] + "…"
 	}
 	return s
 }

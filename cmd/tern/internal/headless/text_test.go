@@ -111,14 +111,6 @@ func TestCompactArgs(t *testing.T) {
 	}
 }
 
-func TestFirstLineIsCut(t *testing.T) {
-	t.Parallel()
-	long := strings.Repeat("é", 100) // 200 bytes
-	if got := firstLine(long); len(got) != 157+len("…") || !strings.HasSuffix(got, "…") {
-		t.Errorf("firstLine of 200 bytes = %d bytes %q, want 157 and an ellipsis", len(got), got)
-	}
-}
-
 func TestJSONWriter(t *testing.T) {
 	t.Parallel()
 	events := []agent.Event{

@@ -11,8 +11,8 @@ package promptview
 import (
 	"fmt"
 	"io"
-	"strings"
 
+	"github.com/ternhq/tern/cmd/tern/internal/words"
 	"github.com/ternhq/tern/disclosure"
 	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/tools"
@@ -106,7 +106,7 @@ func (p Report) Write(w io.Writer) {
 // native or text-protocol tools.
 func WriteOffline(w io.Writer, err error, template string, text bool) {
 	fmt.Fprintf(w, "tern: %s\ntern: showing the prompt offline, for the %s template (from --model or the config), with %s tools\n",
-		firstLine(err.Error()), template, map[bool]string{true: "text-protocol", false: "native"}[text])
+		words.FirstLine(err.Error(), 160), template, map[bool]string{true: "text-protocol", false: "native"}[text])
 }
 
 // specsOf returns the specifications of ts.
@@ -116,13 +116,4 @@ func specsOf(ts []tools.Tool) []models.ToolSpec {
 		specs[i] = t.Spec()
 	}
 	return specs
-}
-
-// firstLine is s's first line, cut to 160 bytes.
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	if len(s) > 160 {
-		s = s[:157] + "…"
-	}
-	return s
 }

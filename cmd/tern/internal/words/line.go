@@ -11,3 +11,14 @@ func OneLine(s string, n int) string {
 	}
 	return s
 }
+
+// FirstLine is the first line of s, trimmed, cut to n bytes: a longer
+// line keeps n-3 bytes and an ellipsis. It shows an error or a tool's
+// output in one line.
+func FirstLine(s string, n int) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if len(s) > n {
+		s = s[:n-len("…")] + "…"
+	}
+	return s
+}

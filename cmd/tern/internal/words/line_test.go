@@ -1,6 +1,9 @@
 package words
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestOneLine(t *testing.T) {
 	t.Parallel()
@@ -17,6 +20,24 @@ func TestOneLine(t *testing.T) {
 	} {
 		if got := OneLine(tt.s, tt.n); got != tt.want {
 			t.Errorf("OneLine(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
+		}
+	}
+}
+
+func TestFirstLine(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		s    string
+		want string
+	}{
+		{"\n  exit status 1\nmore\n", "exit status 1"},
+		{"one line", "one line"},
+		{"", ""},
+		{strings.Repeat("x", 160), strings.Repeat("x", 160)},
+		{strings.Repeat("x", 161), strings.Repeat("x", 157) + "…"},
+	} {
+		if got := FirstLine(tt.s, 160); got != tt.want {
+			t.Errorf("FirstLine(%.20q…) = %q, want %q", tt.s, got, tt.want)
 		}
 	}
 }
