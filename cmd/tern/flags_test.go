@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ternhq/tern/cmd/tern/internal/config"
+	"github.com/ternhq/tern/cmd/tern/internal/diffcmd"
 	"github.com/ternhq/tern/cmd/tern/internal/doctor"
 	"github.com/ternhq/tern/cmd/tern/internal/evalcmd"
 	"github.com/ternhq/tern/cmd/tern/internal/searchcmd"
@@ -79,8 +80,8 @@ func TestCommandFlags(t *testing.T) {
 		{args: []string{"sessions"}, want: &sessionscmd.Options{Limit: 20}},
 		{args: []string{"sessions", "-n", "5"}, want: &sessionscmd.Options{Limit: 5}},
 		{args: []string{"undo", "--session", "ab"}, want: &undocmd.Options{Session: "ab"}},
-		{args: []string{"diff"}, want: &diffOptions{}},
-		{args: []string{"diff", "--session", "ab"}, want: &diffOptions{session: "ab"}},
+		{args: []string{"diff"}, want: &diffcmd.Options{}},
+		{args: []string{"diff", "--session", "ab"}, want: &diffcmd.Options{Session: "ab"}},
 		{args: []string{"prompt", "--json"}, want: &promptOptions{json: true}},
 		{args: []string{"doctor"}, want: &doctor.Options{}},
 		{args: []string{"version"}, want: &versionOptions{}},
