@@ -16,6 +16,7 @@ import (
 	"github.com/ternhq/tern/cmd/tern/internal/searchcmd"
 	"github.com/ternhq/tern/cmd/tern/internal/sessionscmd"
 	"github.com/ternhq/tern/cmd/tern/internal/undocmd"
+	"github.com/ternhq/tern/cmd/tern/internal/versioncmd"
 	"github.com/ternhq/tern/index"
 	"github.com/ternhq/tern/rag"
 )
@@ -84,7 +85,7 @@ func TestCommandFlags(t *testing.T) {
 		{args: []string{"diff", "--session", "ab"}, want: &diffcmd.Options{Session: "ab"}},
 		{args: []string{"prompt", "--json"}, want: &promptOptions{json: true}},
 		{args: []string{"doctor"}, want: &doctor.Options{}},
-		{args: []string{"version"}, want: &versionOptions{}},
+		{args: []string{"version"}, want: &versioncmd.Options{}},
 		{args: []string{"eval"}, want: &evalcmd.Options{Timeout: 10 * time.Minute}},
 		{args: []string{"eval", "--replay", "--run", "a,b", "--run", "c", "--modes", "native,text", "--timeout", "1m", "--keep", "--json", "--list", "--tasks", "dir"},
 			want: &evalcmd.Options{Replay: true, Run: []string{"a", "b", "c"}, Modes: []string{"native", "text"}, Timeout: time.Minute, Keep: true, JSON: true, List: true, TasksDir: "dir"}},
