@@ -61,6 +61,13 @@ var allowed = map[string][]string{
 	"cmd/tern/internal/searchcmd": {"rag", "index", "cmd/tern/internal/indexview"},
 	// The tern eval command: flags, the suite's load, run and report.
 	"cmd/tern/internal/evalcmd": {"cmd/tern/internal/eval"},
+	// A session's undo checkpoint: where a run records it, how undo and
+	// diff find it, why there is none.
+	"cmd/tern/internal/checkpoint": {"session", "tools"},
+	// The tern sessions command: flags, the table of the store's sessions.
+	"cmd/tern/internal/sessionscmd": {"session", "cmd/tern/internal/words"},
+	// The tern undo command: flags, the plan shown, the question, the restore.
+	"cmd/tern/internal/undocmd": {"cmd/tern/internal/checkpoint", "cmd/tern/internal/words", "tools"},
 	// The workspace's code index as tern opens and updates it.
 	"cmd/tern/internal/codeindex": {"index", "rag", "cmd/tern/internal/backend", "cmd/tern/internal/config"},
 	// The tern index command: flags, the update with its plan, progress and summary.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ternhq/tern/cmd/tern/internal/checkpoint"
 	"github.com/ternhq/tern/tools"
 )
 
@@ -34,16 +35,20 @@ after the session, by anyone, show too.`,
 }
 
 func (a *app) diff(ctx context.Context, o *diffOptions) error {
-	ws, sess, err := a.checkpointed(ctx, o.session, "diff is unavailable: %s, so tern takes no checkpoints here")
+	root, err := a.workspaceRoot()
+	if err != nil {
+		return err
+	}
+	ws, sess, err := checkpoint.Find(ctx, root, o.session, "diff is unavailable: %s, so tern takes no checkpoints here")
 	if err != nil {
 		return err
 	}
 	diff, err := tools.SessionDiff(ctx, ws, sess.ID)
 	switch {
 	case errors.Is(err, tools.ErrNoCheckpoint):
-		return explainUndo(sess.ID, err)
+		return checkpoint.Explain(sess.ID, err)
 	case err != nil:
-		return fmt.Errorf("diff is unavailable: %s", unavailable(err))
+		return fmt.Errorf("diff is unavailable: %s", checkpoint.Unavailable(err))
 	}
 	if diff == "" {
 		fmt.Fprintf(a.stderr, "tern: session %s: no changes; the files match its checkpoint\n", sess.ID)

@@ -14,6 +14,8 @@ import (
 	"github.com/ternhq/tern/cmd/tern/internal/evalcmd"
 	"github.com/ternhq/tern/cmd/tern/internal/indexcmd"
 	"github.com/ternhq/tern/cmd/tern/internal/searchcmd"
+	"github.com/ternhq/tern/cmd/tern/internal/sessionscmd"
+	"github.com/ternhq/tern/cmd/tern/internal/undocmd"
 	"github.com/ternhq/tern/index"
 	"github.com/ternhq/tern/rag"
 )
@@ -75,9 +77,9 @@ func TestCommandFlags(t *testing.T) {
 		{args: []string{"index"}, want: &indexcmd.Options{}},
 		{args: []string{"index", "some/dir", "--rebuild", "--embed-model", "m"}, want: &indexcmd.Options{Dir: "some/dir", Rebuild: true, EmbedModel: "m"}},
 		{args: []string{"index", "a", "b"}, err: "accepts at most 1 arg"},
-		{args: []string{"sessions"}, want: &sessionsOptions{limit: 20}},
-		{args: []string{"sessions", "-n", "5"}, want: &sessionsOptions{limit: 5}},
-		{args: []string{"undo", "--session", "ab"}, want: &undoOptions{session: "ab"}},
+		{args: []string{"sessions"}, want: &sessionscmd.Options{Limit: 20}},
+		{args: []string{"sessions", "-n", "5"}, want: &sessionscmd.Options{Limit: 5}},
+		{args: []string{"undo", "--session", "ab"}, want: &undocmd.Options{Session: "ab"}},
 		{args: []string{"diff"}, want: &diffOptions{}},
 		{args: []string{"diff", "--session", "ab"}, want: &diffOptions{session: "ab"}},
 		{args: []string{"prompt", "--json"}, want: &promptOptions{json: true}},

@@ -2,21 +2,19 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"runtime"
 
+	"github.com/ternhq/tern/cmd/tern/internal/checkpoint"
 	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/disclosure"
 	"github.com/ternhq/tern/tools"
 )
 
-// Session meta keys.
-const (
-	metaTools      = "tools"      // the disclosure state: tier and visible tools
-	metaCheckpoint = "checkpoint" // the commit of the undo checkpoint
-)
+// metaTools is the session meta key of the disclosure state: tier and
+// visible tools.
+const metaTools = "tools"
 
 // toolOptions is what a session's tool set is built from.
 type toolOptions struct {
@@ -71,9 +69,9 @@ func (r *run) toolSet(ctx context.Context, tierFlag bool) (*disclosure.Set, erro
 	cp := tools.NewCheckpoint(r.ws, r.sess.ID, func(ctx context.Context, s tools.Saved) {
 		switch {
 		case s.Err != nil:
-			set.Notify(fmt.Sprintf("no undo checkpoint before the first change (%v); `tern undo` cannot restore this session's changes", unavailable(s.Err)))
+			set.Notify(fmt.Sprintf("no undo checkpoint before the first change (%v); `tern undo` cannot restore this session's changes", checkpoint.Unavailable(s.Err)))
 		case !s.Existed:
-			if err := r.store.SetMeta(context.WithoutCancel(ctx), r.sess.ID, metaCheckpoint, s.Commit); err != nil {
+			if err := r.store.SetMeta(context.WithoutCancel(ctx), r.sess.ID, checkpoint.MetaKey, s.Commit); err != nil {
 				set.Notify(fmt.Sprintf("checkpoint %.8s saved, but not recorded in the session: %v", s.Commit, err))
 				return
 			}
@@ -119,15 +117,4 @@ func (r *run) toolSet(ctx context.Context, tierFlag bool) (*disclosure.Set, erro
 		}
 	}
 	return set, nil
-}
-
-// unavailable words why git could not take a checkpoint.
-func unavailable(err error) string {
-	switch {
-	case errors.Is(err, tools.ErrNotRepo):
-		return "the workspace is not in a git repository"
-	case errors.Is(err, tools.ErrNoGit):
-		return "git is not installed"
-	}
-	return err.Error()
 }

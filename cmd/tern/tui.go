@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/ternhq/tern/cmd/tern/internal/checkpoint"
 	"github.com/ternhq/tern/cmd/tern/internal/codeindex"
 	"github.com/ternhq/tern/context/budget"
 	"github.com/ternhq/tern/disclosure"
@@ -212,7 +213,7 @@ func (u *undoer) Diff(ctx context.Context) (string, error) {
 		return "", nil // no checkpoint: the session changed nothing yet
 	}
 	if err != nil {
-		return "", fmt.Errorf("unavailable: %s", unavailable(err))
+		return "", fmt.Errorf("unavailable: %s", checkpoint.Unavailable(err))
 	}
 	return diff, nil
 }
@@ -220,7 +221,7 @@ func (u *undoer) Diff(ctx context.Context) (string, error) {
 func (u *undoer) PlanUndo(ctx context.Context) (tui.UndoPlan, error) {
 	plan, err := tools.PlanUndo(ctx, u.ws, u.session)
 	if err != nil {
-		return tui.UndoPlan{}, explainUndo(u.session, err)
+		return tui.UndoPlan{}, checkpoint.Explain(u.session, err)
 	}
 	u.plan = plan
 	return tui.UndoPlan{Restore: plan.Restore, Delete: plan.Delete}, nil

@@ -1,0 +1,132 @@
+package checkpoint
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ternhq/tern/session"
+	"github.com/ternhq/tern/tools"
+)
+
+// gitRepo makes a git repository at dir with one committed file.
+func gitRepo(t *testing.T, dir string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "initial"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir, "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t",
+			"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+}
+
+// sessions creates n sessions in the workspace at root, a minute apart,
+// oldest first, and records a checkpoint commit for those in withCP.
+func sessions(t *testing.T, root string, n int, withCP ...int) []string {
+	t.Helper()
+	now := time.Date(2026, 11, 26, 4, 0, 0, 0, time.UTC)
+	store, err := session.OpenWorkspace(t.Context(), root, session.WithClock(func() time.Time { return now }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	var ids []string
+	for i := range n {
+		now = now.Add(time.Minute)
+		s, err := store.Create(t.Context(), fmt.Sprintf("model-%d", i), root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, s.ID)
+	}
+	for _, i := range withCP {
+		if err := store.SetMeta(t.Context(), ids[i], MetaKey, "0123456789abcdef"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ids
+}
+
+const noGit = "undo is unavailable: %s, so no checkpoints"
+
+func TestFind(t *testing.T) {
+	t.Parallel()
+	t.Run("git: the latest with a checkpoint, or the one named", func(t *testing.T) {
+		t.Parallel()
+		root := t.TempDir()
+		gitRepo(t, root)
+		ids := sessions(t, root, 3, 0, 1)
+		for _, tt := range []struct{ id, want string }{
+			{"", ids[1]},
+			{ids[2], ids[2]}, // named: found even without a checkpoint
+			{ids[0][len(ids[0])-4:], ids[0]},
+		} {
+			ws, sess, err := Find(t.Context(), root, tt.id, noGit)
+			if err != nil || sess.ID != tt.want || ws == nil || ws.Root() != root {
+				t.Errorf("Find(%q) = %v, %s, %v; want %s", tt.id, ws, sess.ID, err, tt.want)
+			}
+		}
+	})
+	t.Run("git: none has a checkpoint", func(t *testing.T) {
+		t.Parallel()
+		root := t.TempDir()
+		gitRepo(t, root)
+		sessions(t, root, 2)
+		if _, _, err := Find(t.Context(), root, "", noGit); !errors.Is(err, ErrNone) {
+			t.Errorf("Find = %v, want ErrNone", err)
+		}
+	})
+	t.Run("outside git", func(t *testing.T) {
+		t.Parallel()
+		root := t.TempDir()
+		sessions(t, root, 1)
+		_, _, err := Find(t.Context(), root, "", noGit)
+		if err == nil || err.Error() != "undo is unavailable: the workspace is not in a git repository, so no checkpoints" {
+			t.Errorf("Find = %v, want the reason there are no checkpoints", err)
+		}
+	})
+	t.Run("unknown session", func(t *testing.T) {
+		t.Parallel()
+		root := t.TempDir()
+		sessions(t, root, 1)
+		_, _, err := Find(t.Context(), root, "zz99", noGit)
+		if err == nil || err.Error() != "no session \"zz99\" in this workspace; list them with `tern sessions`" {
+			t.Errorf("Find = %v", err)
+		}
+	})
+}
+
+func TestExplain(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		err  error
+		want string
+	}{
+		{fmt.Errorf("plan: %w", tools.ErrNoCheckpoint), "session s1 has no checkpoint: it changed no files, or changed them where git could not take one"},
+		{fmt.Errorf("git: %w", tools.ErrNotRepo), "undo is unavailable: the workspace is not in a git repository"},
+		{fmt.Errorf("git: %w", tools.ErrNoGit), "undo is unavailable: git is not installed"},
+		{errors.New("disk full"), "undo is unavailable: disk full"},
+	} {
+		if got := Explain("s1", tt.err).Error(); got != tt.want {
+			t.Errorf("Explain(%v) = %q, want %q", tt.err, got, tt.want)
+		}
+	}
+	if got := Unavailable(context.Canceled); !strings.Contains(got, "canceled") {
+		t.Errorf("Unavailable(context.Canceled) = %q", got)
+	}
+}
