@@ -13,6 +13,7 @@ import (
 	"github.com/ternhq/tern/cmd/tern/internal/diffcmd"
 	"github.com/ternhq/tern/cmd/tern/internal/doctor"
 	"github.com/ternhq/tern/cmd/tern/internal/evalcmd"
+	"github.com/ternhq/tern/cmd/tern/internal/indexcmd"
 	"github.com/ternhq/tern/cmd/tern/internal/searchcmd"
 	"github.com/ternhq/tern/cmd/tern/internal/sessionscmd"
 	"github.com/ternhq/tern/cmd/tern/internal/undocmd"
@@ -75,8 +76,8 @@ func TestCommandFlags(t *testing.T) {
 			want: &searchcmd.Options{Query: "x", EmbedModel: "bge-m3", NoEmbed: true, Search: rag.Options{K: 10, Class: index.ClassDocs}}},
 		{args: []string{"search", "--code", "--docs", "x"}, err: "--code, --tests and --docs exclude each other"},
 		{args: []string{"search", "-k", "0", "x"}, err: "-k must be at least 1, not 0"},
-		{args: []string{"index"}, want: &indexOptions{}},
-		{args: []string{"index", "some/dir", "--rebuild", "--embed-model", "m"}, want: &indexOptions{dir: "some/dir", rebuild: true, embed: indexFlags{embedModel: "m"}}},
+		{args: []string{"index"}, want: &indexcmd.Options{}},
+		{args: []string{"index", "some/dir", "--rebuild", "--embed-model", "m"}, want: &indexcmd.Options{Dir: "some/dir", Rebuild: true, EmbedModel: "m"}},
 		{args: []string{"index", "a", "b"}, err: "accepts at most 1 arg"},
 		{args: []string{"sessions"}, want: &sessionscmd.Options{Limit: 20}},
 		{args: []string{"sessions", "-n", "5"}, want: &sessionscmd.Options{Limit: 5}},

@@ -26,7 +26,7 @@ func (a *app) search(ctx context.Context, o *searchcmd.Options) error {
 // the config's embedding model for the index and embedModel, when set,
 // for the query.
 func (a *app) openSearchIndex(noEmbed bool, embedModel string) (searchcmd.Index, string, error) {
-	c, _, err := a.openCodeIndex(indexFlags{noEmbed: noEmbed})
+	c, err := a.openCodeIndex("", noEmbed)
 	if err != nil {
 		return nil, "", err
 	}
