@@ -77,8 +77,10 @@ func (r *run) toolSet(ctx context.Context, tierFlag bool) (*disclosure.Set, erro
 		o.catalog = r.mcp
 	}
 	if r.code != nil {
-		var notice string
-		if o.search, notice = toolSearcher(ctx, r.code); notice != "" {
+		// search_code only when the index opens; a broken one says so.
+		if ok, notice := r.code.Available(ctx); ok {
+			o.search = r.code
+		} else if notice != "" {
 			r.notices = append(r.notices, notice)
 		}
 	}
