@@ -68,6 +68,10 @@ var allowed = map[string][]string{
 	"cmd/tern/internal/sessionscmd": {"session", "cmd/tern/internal/words"},
 	// The tern undo command: flags, the plan shown, the question, the restore.
 	"cmd/tern/internal/undocmd": {"cmd/tern/internal/checkpoint", "cmd/tern/internal/words", "tools"},
+	// The tern diff command: flags, the diff from a session's checkpoint.
+	"cmd/tern/internal/diffcmd": {"cmd/tern/internal/checkpoint", "tools"},
+	// The tern version command and the version string; nothing of tern.
+	"cmd/tern/internal/versioncmd": {},
 	// The workspace's code index as tern opens and updates it.
 	"cmd/tern/internal/codeindex": {"index", "rag", "cmd/tern/internal/backend", "cmd/tern/internal/config"},
 	// The tern index command: flags, the update with its plan, progress and summary.

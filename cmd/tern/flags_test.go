@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ternhq/tern/cmd/tern/internal/config"
+	"github.com/ternhq/tern/cmd/tern/internal/diffcmd"
 	"github.com/ternhq/tern/cmd/tern/internal/doctor"
 	"github.com/ternhq/tern/cmd/tern/internal/evalcmd"
 	"github.com/ternhq/tern/cmd/tern/internal/headless"
@@ -17,6 +18,7 @@ import (
 	"github.com/ternhq/tern/cmd/tern/internal/searchcmd"
 	"github.com/ternhq/tern/cmd/tern/internal/sessionscmd"
 	"github.com/ternhq/tern/cmd/tern/internal/undocmd"
+	"github.com/ternhq/tern/cmd/tern/internal/versioncmd"
 	"github.com/ternhq/tern/index"
 	"github.com/ternhq/tern/rag"
 )
@@ -81,11 +83,11 @@ func TestCommandFlags(t *testing.T) {
 		{args: []string{"sessions"}, want: &sessionscmd.Options{Limit: 20}},
 		{args: []string{"sessions", "-n", "5"}, want: &sessionscmd.Options{Limit: 5}},
 		{args: []string{"undo", "--session", "ab"}, want: &undocmd.Options{Session: "ab"}},
-		{args: []string{"diff"}, want: &diffOptions{}},
-		{args: []string{"diff", "--session", "ab"}, want: &diffOptions{session: "ab"}},
+		{args: []string{"diff"}, want: &diffcmd.Options{}},
+		{args: []string{"diff", "--session", "ab"}, want: &diffcmd.Options{Session: "ab"}},
 		{args: []string{"prompt", "--json"}, want: &promptOptions{json: true}},
 		{args: []string{"doctor"}, want: &doctor.Options{}},
-		{args: []string{"version"}, want: &versionOptions{}},
+		{args: []string{"version"}, want: &versioncmd.Options{}},
 		{args: []string{"eval"}, want: &evalcmd.Options{Timeout: 10 * time.Minute}},
 		{args: []string{"eval", "--replay", "--run", "a,b", "--run", "c", "--modes", "native,text", "--timeout", "1m", "--keep", "--json", "--list", "--tasks", "dir"},
 			want: &evalcmd.Options{Replay: true, Run: []string{"a", "b", "c"}, Modes: []string{"native", "text"}, Timeout: time.Minute, Keep: true, JSON: true, List: true, TasksDir: "dir"}},

@@ -4,12 +4,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/ollama/ollama/api"
+
+	"github.com/ternhq/tern/cmd/tern/internal/versioncmd"
 	"github.com/ternhq/tern/models/ollamatest"
 )
 
@@ -121,26 +122,16 @@ func TestAskExitCodes(t *testing.T) {
 	})
 }
 
-// tern --version and tern version print the version from the build info.
+// tern --version and tern version print the version from the build info
+// (its wording: versioncmd's TestFormat).
 func TestVersion(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	for _, args := range [][]string{{"--version"}, {"version"}} {
 		code, out, errOut := f.tern(t.Context(), args...)
-		if code != 0 || out != "tern "+version()+"\n" || !strings.Contains(out, "go1.") {
+		if code != 0 || out != "tern "+versioncmd.String()+"\n" || !strings.Contains(out, "go1.") {
 			t.Errorf("tern %s: exit %d, stdout %q, stderr %q", args[0], code, out, errOut)
 		}
-	}
-	bi := &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "v0.4.0"}, Settings: []debug.BuildSetting{
-		{Key: "vcs.revision", Value: "34a3565553b1c597200bb87088aedfb2c61bafaf"},
-		{Key: "vcs.time", Value: "2026-11-25T10:00:00Z"},
-		{Key: "vcs.modified", Value: "true"},
-	}}
-	if got, want := formatVersion(bi, "linux/amd64"), "v0.4.0, commit 34a3565553b1 of 2026-11-25T10:00:00Z with local changes, go1.26.0 linux/amd64"; got != want {
-		t.Errorf("formatVersion = %q, want %q", got, want)
-	}
-	if got := formatVersion(&debug.BuildInfo{GoVersion: "go1.26.0"}, "linux/amd64"); got != "(devel), go1.26.0 linux/amd64" {
-		t.Errorf("formatVersion without a version = %q", got)
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/ternhq/tern/cmd/tern/internal/complete"
 	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/cmd/tern/internal/headless"
+	"github.com/ternhq/tern/cmd/tern/internal/versioncmd"
 )
 
 // Exit codes.
@@ -187,7 +188,7 @@ Run 'tern doctor' first to check Ollama, the model and the context plan.`,
 	f.BoolVarP(&a.verbose, "verbose", "v", false, "log details to stderr")
 
 	root.SetFlagErrorFunc(flagSuggestion)
-	root.Version = version()
+	root.Version = versioncmd.String()
 	// Defined here, not left to cobra, so that arguments after it parse
 	// (cobra adds its own too late for `tern --version --dir X`).
 	root.Flags().Bool("version", false, "print tern's version and exit")
