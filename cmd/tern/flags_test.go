@@ -13,6 +13,7 @@ import (
 	"github.com/ternhq/tern/cmd/tern/internal/diffcmd"
 	"github.com/ternhq/tern/cmd/tern/internal/doctor"
 	"github.com/ternhq/tern/cmd/tern/internal/evalcmd"
+	"github.com/ternhq/tern/cmd/tern/internal/headless"
 	"github.com/ternhq/tern/cmd/tern/internal/indexcmd"
 	"github.com/ternhq/tern/cmd/tern/internal/searchcmd"
 	"github.com/ternhq/tern/cmd/tern/internal/sessionscmd"
@@ -61,10 +62,10 @@ func TestCommandFlags(t *testing.T) {
 	}{
 		{args: nil, want: &tuiOptions{}},
 		{args: []string{"--resume", "ab12", "--rag", "--plan"}, want: &tuiOptions{resume: "ab12", rag: true, plan: true}},
-		{args: []string{"ask", "what", "is", "this?"}, want: &askOptions{prompt: "what is this?"}},
-		{args: []string{"ask", "--json", "--resume", "ab12", "--rag", "--plan", "again"}, want: &askOptions{prompt: "again", json: true, resume: "ab12", rag: true, plan: true}},
-		{args: []string{"ask", "-"}, stdin: "from stdin\n", want: &askOptions{prompt: "from stdin\n"}},
-		{args: []string{"ask", "--resume", "ab12", "--accept-plan"}, want: &askOptions{resume: "ab12", accept: true}},
+		{args: []string{"ask", "what", "is", "this?"}, want: &headless.Options{Prompt: "what is this?"}},
+		{args: []string{"ask", "--json", "--resume", "ab12", "--rag", "--plan", "again"}, want: &headless.Options{Prompt: "again", JSON: true, Resume: "ab12", RAG: true, Plan: true}},
+		{args: []string{"ask", "-"}, stdin: "from stdin\n", want: &headless.Options{Prompt: "from stdin\n"}},
+		{args: []string{"ask", "--resume", "ab12", "--accept-plan"}, want: &headless.Options{Resume: "ab12", Accept: true}},
 		{args: []string{"ask", "--resume", "ab12", "--accept-plan", "--plan"}, err: "--accept-plan and --plan exclude each other"},
 		{args: []string{"ask", "--accept-plan", "go"}, err: "--accept-plan needs --resume ID"},
 		{args: []string{"ask", " "}, err: "the prompt is empty"},

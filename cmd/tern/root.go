@@ -18,6 +18,7 @@ import (
 	"github.com/ternhq/tern/cmd/tern/internal/backend"
 	"github.com/ternhq/tern/cmd/tern/internal/complete"
 	"github.com/ternhq/tern/cmd/tern/internal/config"
+	"github.com/ternhq/tern/cmd/tern/internal/headless"
 	"github.com/ternhq/tern/cmd/tern/internal/versioncmd"
 )
 
@@ -167,7 +168,7 @@ Run 'tern doctor' first to check Ollama, the model and the context plan.`,
 		},
 	}
 	root.Flags().StringVar(&o.resume, "resume", "", "continue the session with this ID (or unique prefix) in the TUI")
-	root.Flags().BoolVar(&o.rag, "rag", false, ragUsage)
+	root.Flags().BoolVar(&o.rag, "rag", false, headless.RAGUsage)
 	root.Flags().BoolVar(&o.plan, "plan", false, "start in plan mode: the model only reads, then proposes a plan you accept or send back (Shift+Tab toggles it)")
 	a.cmd = root
 	f := root.PersistentFlags()

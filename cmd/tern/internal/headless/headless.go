@@ -1,11 +1,14 @@
-// Package headless is `tern ask`'s front end: it renders the agent's
-// events as text (the answer on stdout, the rest briefly on stderr) or as
-// NDJSON, answers the agent's approvals by the --yes / --yolo policy, and
-// says how a turn that ran to its end went (Outcome), so that package
-// main can map it to an exit code.
+// Package headless is `tern ask`, the headless front end, in the cli/cli
+// manner: Options and NewCmd (its arguments and flags, tested without
+// running anything) and Run, which drives one turn of a Session that
+// package main opens. It renders the agent's events as text (the answer
+// on stdout, the rest briefly on stderr) or as NDJSON, answers the
+// agent's approvals by the --yes / --yolo policy (Approver), and says how
+// a turn that ran to its end went (Outcome, OutcomeError, CanceledError),
+// so that package main can map it to an exit code.
 //
-// It imports agent (the events and the approval it answers) and tools
-// (the effect of a call), nothing else of tern.
+// It imports agent (the events and the approval it answers), tools (the
+// effect of a call) and words, nothing else of tern.
 package headless
 
 import "github.com/ternhq/tern/agent"
