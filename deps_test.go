@@ -75,7 +75,7 @@ var allowed = map[string][]string{
 	// The workspace's code index as tern opens and updates it.
 	"cmd/tern/internal/codeindex": {"index", "rag", "cmd/tern/internal/backend", "cmd/tern/internal/config"},
 	// The tern index command: flags, the update with its plan, progress and summary.
-	"cmd/tern/internal/indexcmd": {"rag", "cmd/tern/internal/backend", "cmd/tern/internal/codeindex", "cmd/tern/internal/indexview"},
+	"cmd/tern/internal/indexcmd": {"index", "rag", "cmd/tern/internal/backend", "cmd/tern/internal/codeindex", "cmd/tern/internal/indexview"},
 }
 
 func TestImportDirection(t *testing.T) {

@@ -7,10 +7,8 @@ import (
 	"sync/atomic"
 
 	"github.com/ternhq/tern/agent"
-	"github.com/ternhq/tern/cmd/tern/internal/backend"
 	"github.com/ternhq/tern/cmd/tern/internal/codeindex"
-	"github.com/ternhq/tern/cmd/tern/internal/indexview"
-	"github.com/ternhq/tern/index"
+	"github.com/ternhq/tern/cmd/tern/internal/indexcmd"
 	"github.com/ternhq/tern/rag"
 	"github.com/ternhq/tern/tui"
 )
@@ -47,47 +45,9 @@ func (s tuiSearcher) Search(ctx context.Context, query string, k int) ([]tui.Sea
 type tuiIndexer struct{ code *codeindex.Index }
 
 func (x tuiIndexer) Index(ctx context.Context, progress func(tui.IndexProgress)) (string, error) {
-	existed := x.code.Exists()
-	ix, err := x.code.Open(ctx, true)
-	if err != nil {
-		return "", err
-	}
-	plan, err := x.code.Plan(ctx, ix)
-	if err != nil {
-		return "", err
-	}
-	model := plan.Model.Key()
-	st, err := x.code.Update(ctx, ix, plan, func(p index.Progress) {
-		switch p.Phase {
-		case index.PhaseChunk:
-			progress(tui.IndexProgress{Done: p.Done, Total: p.Changed})
-		case index.PhaseEmbed:
-			progress(tui.IndexProgress{Done: p.Embedded, Total: p.ToEmbed, Path: "embedding chunks with " + model})
-		}
+	return indexcmd.Refresh(ctx, x.code, func(done, total int, what string) {
+		progress(tui.IndexProgress{Done: done, Total: total, Path: what})
 	})
-	var ee backend.EmbedError
-	var notes []string
-	switch {
-	case ctx.Err() != nil:
-		return "", errors.New("stopped; the index is consistent: /index again finishes it")
-	case errors.As(err, &ee):
-		notes = append(notes, "embedding stopped: "+ee.Error()+"; /index again adds the missing embeddings")
-	case err != nil:
-		return "", rag.IndexProblem(err)
-	}
-	status, err := ix.Status(ctx)
-	if err != nil {
-		return "", rag.IndexProblem(err)
-	}
-	summary := indexview.Line(st, status)
-	if plan.Why != "" {
-		notes = append(notes, "no embeddings, search is lexical only: "+plan.Why)
-	}
-	if !existed {
-		// A session's tools are fixed when it opens, for the prompt cache.
-		notes = append(notes, "the model gets search_code from the next session on (/new)")
-	}
-	return strings.Join(append([]string{summary}, notes...), "; "), nil
 }
 
 // ragSwitch is Ctrl+R: it turns RAG on and off for the session's agent,

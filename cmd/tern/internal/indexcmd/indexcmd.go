@@ -2,11 +2,13 @@
 // Options (its argument and flags), NewCmd (the cobra command, handing
 // the parsed Options to the run it is given, so that tests parse command
 // lines without running anything) and Run (an update of the workspace's
-// code index: its plan, progress, problems and summary).
+// code index: its plan, progress, problems and summary). Refresh is the
+// same update as the TUI's /index makes it, told in one line.
 //
 // Package main gives Run the index (Env.Open) and maps ErrInterrupted to
 // exit 130. indexcmd imports codeindex, indexview, backend (the error of
-// an embedding that stopped) and rag, nothing else of tern.
+// an embedding that stopped), index (the phases of progress) and rag,
+// nothing else of tern.
 package indexcmd
 
 import (
