@@ -13,6 +13,7 @@ import (
 	"github.com/ternhq/tern/disclosure"
 	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/prompts"
+	"github.com/ternhq/tern/rag"
 	"github.com/ternhq/tern/session"
 	"github.com/ternhq/tern/tools"
 	"github.com/ternhq/tern/tools/mcp"
@@ -281,7 +282,7 @@ func (r *run) retriever() agent.Retriever {
 	if r.code == nil {
 		return nil
 	}
-	return ragRetriever(r.code, r.counter)
+	return rag.PromptRetriever{Code: r.code.Workspace, Counter: r.counter}
 }
 
 // Close stops the MCP servers and releases the index and the store.

@@ -66,18 +66,7 @@ func buildToolSet(o toolOptions) (*disclosure.Set, error) {
 // it resumes; an explicit --tier applied to a resumed session.
 func (r *run) toolSet(ctx context.Context, tierFlag bool) (*disclosure.Set, error) {
 	var set *disclosure.Set
-	cp := tools.NewCheckpoint(r.ws, r.sess.ID, func(ctx context.Context, s tools.Saved) {
-		switch {
-		case s.Err != nil:
-			set.Notify(fmt.Sprintf("no undo checkpoint before the first change (%v); `tern undo` cannot restore this session's changes", checkpoint.Unavailable(s.Err)))
-		case !s.Existed:
-			if err := r.store.SetMeta(context.WithoutCancel(ctx), r.sess.ID, checkpoint.MetaKey, s.Commit); err != nil {
-				set.Notify(fmt.Sprintf("checkpoint %.8s saved, but not recorded in the session: %v", s.Commit, err))
-				return
-			}
-			set.Notify(fmt.Sprintf("checkpoint %.8s saved before the first change; `tern undo` restores it", s.Commit))
-		}
-	})
+	cp := tools.NewCheckpoint(r.ws, r.sess.ID, checkpoint.Recorder(r.store, r.sess.ID, func(n string) { set.Notify(n) }))
 	o := toolOptions{ws: r.ws, cfg: r.cfg, cp: cp, save: func(ctx context.Context, st disclosure.State) error {
 		return r.store.SetMeta(context.WithoutCancel(ctx), r.sess.ID, metaTools, st.String())
 	}, asker: r.asker}
@@ -88,8 +77,10 @@ func (r *run) toolSet(ctx context.Context, tierFlag bool) (*disclosure.Set, erro
 		o.catalog = r.mcp
 	}
 	if r.code != nil {
-		var notice string
-		if o.search, notice = toolSearcher(ctx, r.code); notice != "" {
+		// search_code only when the index opens; a broken one says so.
+		if ok, notice := r.code.Available(ctx); ok {
+			o.search = r.code
+		} else if notice != "" {
 			r.notices = append(r.notices, notice)
 		}
 	}

@@ -1,7 +1,8 @@
 // Package checkpoint is a session's undo checkpoint as tern's commands see
-// it: the session meta key a run records its commit under (MetaKey), how
-// tern undo, tern diff and the TUI find the session whose checkpoint to use
-// (Find), and the wording of why there is none (Explain, Unavailable).
+// it: how a run records its commit in the session and tells the user
+// (Recorder, MetaKey), how tern undo, tern diff and the TUI find the
+// session whose checkpoint to use (Find), and the wording of why there is
+// none (Explain, Unavailable).
 // The checkpoint itself, a git commit of the files before a session's
 // first change, is tools' (tools.Checkpoint, tools.PlanUndo).
 //
@@ -90,4 +91,29 @@ func Unavailable(err error) string {
 		return "git is not installed"
 	}
 	return err.Error()
+}
+
+// MetaSetter records a session's meta values; *session.Store is one.
+type MetaSetter interface {
+	SetMeta(ctx context.Context, sessionID, key, value string) error
+}
+
+// Recorder returns what a run gives tools.NewCheckpoint to learn of its
+// session's checkpoint: a new one is recorded in the session under
+// MetaKey (so tern undo and tern diff find it) and announced; one that
+// could not be taken is explained. notify tells the user; a resumed
+// session's existing checkpoint says nothing.
+func Recorder(store MetaSetter, sessionID string, notify func(string)) func(context.Context, tools.Saved) {
+	return func(ctx context.Context, s tools.Saved) {
+		switch {
+		case s.Err != nil:
+			notify(fmt.Sprintf("no undo checkpoint before the first change (%v); `tern undo` cannot restore this session's changes", Unavailable(s.Err)))
+		case !s.Existed:
+			if err := store.SetMeta(context.WithoutCancel(ctx), sessionID, MetaKey, s.Commit); err != nil {
+				notify(fmt.Sprintf("checkpoint %.8s saved, but not recorded in the session: %v", s.Commit, err))
+				return
+			}
+			notify(fmt.Sprintf("checkpoint %.8s saved before the first change; `tern undo` restores it", s.Commit))
+		}
+	}
 }

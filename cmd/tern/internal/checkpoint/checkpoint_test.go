@@ -130,3 +130,72 @@ func TestExplain(t *testing.T) {
 		t.Errorf("Unavailable(context.Canceled) = %q", got)
 	}
 }
+
+// metaFunc is a MetaSetter.
+type metaFunc func(ctx context.Context, sessionID, key, value string) error
+
+func (f metaFunc) SetMeta(ctx context.Context, sessionID, key, value string) error {
+	return f(ctx, sessionID, key, value)
+}
+
+// TestRecorder: a new checkpoint is recorded where Find looks and
+// announced; one recorded before says nothing; one not taken, or not
+// recorded, says what undo then cannot do.
+func TestRecorder(t *testing.T) {
+	t.Parallel()
+	const commit = "0123456789abcdef0123"
+	for _, tt := range []struct {
+		name     string
+		saved    tools.Saved
+		setErr   error
+		recorded bool
+		want     []string
+	}{
+		{name: "new", saved: tools.Saved{Commit: commit}, recorded: true,
+			want: []string{"checkpoint 01234567 saved before the first change; `tern undo` restores it"}},
+		{name: "resumed", saved: tools.Saved{Commit: commit, Existed: true}},
+		{name: "no git", saved: tools.Saved{Err: fmt.Errorf("checkpoint: %w", tools.ErrNotRepo)},
+			want: []string{"no undo checkpoint before the first change (the workspace is not in a git repository); `tern undo` cannot restore this session's changes"}},
+		{name: "not recorded", saved: tools.Saved{Commit: commit}, setErr: errors.New("database is locked"), recorded: true,
+			want: []string{"checkpoint 01234567 saved, but not recorded in the session: database is locked"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var got []string
+			recorded := ""
+			store := metaFunc(func(ctx context.Context, id, key, value string) error {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				recorded = id + " " + key + "=" + value
+				return tt.setErr
+			})
+			ctx, cancel := context.WithCancel(t.Context())
+			cancel() // the turn may be ending: the record is kept all the same
+			Recorder(store, "s1", func(n string) { got = append(got, n) })(ctx, tt.saved)
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("notices %q, want %q", got, tt.want)
+			}
+			if want := "s1 checkpoint=" + commit; tt.recorded != (recorded == want) {
+				t.Errorf("recorded %q, want it %v", recorded, tt.recorded)
+			}
+		})
+	}
+}
+
+// TestRecorderThenFind: what Recorder records is what Find looks for.
+func TestRecorderThenFind(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	gitRepo(t, root)
+	ids := sessions(t, root, 2)
+	store, err := session.OpenWorkspace(t.Context(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	Recorder(store, ids[0], func(string) {})(t.Context(), tools.Saved{Commit: "0123456789abcdef"})
+	if _, sess, err := Find(t.Context(), root, "", noGit); err != nil || sess.ID != ids[0] {
+		t.Errorf("Find = %s, %v; want %s", sess.ID, err, ids[0])
+	}
+}
