@@ -15,6 +15,7 @@ import (
 	"github.com/ternhq/tern/cmd/tern/internal/evalcmd"
 	"github.com/ternhq/tern/cmd/tern/internal/headless"
 	"github.com/ternhq/tern/cmd/tern/internal/indexcmd"
+	"github.com/ternhq/tern/cmd/tern/internal/promptview"
 	"github.com/ternhq/tern/cmd/tern/internal/searchcmd"
 	"github.com/ternhq/tern/cmd/tern/internal/sessionscmd"
 	"github.com/ternhq/tern/cmd/tern/internal/undocmd"
@@ -85,7 +86,7 @@ func TestCommandFlags(t *testing.T) {
 		{args: []string{"undo", "--session", "ab"}, want: &undocmd.Options{Session: "ab"}},
 		{args: []string{"diff"}, want: &diffcmd.Options{}},
 		{args: []string{"diff", "--session", "ab"}, want: &diffcmd.Options{Session: "ab"}},
-		{args: []string{"prompt", "--json"}, want: &promptOptions{json: true}},
+		{args: []string{"prompt", "--json"}, want: &promptview.Options{JSON: true}},
 		{args: []string{"doctor"}, want: &doctor.Options{}},
 		{args: []string{"version"}, want: &versioncmd.Options{}},
 		{args: []string{"eval"}, want: &evalcmd.Options{Timeout: 10 * time.Minute}},

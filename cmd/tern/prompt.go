@@ -20,35 +20,14 @@ import (
 // without it.
 const promptConnectTimeout = 3 * time.Second
 
-// promptOptions are tern prompt's flags.
-type promptOptions struct {
-	json bool
-}
-
+// promptCommand is tern prompt, reporting the workspace's first request.
 func (a *app) promptCommand() *cobra.Command {
-	o := &promptOptions{}
-	cmd := &cobra.Command{
-		Use:   "prompt",
-		Short: "Print exactly what the first request would carry, with token counts",
-		Long: `Print the prefix of the first request of a new session as a Markdown report:
-the system prompt as text, the tool schemas of the starting tier (--tier)
-one per line, each as the JSON that is sent, then a table of the token cost
-of each part, of each tier and of all tiers, counted with cl100k_base (the
-model's own tokenizer differs a little). --json prints the same as one JSON
-object instead.
-
-The system prompt depends on the model's family. tern asks Ollama for it;
-when Ollama cannot be reached, it uses the family named by --model (or the
-default template) and says so.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return runCommand(cmd.Context(), a, o, a.prompt) },
-	}
-	cmd.Flags().BoolVar(&o.json, "json", false, "print one JSON object (system prompt, tool schemas, token counts) instead of the report")
-	return cmd
+	return promptview.NewCmd(func(ctx context.Context, o *promptview.Options) error {
+		return runCommand(ctx, a, o, a.prompt)
+	})
 }
 
-func (a *app) prompt(ctx context.Context, po *promptOptions) error {
-	jsonOut := po.json
+func (a *app) prompt(ctx context.Context, po *promptview.Options) error {
 	root, err := a.workspaceRoot()
 	if err != nil {
 		return err
@@ -113,7 +92,7 @@ func (a *app) prompt(ctx context.Context, po *promptOptions) error {
 		fmt.Fprintf(a.stderr, "tern: %s\n", n)
 	}
 	p := promptview.Report{Counter: counter, Set: set, System: system, Render: render, Model: model, Template: prof.Prompt}
-	if jsonOut {
+	if po.JSON {
 		return p.WriteJSON(a.stdout)
 	}
 	p.Write(a.stdout)

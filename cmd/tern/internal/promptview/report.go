@@ -1,11 +1,12 @@
-// Package promptview writes `tern prompt`'s report: the prefix of a new
-// session's first request (the system prompt and the tool schemas of the
-// starting tier) and what it costs in tokens, part by part and tier by
-// tier, as a Markdown report or as one JSON object.
+// Package promptview is `tern prompt`: its command (Options, NewCmd) and
+// its report, the prefix of a new session's first request (the system
+// prompt and the tool schemas of the starting tier) and what it costs in
+// tokens, part by part and tier by tier, as a Markdown report or as one
+// JSON object.
 //
 // It counts and formats; the system prompt, the tool set and the text
-// protocol's rendering are given to it. It imports models, tools and
-// disclosure, nothing else of tern.
+// protocol's rendering are given to it by package main. It imports
+// models, tools, disclosure and words, nothing else of tern.
 package promptview
 
 import (
