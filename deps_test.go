@@ -76,6 +76,8 @@ var allowed = map[string][]string{
 	"cmd/tern/internal/codeindex": {"index", "rag", "cmd/tern/internal/backend", "cmd/tern/internal/config"},
 	// The tern index command: flags, the update with its plan, progress and summary.
 	"cmd/tern/internal/indexcmd": {"index", "rag", "cmd/tern/internal/backend", "cmd/tern/internal/codeindex", "cmd/tern/internal/indexview"},
+	// What the command packages' tests share; nothing of tern.
+	"cmd/tern/internal/cmdtest": {},
 }
 
 func TestImportDirection(t *testing.T) {

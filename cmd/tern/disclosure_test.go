@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -13,23 +12,14 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/ternhq/tern/cmd/tern/internal/cmdtest"
 	"github.com/ternhq/tern/models/ollamatest"
 )
 
 // gitInit makes the fixture's directory a git repository with one commit.
 func (f *fixture) gitInit() {
 	f.t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		f.t.Skip("git is not installed")
-	}
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "initial"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = f.dir
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			f.t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	cmdtest.GitCommit(f.t, f.dir)
 }
 
 func (f *fixture) read(name string) string {

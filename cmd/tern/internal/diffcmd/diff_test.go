@@ -3,12 +3,12 @@ package diffcmd
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ternhq/tern/cmd/tern/internal/checkpoint"
+	"github.com/ternhq/tern/cmd/tern/internal/cmdtest"
 	"github.com/ternhq/tern/session"
 	"github.com/ternhq/tern/tools"
 )
@@ -17,30 +17,11 @@ import (
 // anything runs.
 func TestNewCmd(t *testing.T) {
 	t.Parallel()
-	for _, tt := range []struct {
-		args []string
-		want Options
-		err  string
-	}{
-		{args: nil},
-		{args: []string{"--session", "ab"}, want: Options{Session: "ab"}},
-		{args: []string{"ab"}, err: `unknown command "ab" for "diff"`},
-	} {
-		var got *Options
-		cmd := NewCmd(func(_ context.Context, o *Options) error { got = o; return nil })
-		cmd.SetArgs(tt.args)
-		cmd.SetOut(&strings.Builder{})
-		cmd.SetErr(&strings.Builder{})
-		err := cmd.Execute()
-		switch {
-		case tt.err != "":
-			if err == nil || !strings.Contains(err.Error(), tt.err) || got != nil {
-				t.Errorf("%q: %v, ran %v; want %q", tt.args, err, got, tt.err)
-			}
-		case err != nil || got == nil || *got != tt.want:
-			t.Errorf("%q: %v, ran %+v; want %+v", tt.args, err, got, tt.want)
-		}
-	}
+	cmdtest.CheckParse(t, NewCmd, []cmdtest.Case[Options]{
+		{Args: nil},
+		{Args: []string{"--session", "ab"}, Want: Options{Session: "ab"}},
+		{Args: []string{"ab"}, Err: `unknown command "ab" for "diff"`},
+	})
 }
 
 // workspace makes a workspace at a temporary directory, a git repository
@@ -51,18 +32,7 @@ func workspace(t *testing.T, git bool) (string, string) {
 	root := t.TempDir()
 	write(t, root, "main.go", "package main\n")
 	if git {
-		if _, err := exec.LookPath("git"); err != nil {
-			t.Skip("git is not installed")
-		}
-		for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "initial"}} {
-			cmd := exec.Command("git", args...)
-			cmd.Dir = root
-			cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+root, "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t",
-				"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
-			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("git %v: %v\n%s", args, err, out)
-			}
-		}
+		cmdtest.GitCommit(t, root)
 	}
 	store, err := session.OpenWorkspace(t.Context(), root)
 	if err != nil {

@@ -11,18 +11,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ternhq/tern/cmd/tern/internal/cmdtest"
 	"github.com/ternhq/tern/cmd/tern/internal/eval"
 )
 
 // parse runs NewCmd on args and returns the options it would run with.
 func parse(t *testing.T, args ...string) (*Options, error) {
 	t.Helper()
-	var got *Options
-	cmd := NewCmd(func(_ context.Context, o *Options) error { got = o; return nil })
-	cmd.SetArgs(args)
-	cmd.SetOut(&strings.Builder{})
-	cmd.SetErr(&strings.Builder{})
-	return got, cmd.Execute()
+	return cmdtest.Parse(NewCmd, args...)
 }
 
 func TestFlags(t *testing.T) {

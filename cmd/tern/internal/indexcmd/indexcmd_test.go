@@ -5,10 +5,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/ternhq/tern/cmd/tern/internal/cmdtest"
 	"github.com/ternhq/tern/cmd/tern/internal/codeindex"
 	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/models/ollamatest"
@@ -16,28 +16,12 @@ import (
 
 func TestFlags(t *testing.T) {
 	t.Parallel()
-	for _, tt := range []struct {
-		args []string
-		want *Options
-	}{
-		{nil, &Options{}},
-		{[]string{"some/dir", "--rebuild", "--embed-model", "m"}, &Options{Dir: "some/dir", Rebuild: true, EmbedModel: "m"}},
-		{[]string{"--no-embed"}, &Options{NoEmbed: true}},
-	} {
-		var got *Options
-		cmd := NewCmd(func(_ context.Context, o *Options) error { got = o; return nil })
-		cmd.SetArgs(tt.args)
-		if err := cmd.Execute(); err != nil || !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("%q: %+v, %v; want %+v", tt.args, got, err, tt.want)
-		}
-	}
-	cmd := NewCmd(func(context.Context, *Options) error { return nil })
-	cmd.SetArgs([]string{"a", "b"})
-	cmd.SetOut(&strings.Builder{})
-	cmd.SetErr(&strings.Builder{})
-	if err := cmd.Execute(); err == nil {
-		t.Error("two directories were taken")
-	}
+	cmdtest.CheckParse(t, NewCmd, []cmdtest.Case[Options]{
+		{Args: nil},
+		{Args: []string{"some/dir", "--rebuild", "--embed-model", "m"}, Want: Options{Dir: "some/dir", Rebuild: true, EmbedModel: "m"}},
+		{Args: []string{"--no-embed"}, Want: Options{NoEmbed: true}},
+		{Args: []string{"a", "b"}, Err: "accepts at most 1 arg"},
+	})
 }
 
 // fixture is a repository of two files and the environment of tern index

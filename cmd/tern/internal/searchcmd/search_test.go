@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+
+	"github.com/ternhq/tern/cmd/tern/internal/cmdtest"
 	"github.com/ternhq/tern/index"
 	"github.com/ternhq/tern/rag"
 )
@@ -18,13 +21,9 @@ type usageErr struct{ error }
 // parse runs NewCmd on args and returns the options it would run with,
 // or its error; nothing is searched.
 func parse(args ...string) (*Options, error) {
-	var got *Options
-	cmd := NewCmd(func(_ context.Context, o *Options) error { got = o; return nil }, func(err error) error { return usageErr{err} })
-	cmd.SetArgs(args)
-	cmd.SetOut(&strings.Builder{})
-	cmd.SetErr(&strings.Builder{})
-	err := cmd.Execute()
-	return got, err
+	return cmdtest.Parse(func(run func(context.Context, *Options) error) *cobra.Command {
+		return NewCmd(run, func(err error) error { return usageErr{err} })
+	}, args...)
 }
 
 func TestFlags(t *testing.T) {

@@ -1,11 +1,11 @@
 package sessionscmd
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ternhq/tern/cmd/tern/internal/cmdtest"
 	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/session"
 )
@@ -14,32 +14,13 @@ import (
 // are refused before anything runs.
 func TestNewCmd(t *testing.T) {
 	t.Parallel()
-	for _, tt := range []struct {
-		args []string
-		want Options
-		err  string
-	}{
-		{args: nil, want: Options{Limit: 20}},
-		{args: []string{"-n", "5"}, want: Options{Limit: 5}},
-		{args: []string{"--limit", "1"}, want: Options{Limit: 1}},
-		{args: []string{"extra"}, err: `unknown command "extra" for "sessions"`},
-		{args: []string{"-n", "x"}, err: `invalid argument "x"`},
-	} {
-		var got *Options
-		cmd := NewCmd(func(_ context.Context, o *Options) error { got = o; return nil })
-		cmd.SetArgs(tt.args)
-		cmd.SetOut(&strings.Builder{})
-		cmd.SetErr(&strings.Builder{})
-		err := cmd.Execute()
-		switch {
-		case tt.err != "":
-			if err == nil || !strings.Contains(err.Error(), tt.err) || got != nil {
-				t.Errorf("%q: %v, ran %v; want %q", tt.args, err, got, tt.err)
-			}
-		case err != nil || got == nil || *got != tt.want:
-			t.Errorf("%q: %v, ran %+v; want %+v", tt.args, err, got, tt.want)
-		}
-	}
+	cmdtest.CheckParse(t, NewCmd, []cmdtest.Case[Options]{
+		{Args: nil, Want: Options{Limit: 20}},
+		{Args: []string{"-n", "5"}, Want: Options{Limit: 5}},
+		{Args: []string{"--limit", "1"}, Want: Options{Limit: 1}},
+		{Args: []string{"extra"}, Err: `unknown command "extra" for "sessions"`},
+		{Args: []string{"-n", "x"}, Err: `invalid argument "x"`},
+	})
 }
 
 // list runs tern sessions in root.

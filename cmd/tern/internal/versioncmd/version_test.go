@@ -1,10 +1,11 @@
 package versioncmd
 
 import (
-	"context"
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/ternhq/tern/cmd/tern/internal/cmdtest"
 )
 
 func TestFormat(t *testing.T) {
@@ -28,28 +29,10 @@ func TestFormat(t *testing.T) {
 // TestNewCmd: tern version takes no arguments; Run prints the version.
 func TestNewCmd(t *testing.T) {
 	t.Parallel()
-	for _, tt := range []struct {
-		args []string
-		err  string
-	}{
-		{args: nil},
-		{args: []string{"now"}, err: `unknown command "now" for "version"`},
-	} {
-		var got *Options
-		cmd := NewCmd(func(_ context.Context, o *Options) error { got = o; return nil })
-		cmd.SetArgs(tt.args)
-		cmd.SetOut(&strings.Builder{})
-		cmd.SetErr(&strings.Builder{})
-		err := cmd.Execute()
-		switch {
-		case tt.err != "":
-			if err == nil || !strings.Contains(err.Error(), tt.err) || got != nil {
-				t.Errorf("%q: %v, ran %v; want %q", tt.args, err, got, tt.err)
-			}
-		case err != nil || got == nil:
-			t.Errorf("%q: %v, ran %v", tt.args, err, got)
-		}
-	}
+	cmdtest.CheckParse(t, NewCmd, []cmdtest.Case[Options]{
+		{Args: nil},
+		{Args: []string{"now"}, Err: `unknown command "now" for "version"`},
+	})
 	var out strings.Builder
 	if err := Run(&out); err != nil || out.String() != "tern "+String()+"\n" {
 		t.Errorf("Run: %v, %q", err, out.String())
