@@ -1,4 +1,4 @@
-package checkpoint
+package checkpoint_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ternhq/tern/cmd/tern/internal/checkpoint"
 	"github.com/ternhq/tern/cmd/tern/internal/cmdtest"
 	"github.com/ternhq/tern/session"
 	"github.com/ternhq/tern/tools"
@@ -44,7 +45,7 @@ func sessions(t *testing.T, root string, n int, withCP ...int) []string {
 		ids = append(ids, s.ID)
 	}
 	for _, i := range withCP {
-		if err := store.SetMeta(t.Context(), ids[i], MetaKey, "0123456789abcdef"); err != nil {
+		if err := store.SetMeta(t.Context(), ids[i], checkpoint.MetaKey, "0123456789abcdef"); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -65,7 +66,7 @@ func TestFind(t *testing.T) {
 			{ids[2], ids[2]}, // named: found even without a checkpoint
 			{ids[0][len(ids[0])-4:], ids[0]},
 		} {
-			ws, sess, err := Find(t.Context(), root, tt.id, noGit)
+			ws, sess, err := checkpoint.Find(t.Context(), root, tt.id, noGit)
 			if err != nil || sess.ID != tt.want || ws == nil || ws.Root() != root {
 				t.Errorf("Find(%q) = %v, %s, %v; want %s", tt.id, ws, sess.ID, err, tt.want)
 			}
@@ -76,7 +77,7 @@ func TestFind(t *testing.T) {
 		root := t.TempDir()
 		gitRepo(t, root)
 		sessions(t, root, 2)
-		if _, _, err := Find(t.Context(), root, "", noGit); !errors.Is(err, ErrNone) {
+		if _, _, err := checkpoint.Find(t.Context(), root, "", noGit); !errors.Is(err, checkpoint.ErrNone) {
 			t.Errorf("Find = %v, want ErrNone", err)
 		}
 	})
@@ -84,7 +85,7 @@ func TestFind(t *testing.T) {
 		t.Parallel()
 		root := t.TempDir()
 		sessions(t, root, 1)
-		_, _, err := Find(t.Context(), root, "", noGit)
+		_, _, err := checkpoint.Find(t.Context(), root, "", noGit)
 		if err == nil || err.Error() != "undo is unavailable: the workspace is not in a git repository, so no checkpoints" {
 			t.Errorf("Find = %v, want the reason there are no checkpoints", err)
 		}
@@ -93,7 +94,7 @@ func TestFind(t *testing.T) {
 		t.Parallel()
 		root := t.TempDir()
 		sessions(t, root, 1)
-		_, _, err := Find(t.Context(), root, "zz99", noGit)
+		_, _, err := checkpoint.Find(t.Context(), root, "zz99", noGit)
 		if err == nil || err.Error() != "no session \"zz99\" in this workspace; list them with `tern sessions`" {
 			t.Errorf("Find = %v", err)
 		}
@@ -111,11 +112,11 @@ func TestExplain(t *testing.T) {
 		{fmt.Errorf("git: %w", tools.ErrNoGit), "undo is unavailable: git is not installed"},
 		{errors.New("disk full"), "undo is unavailable: disk full"},
 	} {
-		if got := Explain("s1", tt.err).Error(); got != tt.want {
+		if got := checkpoint.Explain("s1", tt.err).Error(); got != tt.want {
 			t.Errorf("Explain(%v) = %q, want %q", tt.err, got, tt.want)
 		}
 	}
-	if got := Unavailable(context.Canceled); !strings.Contains(got, "canceled") {
+	if got := checkpoint.Unavailable(context.Canceled); !strings.Contains(got, "canceled") {
 		t.Errorf("Unavailable(context.Canceled) = %q", got)
 	}
 }
@@ -161,7 +162,7 @@ func TestRecorder(t *testing.T) {
 			})
 			ctx, cancel := context.WithCancel(t.Context())
 			cancel() // the turn may be ending: the record is kept all the same
-			Recorder(store, "s1", func(n string) { got = append(got, n) })(ctx, tt.saved)
+			checkpoint.Recorder(store, "s1", func(n string) { got = append(got, n) })(ctx, tt.saved)
 			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
 				t.Errorf("notices %q, want %q", got, tt.want)
 			}
@@ -183,8 +184,8 @@ func TestRecorderThenFind(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	Recorder(store, ids[0], func(string) {})(t.Context(), tools.Saved{Commit: "0123456789abcdef"})
-	if _, sess, err := Find(t.Context(), root, "", noGit); err != nil || sess.ID != ids[0] {
+	checkpoint.Recorder(store, ids[0], func(string) {})(t.Context(), tools.Saved{Commit: "0123456789abcdef"})
+	if _, sess, err := checkpoint.Find(t.Context(), root, "", noGit); err != nil || sess.ID != ids[0] {
 		t.Errorf("Find = %s, %v; want %s", sess.ID, err, ids[0])
 	}
 }

@@ -7,10 +7,16 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/ternhq/tern/cmd/tern/internal/checkpoint"
+	"github.com/ternhq/tern/models"
+	"github.com/ternhq/tern/session"
+	"github.com/ternhq/tern/tools"
 )
 
 // Parse runs the command newCmd makes on args, with a run function that
@@ -68,4 +74,61 @@ func GitCommit(t testing.TB, dir string) {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
+}
+
+// Workspace makes a workspace in a temporary directory holding main.go,
+// a git repository with it committed when git is set, and one session
+// that asked to "fix the greeting". It returns the root and the
+// session's id.
+func Workspace(t *testing.T, git bool) (root, sessionID string) {
+	t.Helper()
+	root = t.TempDir()
+	Write(t, root, "main.go", "package main\n")
+	if git {
+		GitCommit(t, root)
+	}
+	store, err := session.OpenWorkspace(t.Context(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	s, err := store.Create(t.Context(), "qwen3:4b", root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.AppendMessage(t.Context(), s.ID, models.Message{Role: models.RoleUser, Content: "fix the greeting"}); err != nil {
+		t.Fatal(err)
+	}
+	return root, s.ID
+}
+
+// Write writes content to the file name below root.
+func Write(t testing.TB, root, name, content string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(root, name), []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Checkpoint takes the session's checkpoint of the workspace at root as a
+// run does, and records it in the session where checkpoint.Find looks.
+func Checkpoint(t *testing.T, root, sessionID string) {
+	t.Helper()
+	ws, err := tools.NewWorkspace(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := session.OpenWorkspace(t.Context(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	tools.NewCheckpoint(ws, sessionID, func(ctx context.Context, s tools.Saved) {
+		if s.Err != nil {
+			t.Fatal(s.Err)
+		}
+		if err := store.SetMeta(ctx, sessionID, checkpoint.MetaKey, s.Commit); err != nil {
+			t.Fatal(err)
+		}
+	}).Save(t.Context())
 }

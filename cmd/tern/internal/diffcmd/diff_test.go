@@ -1,16 +1,10 @@
 package diffcmd
 
 import (
-	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/ternhq/tern/cmd/tern/internal/checkpoint"
 	"github.com/ternhq/tern/cmd/tern/internal/cmdtest"
-	"github.com/ternhq/tern/session"
-	"github.com/ternhq/tern/tools"
 )
 
 // TestNewCmd: --session lands in Options; arguments are refused before
@@ -24,58 +18,6 @@ func TestNewCmd(t *testing.T) {
 	})
 }
 
-// workspace makes a workspace at a temporary directory, a git repository
-// when git is set, with main.go committed and one session; it returns the
-// root and the session's id.
-func workspace(t *testing.T, git bool) (string, string) {
-	t.Helper()
-	root := t.TempDir()
-	write(t, root, "main.go", "package main\n")
-	if git {
-		cmdtest.GitCommit(t, root)
-	}
-	store, err := session.OpenWorkspace(t.Context(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	s, err := store.Create(t.Context(), "qwen3:4b", root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return root, s.ID
-}
-
-func write(t *testing.T, root, name, content string) {
-	t.Helper()
-	if err := os.WriteFile(filepath.Join(root, name), []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// saveCheckpoint takes the session's checkpoint as a run does, recording
-// it in the session.
-func saveCheckpoint(t *testing.T, root, id string) {
-	t.Helper()
-	ws, err := tools.NewWorkspace(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := session.OpenWorkspace(t.Context(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	tools.NewCheckpoint(ws, id, func(ctx context.Context, s tools.Saved) {
-		if s.Err != nil {
-			t.Fatal(s.Err)
-		}
-		if err := store.SetMeta(ctx, id, checkpoint.MetaKey, s.Commit); err != nil {
-			t.Fatal(err)
-		}
-	}).Save(t.Context())
-}
-
 // diff runs tern diff in root.
 func diff(t *testing.T, root string, o Options) (string, string, error) {
 	t.Helper()
@@ -86,15 +28,15 @@ func diff(t *testing.T, root string, o Options) (string, string, error) {
 
 func TestRun(t *testing.T) {
 	t.Parallel()
-	root, id := workspace(t, true)
-	saveCheckpoint(t, root, id)
+	root, id := cmdtest.Workspace(t, true)
+	cmdtest.Checkpoint(t, root, id)
 	out, errOut, err := diff(t, root, Options{})
 	if err != nil || out != "" || errOut != "tern: session "+id+": no changes; the files match its checkpoint\n" {
 		t.Errorf("no changes: %v, %q, %q", err, out, errOut)
 	}
 
-	write(t, root, "main.go", "package main // changed\n")
-	write(t, root, "NOTES.md", "notes\n")
+	cmdtest.Write(t, root, "main.go", "package main // changed\n")
+	cmdtest.Write(t, root, "NOTES.md", "notes\n")
 	out, errOut, err = diff(t, root, Options{Session: id})
 	for _, want := range []string{"--- a/main.go\n+++ b/main.go\n", "-package main\n+package main // changed\n", "+++ b/NOTES.md\n", "+notes\n"} {
 		if !strings.Contains(out, want) {
@@ -105,8 +47,8 @@ func TestRun(t *testing.T) {
 
 func TestRunFailures(t *testing.T) {
 	t.Parallel()
-	outside, id := workspace(t, false)
-	inGit, unchanged := workspace(t, true)
+	outside, id := cmdtest.Workspace(t, false)
+	inGit, unchanged := cmdtest.Workspace(t, true)
 	for _, tt := range []struct {
 		name, root string
 		o          Options

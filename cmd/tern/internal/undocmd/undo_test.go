@@ -1,17 +1,12 @@
 package undocmd
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/ternhq/tern/cmd/tern/internal/checkpoint"
 	"github.com/ternhq/tern/cmd/tern/internal/cmdtest"
-	"github.com/ternhq/tern/models"
-	"github.com/ternhq/tern/session"
-	"github.com/ternhq/tern/tools"
 )
 
 // TestNewCmd: --session lands in Options; arguments are refused before
@@ -25,61 +20,13 @@ func TestNewCmd(t *testing.T) {
 	})
 }
 
-// workspace makes a workspace at a temporary directory, a git repository
-// when git is set, with main.go committed and one session that asked to
-// "fix the greeting"; it returns the root and the session's id.
-func workspace(t *testing.T, git bool) (string, string) {
-	t.Helper()
-	root := t.TempDir()
-	write(t, root, "main.go", "package main\n")
-	if git {
-		cmdtest.GitCommit(t, root)
-	}
-	store, err := session.OpenWorkspace(t.Context(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	s, err := store.Create(t.Context(), "qwen3:4b", root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := store.AppendMessage(t.Context(), s.ID, models.Message{Role: models.RoleUser, Content: "fix the greeting"}); err != nil {
-		t.Fatal(err)
-	}
-	return root, s.ID
-}
-
-func write(t *testing.T, root, name, content string) {
-	t.Helper()
-	if err := os.WriteFile(filepath.Join(root, name), []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // change takes the session's checkpoint as a run does, recording it in
 // the session, then changes main.go and creates NOTES.md.
 func change(t *testing.T, root, id string) {
 	t.Helper()
-	ws, err := tools.NewWorkspace(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := session.OpenWorkspace(t.Context(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	tools.NewCheckpoint(ws, id, func(ctx context.Context, s tools.Saved) {
-		if s.Err != nil {
-			t.Fatal(s.Err)
-		}
-		if err := store.SetMeta(ctx, id, checkpoint.MetaKey, s.Commit); err != nil {
-			t.Fatal(err)
-		}
-	}).Save(t.Context())
-	write(t, root, "main.go", "package main // changed\n")
-	write(t, root, "NOTES.md", "notes\n")
+	cmdtest.Checkpoint(t, root, id)
+	cmdtest.Write(t, root, "main.go", "package main // changed\n")
+	cmdtest.Write(t, root, "NOTES.md", "notes\n")
 }
 
 // undo runs tern undo in root with answer on stdin.
@@ -92,7 +39,7 @@ func undo(t *testing.T, root string, yes bool, answer string, o Options) (string
 
 func TestRun(t *testing.T) {
 	t.Parallel()
-	root, id := workspace(t, true)
+	root, id := cmdtest.Workspace(t, true)
 	change(t, root, id)
 	plan := "Restore 1 file:\n  main.go\nDelete 1 file created since:\n  NOTES.md\n"
 
@@ -131,7 +78,7 @@ func TestRun(t *testing.T) {
 // TestRunYes: --yes restores without asking.
 func TestRunYes(t *testing.T) {
 	t.Parallel()
-	root, id := workspace(t, true)
+	root, id := cmdtest.Workspace(t, true)
 	change(t, root, id)
 	out, errOut, err := undo(t, root, true, "", Options{})
 	if err != nil || errOut != "" || !strings.Contains(out, "Restored 1 file and deleted 1 file.") {
@@ -141,8 +88,8 @@ func TestRunYes(t *testing.T) {
 
 func TestRunFailures(t *testing.T) {
 	t.Parallel()
-	outside, id := workspace(t, false)
-	inGit, unchanged := workspace(t, true)
+	outside, id := cmdtest.Workspace(t, false)
+	inGit, unchanged := cmdtest.Workspace(t, true)
 	for _, tt := range []struct {
 		name, root string
 		o          Options
