@@ -84,7 +84,7 @@ func (r *Refusals) summary() (int, string) {
 	for _, k := range r.ordered {
 		c := r.byKind[k]
 		n += c
-		parts = append(parts, plural(c, k, k+"s"))
+		parts = append(parts, words.Count(c, k))
 	}
 	if n == 0 {
 		return 0, ""
@@ -113,10 +113,3 @@ func (r *Refusals) howToAllow() string {
 
 // destructiveKind is what Refusals calls a destructive command.
 const destructiveKind = "destructive command"
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ternhq/tern/cmd/tern/internal/words"
 	"github.com/ternhq/tern/index"
 )
 
@@ -75,7 +76,7 @@ func WriteSummary(w io.Writer, st index.Stats, s index.Status) {
 // with the embeddings made.
 func Line(st index.Stats, s index.Status) string {
 	line := fmt.Sprintf("index: %s read, %d unchanged, %d removed; %s and %s in all",
-		countOf(st.Indexed, "file"), st.Unchanged, st.Removed, countOf(s.Files, "file"), countOf(s.Chunks, "chunk"))
+		words.Count(st.Indexed, "file"), st.Unchanged, st.Removed, words.Count(s.Files, "file"), words.Count(s.Chunks, "chunk"))
 	switch {
 	case st.PreviousModel != "":
 		line += fmt.Sprintf(", re-embedded with %s (was %s)", s.Model, st.PreviousModel)
@@ -83,12 +84,4 @@ func Line(st index.Stats, s index.Status) string {
 		line += fmt.Sprintf(", %d embedded with %s", s.Embedded, s.Model)
 	}
 	return line
-}
-
-// countOf is "1 file" or "3 files".
-func countOf(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

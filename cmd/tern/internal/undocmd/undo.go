@@ -83,13 +83,13 @@ func Run(ctx context.Context, env Env, o *Options) error {
 		return nil
 	}
 	if len(plan.Restore) > 0 {
-		fmt.Fprintf(env.Out, "Restore %s:\n", countOf(len(plan.Restore), "file"))
+		fmt.Fprintf(env.Out, "Restore %s:\n", words.Count(len(plan.Restore), "file"))
 		for _, p := range plan.Restore {
 			fmt.Fprintf(env.Out, "  %s\n", p)
 		}
 	}
 	if len(plan.Delete) > 0 {
-		fmt.Fprintf(env.Out, "Delete %s created since:\n", countOf(len(plan.Delete), "file"))
+		fmt.Fprintf(env.Out, "Delete %s created since:\n", words.Count(len(plan.Delete), "file"))
 		for _, p := range plan.Delete {
 			fmt.Fprintf(env.Out, "  %s\n", p)
 		}
@@ -111,14 +111,6 @@ func Run(ctx context.Context, env Env, o *Options) error {
 		return err
 	}
 	fmt.Fprintf(env.Out, "Restored %s and deleted %s. The files as they were before this undo are in %s (`git checkout %s -- .` brings them back).\n",
-		countOf(len(plan.Restore), "file"), countOf(len(plan.Delete), "file"), saved, saved)
+		words.Count(len(plan.Restore), "file"), words.Count(len(plan.Delete), "file"), saved, saved)
 	return nil
-}
-
-// countOf returns "1 file" or "3 files".
-func countOf(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

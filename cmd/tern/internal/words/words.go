@@ -1,7 +1,7 @@
 // Package words holds the wording tern's messages to the user share: a
-// list written "a, b or c", a size in bytes for people, and the known
-// name a mistyped one was probably meant as ("did you mean"), for flags,
-// config keys and values.
+// list written "a, b or c", a count of things, a size in bytes for people,
+// and the known name a mistyped one was probably meant as ("did you
+// mean"), for flags, config keys and values.
 //
 // It imports nothing of tern.
 package words
@@ -86,4 +86,13 @@ func Bytes(n int64) string {
 		return fmt.Sprintf("%.0f KB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", n)
+}
+
+// Count writes a number of things: "1 file", "3 files" (the noun takes a
+// plain s).
+func Count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
