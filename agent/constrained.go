@@ -31,10 +31,7 @@ func (a *Agent) Constrained() bool { return a.constrained() }
 // callFormat is how calls are written for the model: in its family's text
 // format, or as the constrained mode's JSON object.
 func (a *Agent) callFormat() string {
-	if a.constrained() {
-		return models.FormatConstrained
-	}
-	return a.cfg.ToolFormat
+	return models.CallFormat(a.cfg.ToolFormat, a.constrained())
 }
 
 // constrain holds a request of turn t to the reply schema of the tools it

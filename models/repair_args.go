@@ -247,6 +247,15 @@ const (
 	FormatConstrained = "constrained"
 )
 
+// CallFormat is the format a session's calls are written in for the
+// model: its family's text format, or the constrained mode's JSON object.
+func CallFormat(family string, constrained bool) string {
+	if constrained {
+		return FormatConstrained
+	}
+	return family
+}
+
 // FormatCall writes a call as text in format (FormatTagged when empty or
 // unknown). args must be a JSON object.
 func FormatCall(format, name string, args json.RawMessage) string {

@@ -53,3 +53,23 @@ func TestRecall(t *testing.T) {
 		}
 	}
 }
+
+// TestCallFormat: the constrained mode writes calls as its JSON object
+// whatever the family's format; otherwise the family's format stands.
+func TestCallFormat(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		family      string
+		constrained bool
+		want        string
+	}{
+		{FormatLlama, false, FormatLlama},
+		{FormatLlama, true, FormatConstrained},
+		{"", false, ""},
+		{"", true, FormatConstrained},
+	} {
+		if got := CallFormat(tt.family, tt.constrained); got != tt.want {
+			t.Errorf("CallFormat(%q, %v) = %q, want %q", tt.family, tt.constrained, got, tt.want)
+		}
+	}
+}

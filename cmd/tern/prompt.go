@@ -42,6 +42,7 @@ func (a *app) prompt(ctx context.Context, po *promptview.Options) error {
 	}
 	model, text := cfg.Model, cfg.ToolMode == "text" || cfg.ToolMode == "constrained"
 	var prof models.Profile
+	var constrained bool
 	cctx, cancel := context.WithTimeout(ctx, promptConnectTimeout)
 	back, err := backend.Connect(cctx, cfg, a.vramBytes)
 	cancel()
@@ -57,8 +58,9 @@ func (a *app) prompt(ctx context.Context, po *promptview.Options) error {
 			model = "(no model)"
 		}
 		promptview.WriteOffline(a.stderr, err, prof.Prompt, text)
+		constrained = prof.EffectiveToolMode(cfg.ToolMode) == models.ToolModeConstrained
 	} else {
-		model, prof, text = back.Info.Name, back.Profile, back.Proto.Text
+		model, prof, text, constrained = back.Info.Name, back.Profile, back.Proto.Text, back.Proto.Constrained
 	}
 
 	ws, err := tools.NewWorkspace(root, cfg.AllowRead...)
@@ -79,10 +81,7 @@ func (a *app) prompt(ctx context.Context, po *promptview.Options) error {
 	}
 	var render func([]models.ToolSpec) string
 	if text {
-		format := prof.ToolFormat
-		if prof.EffectiveToolMode(cfg.ToolMode) == models.ToolModeConstrained {
-			format = models.FormatConstrained
-		}
+		format := models.CallFormat(prof.ToolFormat, constrained) // as the agent writes calls
 		render = func(specs []models.ToolSpec) string {
 			block, _ := prompts.TextToolsBlock(specs, format) // the templates are tested; it cannot fail
 			return system + block
