@@ -79,6 +79,10 @@ var allowed = map[string][]string{
 	// What the command packages' tests share: parsing a command line, a
 	// git workspace with a session and its checkpoint.
 	"cmd/tern/internal/cmdtest": {"cmd/tern/internal/checkpoint", "models", "session", "tools"},
+	// The one session constructor of ask, eval and the TUI: the model's
+	// connection, the store, the tool set and its tiers, MCP, the agent.
+	"cmd/tern/internal/runner": {"agent", "context/budget", "disclosure", "models", "prompts", "rag", "session", "tools", "tools/mcp",
+		"cmd/tern/internal/backend", "cmd/tern/internal/checkpoint", "cmd/tern/internal/codeindex", "cmd/tern/internal/config", "cmd/tern/internal/headless"},
 }
 
 func TestImportDirection(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ternhq/tern/agent"
 	"github.com/ternhq/tern/cmd/tern/internal/headless"
+	"github.com/ternhq/tern/cmd/tern/internal/runner"
 )
 
 // askCommand is tern ask, one headless turn in a session opened as the
@@ -50,32 +51,32 @@ func outcomeExit(o headless.Outcome) int {
 // openAsk opens tern ask's session: resumed or new, with RAG or a plan
 // as asked.
 func (a *app) openAsk(ctx context.Context, o *headless.Options, approver agent.Approver) (headless.Session, headless.Info, error) {
-	r, err := a.startRun(ctx, runOptions{resume: o.Resume, rag: o.RAG, plan: o.Plan, approver: approver})
+	r, err := a.startRun(ctx, runner.Options{Resume: o.Resume, RAG: o.RAG, Plan: o.Plan, Approver: approver})
 	if err != nil {
 		return nil, headless.Info{}, err
 	}
-	return askSession{r}, headless.Info{ID: r.sess.ID, Model: r.back.Info.Name, Why: r.back.Why, Notices: r.notices}, nil
+	return askSession{r}, headless.Info{ID: r.SessionID(), Model: r.Conn().Info.Name, Why: r.Conn().Why, Notices: r.Notices()}, nil
 }
 
 // askSession is a run as tern ask drives it.
-type askSession struct{ r *run }
+type askSession struct{ r *runner.Run }
 
 // Turn runs the turn asked for and words its error for the user.
 func (s askSession) Turn(ctx context.Context, turn headless.Turn, prompt string, onEvent func(agent.Event)) error {
 	var err error
 	switch turn {
 	case headless.Accept:
-		err = s.r.acceptPlan(ctx, prompt, onEvent)
+		err = s.r.AcceptPlan(ctx, prompt, onEvent)
 	case headless.Revise:
-		err = s.r.agent.RevisePlan(ctx, prompt, onEvent)
+		err = s.r.Agent().RevisePlan(ctx, prompt, onEvent)
 	default:
-		err = s.r.agent.Run(ctx, prompt, onEvent)
+		err = s.r.Agent().Run(ctx, prompt, onEvent)
 	}
 	if err != nil {
-		return s.r.back.Explain(err)
+		return s.r.Conn().Explain(err)
 	}
 	return nil
 }
 
-func (s askSession) ProposedPlan() string { return s.r.agent.ProposedPlan() }
+func (s askSession) ProposedPlan() string { return s.r.Agent().ProposedPlan() }
 func (s askSession) Close() error         { return s.r.Close() }

@@ -9,6 +9,7 @@ import (
 	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/cmd/tern/internal/doctor"
 	"github.com/ternhq/tern/cmd/tern/internal/headless"
+	"github.com/ternhq/tern/cmd/tern/internal/runner"
 	"github.com/ternhq/tern/tools"
 	"github.com/ternhq/tern/tools/mcp"
 )
@@ -36,7 +37,7 @@ func (a *app) doctor(ctx context.Context) error {
 		// Doctor has no one to ask: a server the repository's .tern.toml
 		// names starts only with --yes.
 		MCP: func(cfg config.Config, ws *tools.Workspace) (*mcp.Manager, error) {
-			return newMCPManager(cfg, ws, nil, trustGate(root, headless.Approver{Yes: a.yes || a.yolo, Command: "tern doctor"}))
+			return runner.NewMCP(root, cfg, ws, headless.Approver{Yes: a.yes || a.yolo, Command: "tern doctor"})
 		},
 	})
 	if errors.Is(err, doctor.ErrProblems) {

@@ -14,6 +14,7 @@ import (
 	"github.com/ternhq/tern/cmd/tern/internal/eval"
 	"github.com/ternhq/tern/cmd/tern/internal/evalcmd"
 	"github.com/ternhq/tern/cmd/tern/internal/headless"
+	"github.com/ternhq/tern/cmd/tern/internal/runner"
 	"github.com/ternhq/tern/models"
 )
 
@@ -50,22 +51,22 @@ func (a *app) openEvalTask(ctx context.Context, s eval.Setup) (eval.Session, eva
 		sub.setFlag("model", s.Replay.Model)
 		sub.getenv = eval.IsolatedEnv(s.Tmp, a.getenv)
 	}
-	r, err := sub.startRun(ctx, runOptions{approver: headless.Approver{Yes: true}})
+	r, err := sub.startRun(ctx, runner.Options{Approver: headless.Approver{Yes: true}})
 	if err != nil {
 		return nil, eval.Info{}, err
 	}
-	info := eval.Info{Model: r.back.Info.Name, NativeTools: r.back.Info.Has(models.CapTools),
-		Offers: func(name string) bool { _, ok := r.tools.Get(name); return ok }}
+	info := eval.Info{Model: r.Conn().Info.Name, NativeTools: r.Conn().Info.Has(models.CapTools),
+		Offers: func(name string) bool { _, ok := r.Tools().Get(name); return ok }}
 	return evalSession{r}, info, nil
 }
 
 // evalSession is a task's run as eval sees it.
-type evalSession struct{ r *run }
+type evalSession struct{ r *runner.Run }
 
 // Run runs the prompt and keeps the answer and the Done's counts.
 func (s evalSession) Run(ctx context.Context, prompt string) (eval.Turn, error) {
 	var turn eval.Turn
-	err := s.r.agent.Run(ctx, prompt, func(e agent.Event) {
+	err := s.r.Agent().Run(ctx, prompt, func(e agent.Event) {
 		switch e := e.(type) {
 		case agent.Message:
 			turn.Answer = e.Message.Content
@@ -74,15 +75,15 @@ func (s evalSession) Run(ctx context.Context, prompt string) (eval.Turn, error) 
 		}
 	})
 	switch {
-	case s.r.agent.Constrained():
+	case s.r.Agent().Constrained():
 		turn.Mode = "constrained"
-	case s.r.agent.TextTools():
+	case s.r.Agent().TextTools():
 		turn.Mode = "text"
 	default:
 		turn.Mode = "native"
 	}
 	if err != nil {
-		return turn, s.r.back.Explain(err)
+		return turn, s.r.Conn().Explain(err)
 	}
 	return turn, nil
 }
@@ -90,7 +91,7 @@ func (s evalSession) Run(ctx context.Context, prompt string) (eval.Turn, error) 
 // Calls reads the run's tool calls back from the session store, as
 // eval.Call values in the agent's words.
 func (s evalSession) Calls(ctx context.Context) ([]eval.Call, error) {
-	recorded, err := s.r.store.ToolCalls(ctx, s.r.sess.ID)
+	recorded, err := s.r.Store().ToolCalls(ctx, s.r.SessionID())
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/ternhq/tern/cmd/tern/internal/backend"
 	"github.com/ternhq/tern/cmd/tern/internal/codeindex"
 	"github.com/ternhq/tern/cmd/tern/internal/promptview"
+	"github.com/ternhq/tern/cmd/tern/internal/runner"
 	"github.com/ternhq/tern/context/budget"
 	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/prompts"
@@ -67,11 +68,11 @@ func (a *app) prompt(ctx context.Context, po *promptview.Options) error {
 	if err != nil {
 		return err
 	}
-	o := toolOptions{ws: ws, cfg: cfg}
+	var search tools.CodeSearcher
 	if code := codeindex.New(root, cfg); code.Exists() {
-		o.search = code // only its schema is shown
+		search = code // only its schema is shown
 	}
-	set, err := buildToolSet(o)
+	set, err := runner.PromptTools(ws, cfg, search)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ternhq/tern/cmd/tern/internal/checkpoint"
 	"github.com/ternhq/tern/cmd/tern/internal/codeindex"
+	"github.com/ternhq/tern/cmd/tern/internal/runner"
 	"github.com/ternhq/tern/context/budget"
 	"github.com/ternhq/tern/disclosure"
 	"github.com/ternhq/tern/index/ignore"
@@ -92,40 +93,42 @@ func (a *app) runTUI(ctx context.Context, o *tuiOptions) (string, error) {
 	ragOn.Store(cfg.RAG || o.rag)
 
 	connect := func(ctx context.Context, req tui.ConnectRequest) (*tui.Backend, error) {
-		r, err := a.openRun(ctx, runEnv{root: root, cfg: cfg, counter: counter, store: store, code: code},
-			runOptions{resume: req.Resume, model: req.Model, approver: req.Approver, asker: asker(req.Asker), rag: ragOn.Load()})
+		w := a.runEnv(root, cfg, counter)
+		w.Store, w.Code = store, code
+		r, err := runner.Open(ctx, w, runner.Options{Resume: req.Resume, Model: req.Model,
+			Approver: req.Approver, Asker: asker(req.Asker), RAG: ragOn.Load()})
 		if err != nil {
 			return nil, err
 		}
-		back, cnt, ws := r.back, r.counter, r.ws
-		history := r.agent.History()
+		back, cnt, ws, ag := r.Conn(), r.Counter(), r.Workspace(), r.Agent()
+		history := ag.History()
 		var calls map[string]tui.CallSummary
 		if len(history) > 0 {
-			if calls, err = callSummaries(ctx, store, r.sess.ID); err != nil {
+			if calls, err = callSummaries(ctx, store, r.SessionID()); err != nil {
 				return nil, err
 			}
 		}
 		return &tui.Backend{
-			Agent:        r.agent,
-			SessionID:    r.sess.ID,
+			Agent:        ag,
+			SessionID:    r.SessionID(),
 			Model:        back.Info.Name,
 			Why:          back.Why,
 			Host:         back.Client.Host(),
 			NumCtx:       back.Plan.NumCtx,
-			PrefixTokens: r.agent.PrefixTokens(),
+			PrefixTokens: ag.PrefixTokens(),
 			History:      history,
 			Calls:        calls,
-			Describe:     r.agent.Describe,
-			Notices:      r.notices,
+			Describe:     ag.Describe,
+			Notices:      r.Notices(),
 			Installed:    back.Installed,
-			Close:        func() error { r.closeTools(); return nil },
-			Tiers:        tierControl{set: r.tools, counter: cnt},
-			Compactor:    r.agent,
-			Undoer:       &undoer{ws: ws, session: r.sess.ID},
-			Differ:       &undoer{ws: ws, session: r.sess.ID},
-			RAG:          ragSwitch{agent: r.agent, on: &ragOn, code: code},
+			Close:        func() error { r.CloseTools(); return nil },
+			Tiers:        tierControl{set: r.Tools(), counter: cnt},
+			Compactor:    ag,
+			Undoer:       &undoer{ws: ws, session: r.SessionID()},
+			Differ:       &undoer{ws: ws, session: r.SessionID()},
+			RAG:          ragSwitch{agent: ag, on: &ragOn, code: code},
 			Hint:         back.Hint,
-			Planner:      r.agent,
+			Planner:      ag,
 		}, nil
 	}
 

@@ -1,4 +1,4 @@
-package main
+package runner
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 
 // recallToolMode starts the run in the text tool protocol when the model
 // fell back to it in a recent session and nothing forces native calls.
-func (r *run) recallToolMode(ctx context.Context) {
+func (r *Run) recallToolMode(ctx context.Context) {
 	if fb, ok := agent.LastFallback(ctx, r.store, r.back.Info.Name); ok {
 		r.back.Proto = r.back.Proto.Recall(r.cfg.ToolMode, r.back.Profile, fb)
 	}

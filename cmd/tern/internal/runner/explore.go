@@ -1,4 +1,4 @@
-package main
+package runner
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 // for it otherwise (a different model loads on its own, so its window
 // need not match). The subagent's tools are given once the session's tool
 // set exists (Explorer.UseTools).
-func (r *run) newExplorer(ctx context.Context, temperature *float64, cal budget.Calibration) (*agent.Explorer, error) {
+func (r *Run) newExplorer(ctx context.Context, temperature *float64, cal budget.Calibration) (*agent.Explorer, error) {
 	prof := r.back.Profile
 	system, _, err := prompts.ForModel(r.root, prof, "")
 	if err != nil {
@@ -38,7 +38,7 @@ func (r *run) newExplorer(ctx context.Context, temperature *float64, cal budget.
 
 // subagentModel points cfg at another installed model: its own window,
 // profile, tool protocol and system prompt.
-func (r *run) subagentModel(ctx context.Context, name string, cfg *agent.ExploreConfig) error {
+func (r *Run) subagentModel(ctx context.Context, name string, cfg *agent.ExploreConfig) error {
 	sub, err := r.back.Another(ctx, r.cfg, name)
 	if err != nil {
 		return err

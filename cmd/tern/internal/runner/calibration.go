@@ -1,4 +1,4 @@
-package main
+package runner
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 
 // calibration is what this workspace's store learnt about how the model
 // counts tokens compared with tern, so a new session starts calibrated.
-func (r *run) calibration(ctx context.Context) (budget.Calibration, error) {
+func (r *Run) calibration(ctx context.Context) (budget.Calibration, error) {
 	factor, samples, ok, err := r.store.Calibration(ctx, r.back.Info.Name)
 	if err != nil {
 		return budget.Calibration{}, fmt.Errorf("load calibration: %w", err)

@@ -1,4 +1,4 @@
-package main
+package runner
 
 import (
 	"context"
@@ -30,6 +30,14 @@ func newMCPManager(cfg config.Config, ws *tools.Workspace, reserved func() []str
 		names = reserved()
 	}
 	return mcp.NewManager(mcp.Options{Servers: servers, Workspace: ws, Reserved: names, BeforeStart: gate})
+}
+
+// NewMCP returns the manager of cfg's MCP servers, or nil when there are
+// none, for tern doctor: the servers a repository's .tern.toml names in
+// root start only when ap allows them (a nil ap refuses them). The caller
+// must Close it.
+func NewMCP(root string, cfg config.Config, ws *tools.Workspace, ap agent.Approver) (*mcp.Manager, error) {
+	return newMCPManager(cfg, ws, nil, trustGate(root, ap))
 }
 
 // trustGate is mcp.ProjectGate asking the run's approver: in the TUI a

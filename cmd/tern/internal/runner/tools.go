@@ -1,10 +1,8 @@
-package main
+package runner
 
 import (
 	"context"
 	"fmt"
-	"os"
-	"runtime"
 
 	"github.com/ternhq/tern/cmd/tern/internal/checkpoint"
 	"github.com/ternhq/tern/cmd/tern/internal/config"
@@ -32,15 +30,14 @@ type toolOptions struct {
 	// questions to the user; nil ones make the tools say they cannot.
 	explorer tools.Explorer
 	asker    tools.Asker
+	// reaper runs each command as a subreaper (tools.CommandPolicy).
+	reaper string
 }
 
 // buildToolSet makes the tools of every tier and the disclosure set that
 // shows them to the model.
 func buildToolSet(o toolOptions) (*disclosure.Set, error) {
-	policy := tools.CommandPolicy{Allow: o.cfg.AllowCommands, Deny: o.cfg.DenyCommands}
-	if exe, err := os.Executable(); err == nil && runtime.GOOS == "linux" {
-		policy.Reaper = exe // tern's own binary runs each command as a subreaper
-	}
+	policy := tools.CommandPolicy{Allow: o.cfg.AllowCommands, Deny: o.cfg.DenyCommands, Reaper: o.reaper}
 	builtins, err := tools.Builtins(tools.Deps{Workspace: o.ws, Checkpoint: o.cp, Commands: policy,
 		Search: o.search, Explorer: o.explorer, Asker: o.asker, FetchAllow: o.cfg.FetchAllow})
 	if err != nil {
@@ -61,15 +58,22 @@ func buildToolSet(o toolOptions) (*disclosure.Set, error) {
 	})
 }
 
+// PromptTools is the tool set tern prompt reports: the tools of every
+// tier a session in ws would have, with search_code when search is set
+// (only its schema is shown). It runs nothing.
+func PromptTools(ws *tools.Workspace, cfg config.Config, search tools.CodeSearcher) (*disclosure.Set, error) {
+	return buildToolSet(toolOptions{ws: ws, cfg: cfg, search: search})
+}
+
 // toolSet builds the run's tool set: a checkpoint before the first change,
 // recorded in the session; unlocks saved in the session and restored when
 // it resumes; an explicit --tier applied to a resumed session.
-func (r *run) toolSet(ctx context.Context, tierFlag bool) (*disclosure.Set, error) {
+func (r *Run) toolSet(ctx context.Context, tierFlag bool) (*disclosure.Set, error) {
 	var set *disclosure.Set
 	cp := tools.NewCheckpoint(r.ws, r.sess.ID, checkpoint.Recorder(r.store, r.sess.ID, func(n string) { set.Notify(n) }))
 	o := toolOptions{ws: r.ws, cfg: r.cfg, cp: cp, save: func(ctx context.Context, st disclosure.State) error {
 		return r.store.SetMeta(context.WithoutCancel(ctx), r.sess.ID, metaTools, st.String())
-	}, asker: r.asker}
+	}, asker: r.asker, reaper: r.reaper}
 	if r.explorer != nil {
 		o.explorer = r.explorer
 	}

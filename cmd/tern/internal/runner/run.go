@@ -1,0 +1,347 @@
+// Package runner opens tern's agent sessions: it is the one constructor
+// tern ask, eval and the TUI share, as cli/cli's factory is for gh's
+// commands. Open connects the model server, creates or resumes the
+// session in the store and wires its agent: the tool set and its tiers
+// (saved in the session), the checkpoint, the MCP servers and their trust
+// gate, the explore subagents, the calibration and the remembered tool
+// mode. Package main gives it what only the command line knows (the
+// workspace, the config with the flags over it, --tier, the approver).
+//
+// It must not import tui nor the commands' views: the TUI reaches a Run
+// through package main's adapters. The name: it provides a Run, what a
+// command runs turns in (cli/cli calls its equivalent a factory).
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/ternhq/tern/agent"
+	"github.com/ternhq/tern/cmd/tern/internal/backend"
+	"github.com/ternhq/tern/cmd/tern/internal/codeindex"
+	"github.com/ternhq/tern/cmd/tern/internal/config"
+	"github.com/ternhq/tern/context/budget"
+	"github.com/ternhq/tern/disclosure"
+	"github.com/ternhq/tern/models"
+	"github.com/ternhq/tern/prompts"
+	"github.com/ternhq/tern/rag"
+	"github.com/ternhq/tern/session"
+	"github.com/ternhq/tern/tools"
+	"github.com/ternhq/tern/tools/mcp"
+)
+
+// Run is one agent session, wired: the workspace, the store, the model
+// and the agent that drives them.
+type Run struct {
+	root    string
+	cfg     config.Config
+	back    *backend.Conn
+	store   *session.Store
+	sess    session.Session
+	resumed bool
+	// tierFlag is set when --tier was given: it then moves a resumed
+	// session to that tier.
+	tierFlag bool
+	ws       *tools.Workspace
+	counter  *budget.Counter
+	agent    *agent.Agent
+	tools    *disclosure.Set
+	notices  []string
+	// mcp runs the configured MCP servers (tier 3); nil when there are none.
+	mcp *mcp.Manager
+	// code is the workspace's search index, for search_code and RAG;
+	// rag turns RAG on at the start.
+	code *codeindex.Index
+	rag  bool
+	// plan starts the agent in plan mode.
+	plan bool
+	// reaper runs each command as a subreaper ("" runs them in a process
+	// group only).
+	reaper string
+	// explorer runs explore's subagents; asker puts ask_user's questions
+	// (nil headless: no one to ask).
+	explorer *agent.Explorer
+	asker    tools.Asker
+}
+
+// Env is what the sessions one tern process opens share: the workspace
+// root, its config, the token counter, and in the TUI the session store
+// and code index.
+type Env struct {
+	Root    string
+	Config  config.Config
+	Counter func() (*budget.Counter, error)
+	// Store, when nil, is opened once the model server answers, and is
+	// the run's own (closed with it).
+	Store *session.Store
+	// Code, when nil, is opened for the server the run resolved to, and
+	// is the run's own (closed with it).
+	Code *codeindex.Index
+	// VRAM is the GPU memory the run plans the window for (backend.Connect).
+	VRAM func(context.Context, config.Config) int64
+	// Reaper is the path of tern's binary, which runs each command as a
+	// child subreaper (tools.CommandPolicy); "" runs commands in a process
+	// group only.
+	Reaper string
+}
+
+// Options say how one session opens.
+type Options struct {
+	// Resume names the session to continue; "" creates one.
+	Resume string
+	// Model, when set, is used instead of the configured model.
+	Model    string
+	Approver agent.Approver
+	// Asker puts ask_user's questions; nil headless (no one to ask).
+	Asker tools.Asker
+	// TierFlag is set when --tier was given: it then moves a resumed
+	// session to that tier.
+	TierFlag bool
+	// RAG turns RAG on at the start; Plan starts in plan mode.
+	RAG, Plan bool
+}
+
+// Open opens a session in the workspace: it reaches the model server,
+// creates or resumes the session and builds its agent. tern ask, eval and
+// the TUI (each time it connects) open sessions through it.
+func Open(ctx context.Context, w Env, o Options) (*Run, error) {
+	cfg := w.Config
+	if o.Model != "" {
+		cfg.Model = o.Model
+	}
+	back, err := backend.Connect(ctx, cfg, w.VRAM)
+	if err != nil {
+		return nil, err
+	}
+	counter, err := w.Counter()
+	if err != nil {
+		return nil, err
+	}
+	ws, err := tools.NewWorkspace(w.Root, cfg.AllowRead...)
+	if err != nil {
+		return nil, err
+	}
+	store, code := w.Store, w.Code
+	if store == nil {
+		if store, err = session.OpenWorkspace(ctx, w.Root); err != nil {
+			return nil, err
+		}
+	}
+	if code == nil {
+		code = codeindex.New(w.Root, back.Resolved(cfg))
+	}
+	r := &Run{root: w.Root, cfg: cfg, back: back, store: store, ws: ws, counter: counter,
+		tierFlag: o.TierFlag, code: code, rag: o.RAG, plan: o.Plan, reaper: w.Reaper, asker: o.Asker}
+	if clamp := back.Plan.Clamp(); clamp != "" {
+		r.notices = append(r.notices, clamp)
+	}
+	err = r.openSession(ctx, o.Resume)
+	if err == nil {
+		r.recallToolMode(ctx)
+		err = r.newAgent(ctx, o.Approver)
+	}
+	if err != nil {
+		r.CloseTools()
+		if w.Code == nil {
+			code.Close()
+		}
+		if w.Store == nil {
+			store.Close()
+		}
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *Run) openSession(ctx context.Context, resume string) error {
+	if resume == "" {
+		s, err := r.store.Create(ctx, r.back.Info.Name, r.root)
+		if err != nil {
+			return fmt.Errorf("create session: %w", err)
+		}
+		r.sess = s
+		return nil
+	}
+	s, err := r.store.Get(ctx, resume)
+	if errors.Is(err, session.ErrNotFound) {
+		return fmt.Errorf("no session %q in %s; list them with `tern sessions`", resume, r.root)
+	}
+	if err != nil {
+		return err
+	}
+	r.sess, r.resumed = s, true
+	if s.Model != r.back.Info.Name {
+		r.notices = append(r.notices, fmt.Sprintf("session %s was started with %s; continuing with %s", s.ID, s.Model, r.back.Info.Name))
+	}
+	return nil
+}
+
+func (r *Run) newAgent(ctx context.Context, approver agent.Approver) error {
+	if r.mcp == nil {
+		m, err := newMCPManager(r.cfg, r.ws, func() []string { return disclosure.ReservedNames(r.ws) }, trustGate(r.root, approver))
+		if err != nil {
+			return err
+		}
+		r.mcp = m
+	}
+	temperature := r.back.Profile.EffectiveTemperature(r.cfg.Temperature)
+	cal, err := r.calibration(ctx)
+	if err != nil {
+		return err
+	}
+	ex, err := r.newExplorer(ctx, temperature, cal)
+	if err != nil {
+		return err
+	}
+	r.explorer = ex
+	set, err := r.toolSet(ctx, r.tierFlag)
+	if err != nil {
+		return err
+	}
+	r.tools = set
+	ex.UseTools(set)
+	think := r.cfg.Think
+	if !r.back.Info.Has(models.CapThinking) {
+		think = ""
+	}
+	prof := r.back.Profile
+	system, notes, err := prompts.ForModel(r.root, prof, think)
+	if err != nil {
+		return err
+	}
+	r.notices = append(r.notices, notes...)
+	if r.back.Proto.Text {
+		r.notices = append(r.notices, r.back.Proto.Why)
+	}
+	r.notices = append(r.notices, r.back.Notes...)
+	var history []models.Message
+	var goal, proposed string
+	if r.resumed {
+		if goal, proposed, err = r.plans(ctx); err != nil {
+			return err
+		}
+		// A reply cut off by a crash is kept, marked as interrupted.
+		if _, err := r.store.RecoverPartial(ctx, r.sess.ID); err != nil {
+			return fmt.Errorf("load session %s: %w", r.sess.ID, err)
+		}
+		if history, err = r.store.Messages(ctx, r.sess.ID); err != nil {
+			return fmt.Errorf("load session %s: %w", r.sess.ID, err)
+		}
+	}
+	r.agent = agent.New(agent.Config{
+		SessionID:   r.sess.ID,
+		Model:       r.back.Info.Name,
+		NumCtx:      r.back.Plan.NumCtx,
+		MaxTurns:    r.cfg.MaxTurns,
+		System:      system,
+		TextTools:   r.back.Proto.Text,
+		Constrained: r.back.Proto.Constrained,
+		Think:       think,
+		Temperature: temperature,
+		KeepAlive:   r.cfg.KeepAlive.Duration,
+		History:     history,
+
+		Calibration:  cal,
+		Calibrations: r.store,
+		CompactAt:    r.cfg.CompactThreshold,
+
+		ToolFormat:      prof.ToolFormat,
+		OneToolPerReply: prof.OneToolPerReply,
+		ThinkBudget:     r.cfg.ThinkBudget,
+
+		Retriever: r.retriever(),
+		RAG:       r.rag,
+		RAGShare:  r.cfg.RAGShare,
+
+		Goal:         goal,
+		ProposedPlan: proposed,
+		PlanMode:     r.plan,
+	}, r.back.Client, set, r.store, approver, r.counter)
+	return nil
+}
+
+// plans reads a resumed session's plan mode state: the accepted plan
+// pinned as its goal, and a plan awaiting an answer.
+func (r *Run) plans(ctx context.Context) (goal, proposed string, err error) {
+	if goal, _, err = r.store.Meta(ctx, r.sess.ID, agent.MetaGoal); err != nil {
+		return "", "", fmt.Errorf("load session %s: %w", r.sess.ID, err)
+	}
+	if proposed, _, err = r.store.Meta(ctx, r.sess.ID, agent.MetaProposed); err != nil {
+		return "", "", fmt.Errorf("load session %s: %w", r.sess.ID, err)
+	}
+	return goal, proposed, nil
+}
+
+// retriever is the agent's RAG over the code index, if the run has one.
+func (r *Run) retriever() agent.Retriever {
+	if r.code == nil {
+		return nil
+	}
+	return rag.PromptRetriever{Code: r.code.Workspace, Counter: r.counter}
+}
+
+// Close stops the MCP servers and releases the index and the store.
+func (r *Run) Close() error {
+	r.CloseTools()
+	if r.code != nil {
+		r.code.Close()
+	}
+	return r.store.Close()
+}
+
+// CloseTools stops the MCP servers the session started, if any, and
+// leaves the store and the index open: the TUI's store and index outlive
+// its sessions.
+func (r *Run) CloseTools() {
+	if r.mcp != nil {
+		r.mcp.Close()
+		r.mcp = nil
+	}
+}
+
+// AcceptPlan accepts the session's proposed plan: it unlocks tier 1, or
+// the --tier given (at least 1), and has the agent carry the plan out
+// with it pinned as the goal.
+func (r *Run) AcceptPlan(ctx context.Context, note string, emit func(agent.Event)) error {
+	if r.agent.ProposedPlan() == "" {
+		return agent.ErrNoPlan
+	}
+	want := disclosure.Edit
+	if r.tierFlag {
+		want = max(disclosure.Tier(r.cfg.Tier), disclosure.Edit)
+	}
+	if want > r.tools.Tier() {
+		if err := r.tools.SetTier(ctx, want, "the plan was accepted"); err != nil {
+			return fmt.Errorf("accept the plan: %w", err)
+		}
+	}
+	return r.agent.AcceptPlan(ctx, note, emit)
+}
+
+// Agent is the session's agent.
+func (r *Run) Agent() *agent.Agent { return r.agent }
+
+// SessionID is the ID of the session created or resumed.
+func (r *Run) SessionID() string { return r.sess.ID }
+
+// Conn is the connection to the model server: the model, why it was
+// chosen, its window and the wording of its errors (Conn.Explain).
+func (r *Run) Conn() *backend.Conn { return r.back }
+
+// Notices are what the user should know about how the session opened: a
+// clamped window, another model than the session's, a text tool protocol,
+// a broken index, a subagent model that cannot be used.
+func (r *Run) Notices() []string { return r.notices }
+
+// Tools is the session's tool set, with its tiers.
+func (r *Run) Tools() *disclosure.Set { return r.tools }
+
+// Workspace is the workspace the session's tools work in.
+func (r *Run) Workspace() *tools.Workspace { return r.ws }
+
+// Counter is the token counter the agent counts with.
+func (r *Run) Counter() *budget.Counter { return r.counter }
+
+// Store is the session store the run records in.
+func (r *Run) Store() *session.Store { return r.store }
