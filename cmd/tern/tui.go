@@ -68,10 +68,7 @@ func (a *app) runTUI(ctx context.Context, o *tuiOptions) (string, error) {
 	}
 	defer store.Close()
 	if resume != "" {
-		s, err := store.Get(ctx, resume)
-		if errors.Is(err, session.ErrNotFound) {
-			return "", fmt.Errorf("no session %q in %s; list them with `tern sessions`", resume, root)
-		}
+		s, err := runner.Find(ctx, store, root, resume)
 		if err != nil {
 			return "", err
 		}

@@ -154,6 +154,17 @@ func Open(ctx context.Context, w Env, o Options) (*Run, error) {
 	return r, nil
 }
 
+// Find is the session of root's store that id names (its ID, or a unique
+// prefix or suffix of it), with an error that says how to list them when
+// there is none: --resume's lookup, in tern ask and in the TUI.
+func Find(ctx context.Context, store *session.Store, root, id string) (session.Session, error) {
+	s, err := store.Get(ctx, id)
+	if errors.Is(err, session.ErrNotFound) {
+		return session.Session{}, fmt.Errorf("no session %q in %s; list them with `tern sessions`", id, root)
+	}
+	return s, err
+}
+
 func (r *Run) openSession(ctx context.Context, resume string) error {
 	if resume == "" {
 		s, err := r.store.Create(ctx, r.back.Info.Name, r.root)
@@ -163,10 +174,7 @@ func (r *Run) openSession(ctx context.Context, resume string) error {
 		r.sess = s
 		return nil
 	}
-	s, err := r.store.Get(ctx, resume)
-	if errors.Is(err, session.ErrNotFound) {
-		return fmt.Errorf("no session %q in %s; list them with `tern sessions`", resume, r.root)
-	}
+	s, err := Find(ctx, r.store, r.root, resume)
 	if err != nil {
 		return err
 	}

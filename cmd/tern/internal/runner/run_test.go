@@ -115,6 +115,10 @@ func TestOpenResumed(t *testing.T) {
 		t.Errorf("notices %q; want %q", r.Notices(), want)
 	}
 
+	suffix := id[len(id)-4:]
+	if s, err := runner.Find(t.Context(), r.Store(), w.Root, suffix); err != nil || s.ID != id {
+		t.Errorf("Find(%q) = %s, %v; want %s", suffix, s.ID, err, id)
+	}
 	_, err := runner.Open(t.Context(), w, runner.Options{Resume: "nosuch", Approver: headless.Approver{}})
 	if err == nil || !strings.Contains(err.Error(), `no session "nosuch" in `+w.Root+"; list them with `tern sessions`") {
 		t.Errorf("resuming an unknown session: %v", err)
