@@ -8,10 +8,11 @@ import (
 )
 
 // The agent looks for some capabilities of its dependencies by type
-// assertion (agent/capabilities.go). These lines make the types wired here
-// keep them: a method renamed on either side fails the build instead of
-// silently turning off tier unlocks, saved compactions, crash-safe replies,
-// remembered tool modes, plans, subagent transcripts or the fast start.
+// assertion (agent/capabilities.go). These lines make the types tern wires
+// (here and in runner.Open) keep them: a method renamed on either side
+// fails the build instead of silently turning off tier unlocks, saved
+// compactions, crash-safe replies, remembered tool modes, plans, subagent
+// transcripts or the fast start.
 var (
 	_ agent.PromptReader = (*disclosure.Set)(nil)
 	_ agent.Noticer      = (*disclosure.Set)(nil)
