@@ -50,7 +50,7 @@ var allowed = map[string][]string{
 	"cmd/tern/internal/doctor": {"agent", "cmd/tern/internal/backend", "cmd/tern/internal/config", "cmd/tern/internal/words",
 		"context/budget", "models", "models/ollama", "models/openai", "prompts", "rag", "session", "statedir", "tools", "tools/mcp"},
 	// tern ask's front end: renders agent events, answers approvals by policy.
-	"cmd/tern/internal/headless": {"agent", "tools", "cmd/tern/internal/words"},
+	"cmd/tern/internal/headless": {"agent", "tools", "tools/mcp", "cmd/tern/internal/words"},
 	// What tern index and tern search print: progress, summary, hits.
 	"cmd/tern/internal/indexview": {"index", "rag", "cmd/tern/internal/words"},
 	// tern prompt's report of the first request and its token costs.
@@ -82,7 +82,7 @@ var allowed = map[string][]string{
 	// The one session constructor of ask, eval and the TUI: the model's
 	// connection, the store, the tool set and its tiers, MCP, the agent.
 	"cmd/tern/internal/runner": {"agent", "context/budget", "disclosure", "models", "prompts", "rag", "session", "tools", "tools/mcp",
-		"cmd/tern/internal/backend", "cmd/tern/internal/checkpoint", "cmd/tern/internal/codeindex", "cmd/tern/internal/config", "cmd/tern/internal/headless"},
+		"cmd/tern/internal/backend", "cmd/tern/internal/checkpoint", "cmd/tern/internal/codeindex", "cmd/tern/internal/config"},
 }
 
 func TestImportDirection(t *testing.T) {

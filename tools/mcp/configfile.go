@@ -88,6 +88,11 @@ func (c Config) List() ([]ServerConfig, error) {
 	return out, nil
 }
 
+// ServerStartTool prefixes the server's name in the Tool of the approval
+// asked before a repository's server starts (ProjectGate's ask), so that
+// an approver tells a server start apart from a call of the model's.
+const ServerStartTool = "mcp_server_"
+
 // ProjectGate is a BeforeStart that asks before starting a server the
 // repository's own config file (project) configures: opening a repository
 // must not be enough to run the programs it chooses. Servers of the

@@ -10,12 +10,8 @@ import (
 	"github.com/ternhq/tern/agent"
 	"github.com/ternhq/tern/cmd/tern/internal/words"
 	"github.com/ternhq/tern/tools"
+	"github.com/ternhq/tern/tools/mcp"
 )
-
-// ServerStart prefixes the server's name in the Tool of the approval
-// asked before a repository's MCP server starts. Approver tells it apart:
-// a server start is no change of the model's.
-const ServerStart = "mcp_server_"
 
 // Approver is the approval policy of `tern ask`: with Yes, writes and
 // commands run, but destructive ones are refused; with Yolo those run
@@ -41,7 +37,7 @@ func (h Approver) Approve(ctx context.Context, ap agent.Approval) (agent.Decisio
 		h.Refused.add(destructiveKind)
 		return agent.Decision{Reason: fmt.Sprintf("it %s; %s refuses destructive or unchecked commands unless run with --yolo", ap.Why, command)}, nil
 	}
-	if strings.HasPrefix(ap.Tool, ServerStart) { // a server start is no change of the model's
+	if strings.HasPrefix(ap.Tool, mcp.ServerStartTool) { // a server start is no change of the model's
 		return agent.Decision{Reason: fmt.Sprintf("%s asks no questions, so it starts a server the repository configures only when run with --yes", command)}, nil
 	}
 	h.Refused.add(cmp.Or(kind, "change"))

@@ -5,6 +5,7 @@ import (
 
 	"github.com/ternhq/tern/agent"
 	"github.com/ternhq/tern/tools"
+	"github.com/ternhq/tern/tools/mcp"
 )
 
 var (
@@ -12,7 +13,7 @@ var (
 	command     = agent.Approval{Tool: "run_command", Effect: tools.Executes}
 	external    = agent.Approval{Tool: "mcp_fetch", Effect: tools.External}
 	destructive = agent.Approval{Tool: "run_command", Effect: tools.Executes, Destructive: true, Why: "deletes files recursively"}
-	serverStart = agent.Approval{Tool: ServerStart + "docs", Effect: tools.Executes, Once: true}
+	serverStart = agent.Approval{Tool: mcp.ServerStartTool + "docs", Effect: tools.Executes, Once: true}
 )
 
 func TestApprover(t *testing.T) {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/ternhq/tern/agent"
 	"github.com/ternhq/tern/cmd/tern/internal/config"
-	"github.com/ternhq/tern/cmd/tern/internal/headless"
 	"github.com/ternhq/tern/tools"
 	"github.com/ternhq/tern/tools/mcp"
 )
@@ -49,7 +48,7 @@ func trustGate(root string, ap agent.Approver) func(context.Context, mcp.ServerC
 	return mcp.ProjectGate(config.ProjectPath(root), func(ctx context.Context, sc mcp.ServerConfig) (bool, string, error) {
 		args, _ := json.Marshal(map[string]string{"server": sc.Name, "start": sc.Transport()})
 		d, err := ap.Approve(ctx, agent.Approval{
-			Tool: headless.ServerStart + sc.Name, Effect: tools.Executes, Args: args, Once: true,
+			Tool: mcp.ServerStartTool + sc.Name, Effect: tools.Executes, Args: args, Once: true,
 			Preview: fmt.Sprintf("Start the MCP server %q that this repository's .tern.toml configures:\n  %s", sc.Name, sc.Transport()),
 		})
 		return d.Allow, d.Reason, err

@@ -52,7 +52,7 @@ func TestTrustGate(t *testing.T) {
 	if err := trustGate(root, ask)(t.Context(), project); err != nil || len(asked) != 1 {
 		t.Fatalf("the project's server, allowed: %v, %d questions", err, len(asked))
 	}
-	if ap := asked[0]; ap.Tool != headless.ServerStart+"fix" || !ap.Once || !strings.Contains(ap.Preview, `Start the MCP server "fix" that this repository's .tern.toml configures`) {
+	if ap := asked[0]; ap.Tool != mcp.ServerStartTool+"fix" || !ap.Once || !strings.Contains(ap.Preview, `Start the MCP server "fix" that this repository's .tern.toml configures`) {
 		t.Errorf("asked %+v", ap)
 	}
 }
