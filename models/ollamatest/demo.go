@@ -86,7 +86,9 @@ func listDirArgs(tools api.Tools) string {
 	return string(args)
 }
 
-// describeResult names up to eight entries of a tool's output.
+// describeResult quotes the first lines (up to eight) of a tool's output.
+// It counts lines, not entries: a tool's output may have a header line
+// (list_dir's "./"), which a count of entries would disagree with.
 func describeResult(m *api.Message) string {
 	var names []string
 	total := 0
@@ -108,8 +110,8 @@ func describeResult(m *api.Message) string {
 		return fmt.Sprintf("I ran %s, but it returned nothing. The directory may be empty.", tool)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "I ran %s and it returned %d entries. ", tool, total)
-	fmt.Fprintf(&b, "Among them: %s", strings.Join(names, ", "))
+	fmt.Fprintf(&b, "I ran %s and it returned %d lines. ", tool, total)
+	fmt.Fprintf(&b, "They begin: %s", strings.Join(names, ", "))
 	if total > len(names) {
 		fmt.Fprintf(&b, ", and %d more", total-len(names))
 	}

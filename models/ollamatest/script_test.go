@@ -80,7 +80,7 @@ func TestDemoResponder(t *testing.T) {
 				{Role: "assistant", ToolCalls: []api.ToolCall{{ID: "call_1", Function: api.ToolCallFunction{Name: "list_dir"}}}},
 				{Role: "tool", ToolName: "list_dir", ToolCallID: "call_1", Content: "go.mod\nmain.go\nREADME.md\n"},
 			}},
-			wantContains: []string{"list_dir", "3 entries", "go.mod", "main.go", "README.md"},
+			wantContains: []string{"list_dir", "3 lines", "go.mod", "main.go", "README.md"},
 		},
 		{
 			name: "a second question lists again",
