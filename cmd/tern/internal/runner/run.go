@@ -8,8 +8,7 @@
 // workspace, the config with the flags over it, --tier, the approver).
 //
 // It must not import tui nor the commands' views: the TUI reaches a Run
-// through package main's adapters. The name: it provides a Run, what a
-// command runs turns in (cli/cli calls its equivalent a factory).
+// through package main's adapters.
 package runner
 
 import (
