@@ -30,14 +30,11 @@ spurious() {
 fuzz() { # package target
 	local try
 	for try in 1 2 3; do
-		if "$GO" test -run '^$' -fuzz "^$2\$" -fuzztime "$FUZZTIME" "./$1" >"$out" 2>&1; then
-			cat "$out"
-			return 0
-		fi
+		local status=0
+		"$GO" test -run '^$' -fuzz "^$2\$" -fuzztime "$FUZZTIME" "./$1" >"$out" 2>&1 || status=$?
 		cat "$out"
-		if ! spurious; then
-			return 1
-		fi
+		[ "$status" -ne 0 ] || return 0
+		spurious || return 1
 		echo "fuzz: $2 stopped on Go's fuzztime deadline race (go.dev/issue/75804), no input written; run $try of 3" >&2
 	done
 	return 1
