@@ -158,6 +158,13 @@ func TestDetectLang(t *testing.T) {
 		{"Makefile", "all:\n", "make"},
 		{"notes.md", "", "markdown"},
 		{"LICENSE", "MIT", "text"},
+		{"lib/lexer.ml", "", "ocaml"},
+		{"Sources/App.m", "", "objective-c"},
+		{"shell/key-bindings.zsh", "", "bash"},
+		{"CMakeLists.txt", "", "cmake"},
+		{"third_party/BUILD.bazel", "", "bazel"},
+		{"notes.txt", "", "text"},
+		{"data.xyz", "", "text"},
 	}
 	for _, tt := range tests {
 		if got := detectLang(tt.path, []byte(tt.head)); got != tt.want {

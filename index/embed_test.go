@@ -48,6 +48,33 @@ func TestEmbeddings(t *testing.T) {
 			t.Errorf("status %+v", status)
 		}
 	})
+	t.Run("an older chunk format reads every file again and keeps the vectors", func(t *testing.T) {
+		// What an older tern left: no chunk format, and a language it
+		// could not name.
+		if _, err := ix.db.ExecContext(t.Context(), `DELETE FROM meta WHERE key = 'chunk_format'`); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ix.db.ExecContext(t.Context(), `UPDATE files SET lang = 'text' WHERE path = 'cmd.go'`); err != nil {
+			t.Fatal(err)
+		}
+		_, before := emb.Stats()
+		st := update(t, ix, Options{Embedder: emb, Model: "model-a"})
+		status, _ := ix.Status(t.Context())
+		if !st.Reformatted || st.Indexed != len(indexedPaths(t, ix)) || status.Embedded != status.Chunks {
+			t.Errorf("stats %+v, status %+v", st, status)
+		}
+		if _, after := emb.Stats(); after != before {
+			t.Errorf("reading the files again embedded %d texts", after-before)
+		}
+		var lang string
+		ix.db.QueryRowContext(t.Context(), `SELECT lang FROM files WHERE path = 'cmd.go'`).Scan(&lang)
+		if lang != "go" {
+			t.Errorf("cmd.go is still %q", lang)
+		}
+		if st := update(t, ix, Options{Embedder: emb, Model: "model-a"}); st.Reformatted || st.Indexed != 0 {
+			t.Errorf("the next update read files again: %+v", st)
+		}
+	})
 	t.Run("another model rebuilds every vector", func(t *testing.T) {
 		st := update(t, ix, Options{Embedder: emb, Model: "model-b"})
 		status, _ := ix.Status(t.Context())

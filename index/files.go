@@ -39,21 +39,67 @@ var binaryExts = map[string]bool{
 }
 
 // textLangs names the languages of text files that have no grammar; they
-// are chunked in line windows but can still be filtered with --lang.
-var textLangs = map[string]string{
-	".md": "markdown", ".markdown": "markdown", ".txt": "text", ".rst": "text",
-	".yaml": "yaml", ".yml": "yaml", ".json": "json", ".toml": "toml", ".ini": "ini",
-	".html": "html", ".htm": "html", ".css": "css", ".scss": "css", ".sql": "sql",
-	".proto": "protobuf", ".xml": "xml", ".s": "assembly", ".asm": "assembly",
-	".kt": "kotlin", ".swift": "swift", ".php": "php", ".cs": "csharp", ".lua": "lua",
-	".scala": "scala", ".ex": "elixir", ".exs": "elixir", ".hs": "haskell", ".zig": "zig",
-	".dart": "dart", ".r": "r", ".pl": "perl", ".vue": "vue", ".svelte": "svelte",
+// are chunked in line windows but can still be filtered with --lang. A file
+// tern cannot name is "text", which ranks as documentation: so every source
+// language that is at all common is named here, or a repository written in
+// it would have its code rank as low as its changelog.
+var textLangs = langTable(map[string][]string{
+	// Prose, markup and styles.
+	"markdown": {".md", ".markdown", ".mdx"}, "text": {".txt", ".rst", ".adoc", ".org"},
+	"html": {".html", ".htm"}, "tex": {".tex"}, "css": {".css", ".scss", ".sass", ".less"},
+	// Configuration and data.
+	"yaml": {".yaml", ".yml"}, "json": {".json"}, "toml": {".toml"}, "ini": {".ini"},
+	"xml":    {".xml", ".csproj", ".fsproj", ".vbproj", ".props", ".targets", ".plist"},
+	"gradle": {".gradle"}, "cmake": {".cmake"}, "bazel": {".bazel"}, "sbt": {".sbt"},
+	// Source languages without a grammar here.
+	"sql": {".sql"}, "protobuf": {".proto"}, "thrift": {".thrift"}, "graphql": {".graphql", ".gql"},
+	"assembly": {".s", ".asm"}, "kotlin": {".kt", ".kts"}, "swift": {".swift"}, "php": {".php", ".phtml"},
+	"csharp": {".cs"}, "fsharp": {".fs", ".fsi", ".fsx"}, "vb": {".vb"}, "lua": {".lua"},
+	"scala": {".scala", ".sc"}, "groovy": {".groovy"}, "clojure": {".clj", ".cljs", ".cljc"},
+	"elixir": {".ex", ".exs"}, "erlang": {".erl", ".hrl"}, "gleam": {".gleam"},
+	"haskell": {".hs", ".lhs"}, "ocaml": {".ml", ".mli"}, "elm": {".elm"}, "purescript": {".purs"},
+	"reason": {".re", ".rei"}, "rescript": {".res", ".resi"}, "coffeescript": {".coffee"},
+	"zig": {".zig"}, "nim": {".nim"}, "d": {".d"}, "odin": {".odin"}, "crystal": {".cr"},
+	"dart": {".dart"}, "r": {".r"}, "julia": {".jl"}, "fortran": {".f", ".f90", ".f95", ".f03", ".for"},
+	"perl": {".pl", ".pm"}, "raku": {".raku", ".rakumod", ".p6", ".pm6"}, "tcl": {".tcl"},
+	"objective-c": {".m", ".mm"}, "cuda": {".cu", ".cuh"}, "arduino": {".ino"},
+	"pascal": {".pas"}, "ada": {".adb", ".ads"}, "cobol": {".cob", ".cbl"},
+	"lisp": {".lisp", ".lsp"}, "scheme": {".scm", ".ss"}, "racket": {".rkt"}, "elisp": {".el"},
+	"haxe": {".hx"}, "solidity": {".sol"}, "move": {".move"}, "cairo": {".cairo"},
+	"verilog": {".v", ".sv", ".svh"}, "vhdl": {".vhd", ".vhdl"},
+	"glsl": {".glsl", ".vert", ".frag"}, "hlsl": {".hlsl"}, "wgsl": {".wgsl"}, "metal": {".metal"},
+	"fish": {".fish"}, "powershell": {".ps1", ".psm1"}, "batch": {".bat", ".cmd"},
+	"nushell": {".nu"}, "awk": {".awk"}, "vim": {".vim"}, "nix": {".nix"}, "terraform": {".tf", ".hcl"},
+	"starlark": {".bzl", ".star"}, "jsonnet": {".jsonnet", ".libsonnet"}, "cython": {".pyx", ".pxd"},
+	"yacc": {".y", ".yy"}, "lex": {".l"}, "antlr": {".g4"}, "gdscript": {".gd"},
+	"vue": {".vue"}, "svelte": {".svelte"}, "astro": {".astro"},
+	// Templates hold a web application's views.
+	"erb": {".erb"}, "eex": {".eex", ".heex", ".leex"}, "razor": {".razor", ".cshtml"},
+	"jinja": {".j2", ".jinja", ".jinja2"}, "twig": {".twig"}, "liquid": {".liquid"},
+	"handlebars": {".hbs", ".handlebars", ".mustache"}, "ejs": {".ejs"}, "gotemplate": {".tmpl", ".gotmpl"},
+})
+
+// langTable turns languages' extensions into a map from extension to
+// language. An extension listed twice, or one with a grammar, is a
+// mistake in the table.
+func langTable(exts map[string][]string) map[string]string {
+	m := map[string]string{}
+	for lang, es := range exts {
+		for _, e := range es {
+			if _, twice := m[e]; twice || grammarFor(e) != nil {
+				panic("index: extension " + e + " has two languages")
+			}
+			m[e] = lang
+		}
+	}
+	return m
 }
 
 // specialNames are extension-less files worth indexing as text.
 var specialNames = map[string]string{
 	"Makefile": "make", "makefile": "make", "GNUmakefile": "make",
 	"Dockerfile": "dockerfile", "Rakefile": "ruby", "Gemfile": "ruby",
+	"CMakeLists.txt": "cmake", "BUILD": "bazel", "WORKSPACE": "bazel", "Jenkinsfile": "groovy",
 }
 
 // detectLang names the language of a file from its name, or from a shebang
@@ -64,10 +110,10 @@ func detectLang(rel string, head []byte) string {
 	if g := grammarFor(ext); g != nil {
 		return g.name
 	}
-	if l, ok := textLangs[ext]; ok {
+	if l, ok := specialNames[base]; ok {
 		return l
 	}
-	if l, ok := specialNames[base]; ok {
+	if l, ok := textLangs[ext]; ok {
 		return l
 	}
 	if ext == "" && bytes.HasPrefix(head, []byte("#!")) {

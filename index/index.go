@@ -49,6 +49,12 @@ const (
 	// schemaVersion changes when the schema does; an index with another
 	// version is rebuilt from scratch.
 	schemaVersion = 1
+	// chunkFormat changes when what the index stores of a file (its
+	// language, chunks, words) changes without a change of schema. The
+	// next update of an index of another format reads every file again
+	// (and so does the one after it, if it is cancelled); the vectors
+	// stay, since they are keyed by chunk text.
+	chunkFormat = "2"
 )
 
 // mmapBytes is how much of the database readers map into memory.
@@ -192,6 +198,7 @@ func (ix *Index) create(ctx context.Context) error {
 		}
 	}
 	stmts := []string{schema,
+		`INSERT INTO meta(key, value) VALUES('chunk_format', '` + chunkFormat + `')`,
 		`PRAGMA application_id = ` + strconv.Itoa(applicationID),
 		`PRAGMA user_version = ` + strconv.Itoa(schemaVersion)}
 	for _, s := range stmts {

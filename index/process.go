@@ -48,7 +48,7 @@ func (u *updater) process(ctx context.Context, ck *chunker, j job, sc *scratch) 
 	sc.buf = data[:0]
 	sum := sha256.Sum256(data)
 	r.hash = sum[:]
-	if j.known != nil && bytes.Equal(j.known.hash, r.hash) {
+	if j.known != nil && !j.known.stale && bytes.Equal(j.known.hash, r.hash) {
 		r.touch, r.skip = true, j.known.skip
 		return r
 	}

@@ -279,6 +279,102 @@ Routes match paths with named parameters (/users/:id) and wildcards.
 The router decodes percent-encoded characters in the url path.
 `,
 	},
+	// A language without a grammar here: chunked in line windows, it must
+	// still rank as code, before its tests and changelog.
+	"ocaml": {
+		"lib/lexer.ml": `(* The lexer turns source text into tokens. *)
+
+type token = Int of int | Ident of string | Str of string | Op of char | Eof
+
+(* skip_whitespace moves past blanks and newlines. *)
+let rec skip_whitespace s i =
+  if i < String.length s && (s.[i] = ' ' || s.[i] = '\n') then skip_whitespace s (i + 1) else i
+
+(* read_string reads a quoted string literal, turning escape sequences
+   such as \n and \t into the characters they stand for. *)
+let read_string s i =
+  let buf = Buffer.create 16 in
+  let rec go i =
+    match s.[i] with
+    | '"' -> (Str (Buffer.contents buf), i + 1)
+    | '\\' ->
+      let c = match s.[i + 1] with 'n' -> '\n' | 't' -> '\t' | c -> c in
+      Buffer.add_char buf c; go (i + 2)
+    | c -> Buffer.add_char buf c; go (i + 1)
+  in
+  go (i + 1)
+`,
+		"lib/parser.ml": `(* The parser builds expressions from tokens. *)
+
+type expr = Num of int | Var of string | Binop of char * expr * expr | Let of string * expr * expr
+
+(* precedence: multiplication and division bind tighter than addition. *)
+let precedence = function '*' | '/' -> 2 | '+' | '-' -> 1 | _ -> 0
+
+(* parse_binary climbs operator precedence: it parses the left operand,
+   then every operator binding at least as tightly as min_prec. *)
+let rec parse_binary tokens min_prec =
+  let lhs, rest = parse_atom tokens in
+  climb lhs rest min_prec
+
+and climb lhs tokens min_prec =
+  match tokens with
+  | Lexer.Op op :: rest when precedence op >= min_prec ->
+    let rhs, rest = parse_binary rest (precedence op + 1) in
+    climb (Binop (op, lhs, rhs)) rest min_prec
+  | _ -> (lhs, tokens)
+
+and parse_atom = function
+  | Lexer.Int n :: rest -> (Num n, rest)
+  | Lexer.Ident x :: rest -> (Var x, rest)
+  | _ -> failwith "expected an expression"
+`,
+		"lib/eval.ml": `(* The evaluator computes the value of an expression. *)
+
+exception Division_by_zero_error of string
+
+(* lookup finds a variable's value in the environment, innermost
+   binding first. *)
+let lookup env name =
+  match List.assoc_opt name env with
+  | Some v -> v
+  | None -> failwith ("unbound variable " ^ name)
+
+let rec eval env = function
+  | Parser.Num n -> n
+  | Parser.Var x -> lookup env x
+  | Parser.Let (x, e, body) -> eval ((x, eval env e) :: env) body
+  | Parser.Binop ('/', a, b) ->
+    let d = eval env b in
+    if d = 0 then raise (Division_by_zero_error "division by zero") else eval env a / d
+  | Parser.Binop (op, a, b) -> apply op (eval env a) (eval env b)
+
+and apply op x y = match op with '+' -> x + y | '-' -> x - y | '*' -> x * y | _ -> 0
+`,
+		"lib/pretty.ml": `(* The printer shows expressions as source text again. *)
+
+(* to_string prints an expression, adding parentheses only where the
+   precedence of a nested operator needs them. *)
+let rec to_string ?(outer = 0) = function
+  | Parser.Num n -> string_of_int n
+  | Parser.Var x -> x
+  | Parser.Let (x, e, body) -> "let " ^ x ^ " = " ^ to_string e ^ " in " ^ to_string body
+  | Parser.Binop (op, a, b) ->
+    let p = Parser.precedence op in
+    let s = to_string ~outer:p a ^ " " ^ String.make 1 op ^ " " ^ to_string ~outer:(p + 1) b in
+    if p < outer then "(" ^ s ^ ")" else s
+`,
+		"test/test_lexer.ml": `(* Tests of escape sequences in string literals and of division by zero. *)
+let () = assert (Lexer.read_string "\"a\\nb\"" 0 = (Lexer.Str "a\nb", 6))
+let () = assert (try ignore (Eval.eval [] (Parser.Binop ('/', Num 1, Num 0))); false with _ -> true)
+`,
+		"CHANGELOG.md": `# 0.3.0
+- Read escape sequences in string literals.
+- Report an error on division by zero.
+- Print nested expressions with minimal parentheses.
+- Look up a variable in the environment, innermost binding first.
+`,
+	},
 	"rust": {
 		"crates/walk/src/walk.rs": `use std::path::Path;
 
@@ -368,6 +464,11 @@ func TestNaturalLanguageQueriesFindTheCode(t *testing.T) {
 		{"python", "normalize option names with the context's token function", "clicky/parser.py"},
 		{"typescript", "match a route with named parameters", "src/router/trie.ts"},
 		{"typescript", "decode percent-encoded characters in the url path", "src/utils/url.ts"},
+		{"ocaml", "read escape sequences in string literals", "lib/lexer.ml"},
+		{"ocaml", "report an error on division by zero", "lib/eval.ml"},
+		{"ocaml", "print nested expressions with minimal parentheses", "lib/pretty.ml"},
+		{"ocaml", "operator precedence when parsing binary expressions", "lib/parser.ml"},
+		{"ocaml", "look up a variable in the environment", "lib/eval.ml"},
 		{"rust", "skip hidden files while walking directories", "crates/walk/src/walk.rs"},
 		{"rust", "use non-capturing groups when translating globs", "crates/walk/src/glob.rs"},
 		{"rust", "drop a file handle and add to the path", "crates/walk/src/lib.rs"},
@@ -391,6 +492,26 @@ func TestNaturalLanguageQueriesFindTheCode(t *testing.T) {
 				t.Errorf("%s is not in the top 3 files: %v", tt.want, files)
 			}
 		})
+	}
+}
+
+func TestCodeWithoutAGrammarRanksBeforeItsDocsAndTests(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, rankRepos["ocaml"])
+	ix := openIndex(t, root)
+	update(t, ix, Options{})
+	for query, want := range map[string]string{
+		"read escape sequences in string literals":          "lib/lexer.ml",
+		"report an error on division by zero":               "lib/eval.ml",
+		"print nested expressions with minimal parentheses": "lib/pretty.ml",
+	} {
+		hits, err := ix.Lexical(t.Context(), query, Filter{}, 30)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if files := distinctFiles(hits); len(files) == 0 || files[0] != want {
+			t.Errorf("%q: files %v, want %s first", query, files, want)
+		}
 	}
 }
 
@@ -446,6 +567,10 @@ func TestClassify(t *testing.T) {
 		{"Cargo.toml", "toml", ClassConfig},
 		{".gitignore", "text", ClassConfig},
 		{"src/main/java/FooTest.java", "java", ClassTest},
+		{"lib/lexer.ml", "ocaml", ClassCode},
+		{"app/build.gradle", "gradle", ClassConfig},
+		{"CMakeLists.txt", "cmake", ClassConfig},
+		{"paper/main.tex", "tex", ClassDocs},
 	} {
 		if got := Classify(tt.path, tt.lang); got != tt.want {
 			t.Errorf("Classify(%q, %q) = %s, want %s", tt.path, tt.lang, got, tt.want)

@@ -81,6 +81,9 @@ type Stats struct {
 	Skipped map[string]int
 	// Chunks counts chunks written; Embedded counts chunks given vectors.
 	Chunks, Embedded int
+	// Reformatted: the index was made in an older chunk format, so every
+	// file was read again.
+	Reformatted bool
 	// Model is the embedding model of the index's vectors. PreviousModel is
 	// set when this update found vectors of another model and dropped them.
 	Model, PreviousModel string
@@ -111,6 +114,8 @@ type fileState struct {
 	mtime int64
 	hash  []byte
 	skip  string
+	// stale: the index holds the file in an older chunk format.
+	stale bool
 }
 
 // job is a file to read.
@@ -203,6 +208,10 @@ func (u *updater) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	for _, st := range known {
+		u.stats.Reformatted = st.stale // the same for every file
+		break
+	}
 	jobs, keep, err := u.scan(ctx, known)
 	if err != nil {
 		return err
@@ -263,7 +272,7 @@ func (u *updater) scan(ctx context.Context, known map[string]*fileState) ([]job,
 		}
 		j := job{rel: rel, size: info.Size(), mtime: info.ModTime().UnixNano(), known: known[rel]}
 		keep[rel] = true
-		if j.known != nil && j.known.size == j.size && j.known.mtime == j.mtime {
+		if j.known != nil && !j.known.stale && j.known.size == j.size && j.known.mtime == j.mtime {
 			u.stats.Unchanged++
 			if j.known.skip != "" {
 				u.stats.skip(j.known.skip)

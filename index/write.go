@@ -329,16 +329,26 @@ func (w *writer) setMeta(key, value string) error {
 	return err
 }
 
-// finish records the time of the completed update.
+// finish records the time of the completed update, and that every file is
+// now in the current chunk format.
 func (w *writer) finish() error {
 	if err := w.setMeta("updated", strconv.FormatInt(time.Now().Unix(), 10)); err != nil {
+		return err
+	}
+	if err := w.setMeta("chunk_format", chunkFormat); err != nil {
 		return err
 	}
 	return w.commit()
 }
 
-// knownFiles loads what the index knows of every file.
+// knownFiles loads what the index knows of every file. It marks them all
+// stale when the index was made in another chunk format.
 func (ix *Index) knownFiles(ctx context.Context) (map[string]*fileState, error) {
+	meta, err := ix.meta(ctx)
+	if err != nil {
+		return nil, err
+	}
+	stale := meta["chunk_format"] != chunkFormat
 	rows, err := ix.db.QueryContext(ctx, `SELECT id, path, size, mtime, hash, skip FROM files`)
 	if err != nil {
 		return nil, ix.fail("read index", err)
@@ -347,7 +357,7 @@ func (ix *Index) knownFiles(ctx context.Context) (map[string]*fileState, error) 
 	known := map[string]*fileState{}
 	for rows.Next() {
 		var path string
-		st := &fileState{}
+		st := &fileState{stale: stale}
 		if err := rows.Scan(&st.id, &path, &st.size, &st.mtime, &st.hash, &st.skip); err != nil {
 			return nil, ix.fail("read index", err)
 		}

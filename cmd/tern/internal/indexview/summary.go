@@ -36,7 +36,7 @@ func WriteSummary(w io.Writer, st index.Stats, s index.Status) {
 		if secs := st.Elapsed.Seconds(); st.Indexed > 0 && secs >= 1 {
 			rate = fmt.Sprintf(", %.0f files/s", float64(st.Indexed)/secs)
 		}
-		fmt.Fprintf(w, "indexed %s in %s%s\n", s.Root, took, rate)
+		fmt.Fprintf(w, "indexed %s in %s%s%s\n", s.Root, took, rate, reformatted(st, " (", ")"))
 	}
 	skipped, reasons := 0, slices.Sorted(maps.Keys(st.Skipped))
 	var why []string
@@ -83,5 +83,14 @@ func Line(st index.Stats, s index.Status) string {
 	case s.Embedded > 0:
 		line += fmt.Sprintf(", %d embedded with %s", s.Embedded, s.Model)
 	}
-	return line
+	return line + reformatted(st, " (", ")")
+}
+
+// reformatted says, between before and after, that the update read every
+// file again because an older tern made the index.
+func reformatted(st index.Stats, before, after string) string {
+	if !st.Reformatted {
+		return ""
+	}
+	return before + "made by an older tern: every file read again" + after
 }

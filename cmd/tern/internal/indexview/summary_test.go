@@ -54,6 +54,15 @@ func TestWriteSummary(t *testing.T) {
 				"  vectors  9 of 9 chunks embedded with new · 9 new (re-embedded: was old)\n",
 		},
 		{
+			name: "an index an older tern made is read again",
+			st:   index.Stats{Seen: 4, Indexed: 4, Chunks: 8, Reformatted: true, Elapsed: 200 * time.Millisecond},
+			s:    index.Status{Root: "/r", Chunks: 8, Embedded: 8, Model: "m"},
+			want: "indexed /r in 200ms (made by an older tern: every file read again)\n" +
+				"  files    4 seen · 4 indexed · 0 unchanged · 0 skipped\n" +
+				"  chunks   8 written · 8 in the index\n" +
+				"  vectors  8 of 8 chunks embedded with m\n",
+		},
+		{
 			name: "a model named but nothing embedded is lexical",
 			st:   index.Stats{Seen: 1, Indexed: 1, Chunks: 1},
 			s:    index.Status{Root: "/r", Chunks: 1, Model: "m"},
@@ -102,6 +111,8 @@ func TestLine(t *testing.T) {
 			"index: 3 files read, 0 unchanged, 2 removed; 1 file and 30 chunks in all, 30 embedded with m"},
 		{index.Stats{PreviousModel: "old"}, index.Status{Files: 2, Chunks: 2, Embedded: 2, Model: "new"},
 			"index: 0 files read, 0 unchanged, 0 removed; 2 files and 2 chunks in all, re-embedded with new (was old)"},
+		{index.Stats{Indexed: 2, Reformatted: true}, index.Status{Files: 2, Chunks: 3},
+			"index: 2 files read, 0 unchanged, 0 removed; 2 files and 3 chunks in all (made by an older tern: every file read again)"},
 	} {
 		if got := Line(tt.st, tt.s); got != tt.want {
 			t.Errorf("Line = %q\nwant  %q", got, tt.want)
