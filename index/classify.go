@@ -30,7 +30,7 @@ const (
 
 // proseLangs are the languages of prose and data files: documentation when
 // they stand among the docs, never code.
-var proseLangs = map[string]bool{"markdown": true, "text": true, "html": true, "tex": true}
+var proseLangs = map[string]bool{"markdown": true, "text": true, "html": true, "tex": true, "typst": true}
 
 // configLangs are the languages of configuration and build files.
 var configLangs = map[string]bool{"yaml": true, "json": true, "toml": true, "ini": true, "xml": true,

@@ -46,7 +46,7 @@ var binaryExts = map[string]bool{
 var textLangs = langTable(map[string][]string{
 	// Prose, markup and styles.
 	"markdown": {".md", ".markdown", ".mdx"}, "text": {".txt", ".rst", ".adoc", ".org"},
-	"html": {".html", ".htm"}, "tex": {".tex"}, "css": {".css", ".scss", ".sass", ".less"},
+	"html": {".html", ".htm"}, "tex": {".tex"}, "typst": {".typ"}, "css": {".css", ".scss", ".sass", ".less"},
 	// Configuration and data.
 	"yaml": {".yaml", ".yml"}, "json": {".json"}, "toml": {".toml"}, "ini": {".ini"},
 	"xml":    {".xml", ".csproj", ".fsproj", ".vbproj", ".props", ".targets", ".plist"},
@@ -72,6 +72,11 @@ var textLangs = langTable(map[string][]string{
 	"nushell": {".nu"}, "awk": {".awk"}, "vim": {".vim"}, "nix": {".nix"}, "terraform": {".tf", ".hcl"},
 	"starlark": {".bzl", ".star"}, "jsonnet": {".jsonnet", ".libsonnet"}, "cython": {".pyx", ".pxd"},
 	"yacc": {".y", ".yy"}, "lex": {".l"}, "antlr": {".g4"}, "gdscript": {".gd"},
+	"lean": {".lean"}, "idris": {".idr"}, "agda": {".agda"}, "hack": {".hack"}, "apex": {".cls", ".trigger"},
+	"smalltalk": {".st"}, "vala": {".vala"}, "janet": {".janet"}, "fennel": {".fnl"}, "mojo": {".mojo"},
+	"vyper": {".vy"}, "cue": {".cue"}, "dhall": {".dhall"}, "rego": {".rego"}, "bicep": {".bicep"},
+	"delphi": {".dpr"}, "autohotkey": {".ahk"}, "applescript": {".applescript"}, "sas": {".sas"},
+	"mathematica": {".wl", ".wls"}, "qsharp": {".qs"}, "pony": {".pony"}, "ballerina": {".bal"},
 	"vue": {".vue"}, "svelte": {".svelte"}, "astro": {".astro"},
 	// Templates hold a web application's views.
 	"erb": {".erb"}, "eex": {".eex", ".heex", ".leex"}, "razor": {".razor", ".cshtml"},
