@@ -63,6 +63,50 @@ func TestMinorLanguageRanksBelowMainLanguage(t *testing.T) {
 	}
 }
 
+// Headers parse as C++ and .tsx files as their own grammar, but neither is
+// a minor language in a repository of C or TypeScript; a script is, and so
+// is TypeScript beside a larger Go code base.
+func TestLanguagesOfTheMainFamilyAreMain(t *testing.T) {
+	repo := func(main string, n int, others ...string) map[string]string {
+		files := map[string]string{"scripts/gen.sh": "#!/bin/sh\necho gen\n"}
+		for i := range n {
+			files[fmt.Sprintf("src/f%d%s", i, main)] = fmt.Sprintf("// f%d\n", i)
+		}
+		for i, name := range others {
+			files[name] = fmt.Sprintf("// other %d\n", i)
+		}
+		return files
+	}
+	for _, tt := range []struct {
+		name  string
+		files map[string]string
+		full  map[string]bool
+	}{
+		{"c with headers", repo(".c", 6, "src/buffer.h", "src/list.h"),
+			map[string]bool{"c": true, "cpp": true, "bash": false}},
+		{"tsx with ts", repo(".tsx", 6, "src/api.ts", "src/store.ts"),
+			map[string]bool{"tsx": true, "typescript": true, "bash": false}},
+		{"go with a web ui", repo(".go", 8, "web/App.tsx", "web/api.ts"),
+			map[string]bool{"go": true, "tsx": false, "typescript": false}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			writeFiles(t, root, tt.files)
+			ix := openIndex(t, root)
+			update(t, ix, Options{})
+			cs, err := ix.corpus(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for lang, full := range tt.full {
+				if w := cs.langWeight(lang, query{}); (w == 1) != full {
+					t.Errorf("%s weighs %.2f", lang, w)
+				}
+			}
+		})
+	}
+}
+
 // A type the query names in backticks is found by its declaration even
 // when its name is too common a word to be among the rare words searched
 // and the declaration holds no other word of the query.

@@ -82,9 +82,13 @@ func Classify(rel, lang string) string {
 	return ClassCode
 }
 
+// xunitExts are the languages whose tests are named FooTest or FooTests.
+var xunitExts = map[string]bool{".java": true, ".kt": true, ".cs": true, ".scala": true, ".groovy": true,
+	".php": true, ".swift": true, ".m": true, ".mm": true, ".fs": true, ".vb": true}
+
 // testFile reports the naming conventions of tests in the common
 // languages: a tests directory, foo_test.go, test_foo.py, foo.test.ts,
-// foo.spec.js, FooTest.java, foo_spec.rb.
+// foo.spec.js, FooTest.java, FooTests.swift, foo_spec.rb, foo_unittest.cc.
 func testFile(lowerDir, lowerBase, ext string) bool {
 	for _, d := range []string{"/test/", "/tests/", "/__tests__/", "/spec/", "/specs/", "/e2e/"} {
 		if strings.Contains(lowerDir, d) {
@@ -94,11 +98,12 @@ func testFile(lowerDir, lowerBase, ext string) bool {
 	stem := strings.TrimSuffix(lowerBase, ext)
 	switch {
 	case strings.HasSuffix(stem, "_test"), strings.HasSuffix(stem, "_tests"), strings.HasSuffix(stem, "_spec"),
-		strings.HasSuffix(stem, ".test"), strings.HasSuffix(stem, ".spec"), strings.HasSuffix(stem, "-test"):
+		strings.HasSuffix(stem, ".test"), strings.HasSuffix(stem, ".spec"), strings.HasSuffix(stem, "-test"),
+		strings.HasSuffix(stem, "_unittest"):
 		return true
 	case ext == ".py" && (strings.HasPrefix(stem, "test_") || stem == "conftest"):
 		return true
-	case ext == ".java" || ext == ".kt" || ext == ".cs" || ext == ".scala":
+	case xunitExts[ext]:
 		return strings.HasSuffix(stem, "test") || strings.HasSuffix(stem, "tests")
 	}
 	return false

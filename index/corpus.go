@@ -20,8 +20,8 @@ type corpus struct {
 	size     map[int64]int
 	bytes    map[int64]int64
 	avgBytes float64
-	// langShare is each language's count of files against the most
-	// common code language's.
+	// langShare is each language's count of code files against the most
+	// common language's, 1 for the languages of its family.
 	langShare map[string]float64
 }
 
@@ -121,7 +121,7 @@ func (ix *Index) fileStats(ctx context.Context) (map[string]float64, map[int64]i
 	defer rows.Close()
 	count := map[string]int{}
 	sizes := map[int64]int64{}
-	top := 1
+	top, main := 1, ""
 	for rows.Next() {
 		var id, size int64
 		var lang, path string
@@ -131,14 +131,33 @@ func (ix *Index) fileStats(ctx context.Context) (map[string]float64, map[int64]i
 		sizes[id] = size
 		if Classify(path, lang) == ClassCode {
 			count[lang]++
-			top = max(top, count[lang])
+			if count[lang] > top || count[lang] == top && lang < main {
+				top, main = count[lang], lang
+			}
 		}
 	}
 	shares := map[string]float64{}
 	for l, n := range count {
 		shares[l] = float64(n) / float64(top)
+		if langFamily(l) == langFamily(main) {
+			shares[l] = 1
+		}
 	}
 	return shares, sizes, ix.fail("search index", rows.Err())
+}
+
+// langFamily merges the languages that are one language in two kinds of
+// file: a header (.h) parses as C++ beside C, Objective-C or CUDA, and .tsx
+// is TypeScript. Every language of the main language's family counts as
+// main: a header is never a minor language of its own code.
+func langFamily(lang string) string {
+	switch lang {
+	case "cpp", "objective-c", "cuda":
+		return "c"
+	case "tsx":
+		return "typescript"
+	}
+	return lang
 }
 
 // idf is BM25's inverse document frequency of a word in df of n chunks.
