@@ -242,6 +242,9 @@ type Status struct {
 	Updated time.Time
 	// Generation changes whenever the indexed content does.
 	Generation int64
+	// OldFormat: an older tern made the index; the next update reads every
+	// file again.
+	OldFormat bool
 }
 
 // Status reports what the index holds.
@@ -263,6 +266,7 @@ func (ix *Index) Status(ctx context.Context) (Status, error) {
 	st.Model = meta["embed_model"]
 	st.Dim, _ = strconv.Atoi(meta["embed_dim"])
 	st.Generation, _ = strconv.ParseInt(meta["generation"], 10, 64)
+	st.OldFormat = st.Files > 0 && meta["chunk_format"] != chunkFormat
 	if sec, err := strconv.ParseInt(meta["updated"], 10, 64); err == nil {
 		st.Updated = time.Unix(sec, 0)
 	}

@@ -269,6 +269,35 @@ func TestIndexOtherEmbeddingModel(t *testing.T) {
 	}
 }
 
+// TestIndexMadeByAnOlderTern: an index from before the current chunk
+// format is read again in full by the next tern index, which says so, and
+// keeps every vector; doctor says what to run until then.
+func TestIndexMadeByAnOlderTern(t *testing.T) {
+	t.Parallel()
+	f := newCodeFixture(t)
+	f.mustTern("index")
+	db, err := sql.Open("sqlite", filepath.Join(f.dir, ".tern", "index.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.Exec(`DELETE FROM meta WHERE key = 'chunk_format'`)
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, _ := f.mustTern("doctor"); !strings.Contains(out, "an older tern made the index: `tern index` reads its files again") {
+		t.Errorf("doctor:\n%s", out)
+	}
+	out, _ := f.mustTern("index")
+	if !strings.Contains(out, "(made by an older tern: every file read again)") || !strings.Contains(out, "6 indexed") ||
+		!regexp.MustCompile(`vectors  (\d+) of (\d+) chunks embedded with nomic-embed-text \(task prefixes\)\n`).MatchString(out) {
+		t.Errorf("index after an upgrade (every file read, no new vector):\n%s", out)
+	}
+	if out, _ := f.mustTern("index"); !strings.Contains(out, "is up to date") {
+		t.Errorf("the index after that:\n%s", out)
+	}
+}
+
 func TestIndexDamaged(t *testing.T) {
 	t.Parallel()
 	foreign := func(t *testing.T, path string) {
