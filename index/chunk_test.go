@@ -164,7 +164,12 @@ func TestDetectLang(t *testing.T) {
 		{"CMakeLists.txt", "", "cmake"},
 		{"third_party/BUILD.bazel", "", "bazel"},
 		{"notes.txt", "", "text"},
-		{"data.xyz", "", "text"},
+		{"data.xyz", "", "xyz"},
+		{"Dockerfile.distroless", "", "dockerfile"},
+		{"go.mod", "", "gomod"},
+		{"server.log", "", "data"},
+		{"debug/vmlinuz-4.15.0-47-generic", "", "text"},
+		{".gitignore", "", "text"},
 	}
 	for _, tt := range tests {
 		if got := detectLang(tt.path, []byte(tt.head)); got != tt.want {

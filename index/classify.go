@@ -30,11 +30,11 @@ const (
 
 // proseLangs are the languages of prose and data files: documentation when
 // they stand among the docs, never code.
-var proseLangs = map[string]bool{"markdown": true, "text": true, "html": true, "tex": true, "typst": true}
+var proseLangs = map[string]bool{"markdown": true, "text": true, "html": true, "tex": true, "typst": true, "data": true}
 
 // configLangs are the languages of configuration and build files.
 var configLangs = map[string]bool{"yaml": true, "json": true, "toml": true, "ini": true, "xml": true,
-	"make": true, "dockerfile": true, "gradle": true, "cmake": true, "bazel": true, "sbt": true}
+	"make": true, "dockerfile": true, "gradle": true, "cmake": true, "bazel": true, "sbt": true, "gomod": true, "csv": true}
 
 // docNames are the upper-case name stems of project documents, whatever
 // their extension: CHANGELOG.md, HISTORY.rst, NEWS, README.

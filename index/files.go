@@ -39,18 +39,23 @@ var binaryExts = map[string]bool{
 }
 
 // textLangs names the languages of text files that have no grammar; they
-// are chunked in line windows but can still be filtered with --lang. A file
-// tern cannot name is "text", which ranks as documentation: so every source
-// language that is at all common is named here, or a repository written in
-// it would have its code rank as low as its changelog.
+// are chunked in line windows but can still be filtered with --lang. The
+// prose, data and configuration named here rank below code; any other
+// extension names a language of its own (see detectLang), which ranks as
+// code, so a repository in a language tern does not know is still searched
+// as code rather than as documentation.
 var textLangs = langTable(map[string][]string{
 	// Prose, markup and styles.
-	"markdown": {".md", ".markdown", ".mdx"}, "text": {".txt", ".rst", ".adoc", ".org"},
+	"markdown": {".md", ".markdown", ".mdx"}, "text": {".txt", ".text", ".rst", ".adoc", ".org"},
 	"html": {".html", ".htm"}, "tex": {".tex"}, "typst": {".typ"}, "css": {".css", ".scss", ".sass", ".less"},
-	// Configuration and data.
-	"yaml": {".yaml", ".yml"}, "json": {".json"}, "toml": {".toml"}, "ini": {".ini"},
-	"xml":    {".xml", ".csproj", ".fsproj", ".vbproj", ".props", ".targets", ".plist"},
-	"gradle": {".gradle"}, "cmake": {".cmake"}, "bazel": {".bazel"}, "sbt": {".sbt"},
+	// Logs, patches, keys and backups: never code.
+	"data": {".log", ".out", ".err", ".diff", ".patch", ".rej", ".orig", ".bak", ".old", ".tmp", ".swp",
+		".pem", ".crt", ".cer", ".key", ".csr", ".pub", ".asc", ".sig", ".lock", ".sum", ".dat"},
+	// Configuration and tables.
+	"yaml": {".yaml", ".yml"}, "json": {".json", ".map", ".ipynb"}, "toml": {".toml"},
+	"ini": {".ini", ".cfg", ".conf", ".properties", ".env"}, "csv": {".csv", ".tsv"},
+	"xml":    {".xml", ".svg", ".csproj", ".fsproj", ".vbproj", ".props", ".targets", ".plist"},
+	"gradle": {".gradle"}, "cmake": {".cmake"}, "bazel": {".bazel"}, "sbt": {".sbt"}, "gomod": {".mod", ".work"},
 	// Source languages without a grammar here.
 	"sql": {".sql"}, "protobuf": {".proto"}, "thrift": {".thrift"}, "graphql": {".graphql", ".gql"},
 	"assembly": {".s", ".asm"}, "kotlin": {".kt", ".kts"}, "swift": {".swift"}, "php": {".php", ".phtml"},
@@ -107,8 +112,28 @@ var specialNames = map[string]string{
 	"CMakeLists.txt": "cmake", "BUILD": "bazel", "WORKSPACE": "bazel", "Jenkinsfile": "groovy",
 }
 
+// specialPrefixes name the files that keep their language whatever
+// follows their first dot.
+var specialPrefixes = map[string]string{"Makefile": "make", "Dockerfile": "dockerfile", "Containerfile": "dockerfile"}
+
+// unknownLang reports an extension that can name a language tern does not
+// know: a letter, then at most eleven letters or digits (not a version
+// number or a dotfile's whole name).
+func unknownLang(ext string) bool {
+	if len(ext) < 2 || len(ext) > 13 || ext[1] < 'a' || ext[1] > 'z' {
+		return false
+	}
+	for _, c := range ext[2:] {
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}
+
 // detectLang names the language of a file from its name, or from a shebang
-// line for extension-less scripts. It returns "text" for other text files.
+// line for extension-less scripts. An extension it does not know names the
+// language itself ("foo" for x.foo); other files are "text".
 func detectLang(rel string, head []byte) string {
 	base := path.Base(rel)
 	ext := strings.ToLower(path.Ext(base))
@@ -118,8 +143,14 @@ func detectLang(rel string, head []byte) string {
 	if l, ok := specialNames[base]; ok {
 		return l
 	}
+	if stem, _, ok := strings.Cut(base, "."); ok && specialPrefixes[stem] != "" {
+		return specialPrefixes[stem] // Dockerfile.alpine, Makefile.common
+	}
 	if l, ok := textLangs[ext]; ok {
 		return l
+	}
+	if unknownLang(ext) && len(ext) < len(base) { // not a dotfile
+		return ext[1:]
 	}
 	if ext == "" && bytes.HasPrefix(head, []byte("#!")) {
 		line, _, _ := bytes.Cut(head, []byte("\n"))

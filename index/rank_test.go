@@ -1,10 +1,11 @@
 package index
 
 import (
+	"strings"
 	"testing"
 )
 
-// Small repositories in four languages, each with the code a question is
+// Small repositories in five languages, each with the code a question is
 // about, its tests, a changelog and test data that restate the question's
 // words, and generic methods (Add, Update, Bytes, drop, url) that prose
 // queries name by accident.
@@ -495,23 +496,33 @@ func TestNaturalLanguageQueriesFindTheCode(t *testing.T) {
 	}
 }
 
+// Code in a language without a grammar ranks before its changelog and
+// tests, whether tern names the language (.ml, OCaml) or not (.zml).
 func TestCodeWithoutAGrammarRanksBeforeItsDocsAndTests(t *testing.T) {
-	root := t.TempDir()
-	writeFiles(t, root, rankRepos["ocaml"])
-	ix := openIndex(t, root)
-	update(t, ix, Options{})
-	for query, want := range map[string]string{
-		"read escape sequences in string literals":          "lib/lexer.ml",
-		"report an error on division by zero":               "lib/eval.ml",
-		"print nested expressions with minimal parentheses": "lib/pretty.ml",
-	} {
-		hits, err := ix.Lexical(t.Context(), query, Filter{}, 30)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if files := distinctFiles(hits); len(files) == 0 || files[0] != want {
-			t.Errorf("%q: files %v, want %s first", query, files, want)
-		}
+	for _, ext := range []string{".ml", ".zml"} {
+		t.Run(ext, func(t *testing.T) {
+			root := t.TempDir()
+			files := map[string]string{}
+			for name, body := range rankRepos["ocaml"] {
+				files[strings.Replace(name, ".ml", ext, 1)] = body
+			}
+			writeFiles(t, root, files)
+			ix := openIndex(t, root)
+			update(t, ix, Options{})
+			for query, want := range map[string]string{
+				"read escape sequences in string literals":          "lib/lexer" + ext,
+				"report an error on division by zero":               "lib/eval" + ext,
+				"print nested expressions with minimal parentheses": "lib/pretty" + ext,
+			} {
+				hits, err := ix.Lexical(t.Context(), query, Filter{}, 30)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if files := distinctFiles(hits); len(files) == 0 || files[0] != want {
+					t.Errorf("%q: files %v, want %s first", query, files, want)
+				}
+			}
+		})
 	}
 }
 
