@@ -200,13 +200,30 @@ func skipByContent(data []byte) string {
 }
 
 // generated reports a "Code generated ... DO NOT EDIT" or "@generated"
-// marker in the first lines, the conventions of Go and of most generators.
+// marker in a comment of the first lines, the conventions of Go and of most
+// generators. A marker in code is the generator itself writing it out
+// (fmt.Fprintln(w, "// Code generated …")): that file is source.
 func generated(head []byte) bool {
 	for i := 0; i < 40 && len(head) > 0; i++ {
 		line, rest, _ := bytes.Cut(head, []byte("\n"))
 		head = rest
+		if !commentLine(line) {
+			continue
+		}
 		if bytes.Contains(line, []byte("@generated")) ||
 			bytes.Contains(line, []byte("Code generated")) && bytes.Contains(line, []byte("DO NOT EDIT")) {
+			return true
+		}
+	}
+	return false
+}
+
+// commentLine reports a line that starts a comment, or continues a block
+// comment, in the common languages.
+func commentLine(line []byte) bool {
+	line = bytes.TrimLeft(line, " \t")
+	for _, p := range []string{"//", "#", "/*", "*", "--", ";", "<!--", "{-", "(*", "%"} {
+		if bytes.HasPrefix(line, []byte(p)) {
 			return true
 		}
 	}
