@@ -78,18 +78,31 @@ func (l *lines) fits(a, b int, lim limits) bool {
 // allowed row (a row in cuts) that keeps a piece within the limits, or
 // anywhere when no cut fits.
 func (l *lines) pack(a, b int, cuts []int, lim limits) [][2]int {
+	return l.packTiers(a, b, lim, cuts)
+}
+
+// packTiers is pack with tiers of allowed rows, each sorted: a piece ends
+// before a row of the first tier that has one within the limits.
+func (l *lines) packTiers(a, b int, lim limits, tiers ...[]int) [][2]int {
 	var out [][2]int
-	i := 0
+	next := make([]int, len(tiers)) // per tier, the first cut not yet passed
 	for a <= b {
 		if l.fits(a, b, lim) {
 			return append(out, [2]int{a, b})
 		}
-		for i < len(cuts) && cuts[i] <= a {
-			i++
-		}
 		best := -1
-		for j := i; j < len(cuts) && cuts[j] <= b && l.fits(a, cuts[j]-1, lim); j++ {
-			best = cuts[j]
+		for t, cuts := range tiers {
+			i := next[t]
+			for i < len(cuts) && cuts[i] <= a {
+				i++
+			}
+			next[t] = i
+			for j := i; j < len(cuts) && cuts[j] <= b && l.fits(a, cuts[j]-1, lim); j++ {
+				best = cuts[j]
+			}
+			if best >= 0 {
+				break
+			}
 		}
 		if best < 0 {
 			best = a + 1
@@ -466,15 +479,23 @@ func paragraphStarts(l *lines, a, b int) []int {
 	return cuts
 }
 
-// windows chunks a file without a grammar. Markdown pieces are named after
-// the heading they fall under.
+// windows chunks a file without a grammar: code at its declarations where
+// it has some (declWindows), other text in windows. Markdown pieces are
+// named after the heading they fall under.
 func (c *chunker) windows(l *lines, lang string) []piece {
 	var out []piece
 	kind := "text"
 	if lang == "markdown" {
 		kind = "section"
 	}
+	code := !proseLangs[lang] && !configLangs[lang]
 	for _, r := range runs(l, 0, l.count()-1) {
+		if code {
+			if ps := c.declWindows(l, r[0], r[1]); ps != nil {
+				out = append(out, ps...)
+				continue
+			}
+		}
 		for _, win := range l.pack(r[0], r[1], paragraphStarts(l, r[0], r[1]), c.window) {
 			p := piece{start: win[0], end: win[1], kind: kind}
 			if lang == "markdown" {
