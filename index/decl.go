@@ -79,8 +79,8 @@ func declarations(l *lines, a, b int) []decl {
 				}
 			}
 			name := string(m[2])
-			if i := strings.IndexByte(name, '<'); i > 0 { // List<T>.second
-				name = name[:i] + name[strings.LastIndexByte(name, '>')+1:]
+			if i, j := strings.IndexByte(name, '<'), strings.LastIndexByte(name, '>'); 0 < i && i < j {
+				name = name[:i] + name[j+1:] // List<T>.second
 			}
 			indent := len(line) - len(bytes.TrimLeft(line, " \t"))
 			out = append(out, decl{row: r, indent: indent, kind: kind, name: name})

@@ -31,6 +31,7 @@ func TestDeclarations(t *testing.T) {
 		{"lookup :: Env -> String -> Maybe Int", "function lookup"},
 		{"handle(Msg, State) when is_atom(Msg) ->", "function handle"},
 		{"(defn parse-line [s]", "function parse-line"},
+		{"(defn a<b [x y]", "function a<b"},
 		{"    public async Task<decimal> TotalAsync(IPriceList prices)", "method TotalAsync"},
 		{"export const total = (items: Item[]) => items.length", "function total"},
 		{"M.total = function(cart) return total(cart) end", "function M.total"},
