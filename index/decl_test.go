@@ -2,6 +2,8 @@ package index
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -87,4 +89,33 @@ func TestDeclWindows(t *testing.T) {
 			t.Errorf("piece %d-%d is %s %q, want a function Shop.step…", p.start, p.end, p.kind, p.symbol)
 		}
 	}
+}
+
+// FuzzDeclWindows chunks any text as code without a grammar: the pieces
+// stay in order, within the file, and never overlap.
+func FuzzDeclWindows(f *testing.F) {
+	for _, name := range []string{"Parser.kt", "Cart.cs", "cart.ex", "cart.lua"} {
+		src, err := os.ReadFile(filepath.Join("testdata", "langs", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(src)
+	}
+	f.Add([]byte("fun a()\nfun b()\n\n\nclass C {\n  def d\n}\n"))
+	ck := newChunker()
+	f.Cleanup(ck.Close)
+	f.Fuzz(func(t *testing.T, src []byte) {
+		pieces, err := ck.chunk(t.Context(), "kotlin", src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := newLines(src).count()
+		last := -1
+		for _, p := range pieces {
+			if p.start <= last || p.end < p.start || p.end >= n {
+				t.Fatalf("piece %d-%d after row %d of %d: %+v", p.start, p.end, last, n, pieces)
+			}
+			last = p.end
+		}
+	})
 }
