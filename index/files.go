@@ -117,8 +117,8 @@ var specialNames = map[string]string{
 var specialPrefixes = map[string]string{"Makefile": "make", "Dockerfile": "dockerfile", "Containerfile": "dockerfile"}
 
 // unknownLang reports an extension that can name a language tern does not
-// know: a letter, then at most eleven letters or digits (not a version
-// number or a dotfile's whole name).
+// know: a letter, then at most eleven letters or digits, which a version
+// (vmlinuz-4.15.0-47-generic) or a backup suffix (x.go~) is not.
 func unknownLang(ext string) bool {
 	if len(ext) < 2 || len(ext) > 13 || ext[1] < 'a' || ext[1] > 'z' {
 		return false
