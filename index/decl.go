@@ -8,9 +8,9 @@ import (
 
 // Languages without a grammar here still declare their functions and types
 // in a few recognisable ways. declPatterns find those lines, in the manner
-// of ctags, so that such a file is chunked at its declarations and each
-// chunk is named after what it declares: the name is what a query names
-// most often, and it weighs most in search.
+// of ctags, so that the windows of such a file end before a declaration
+// and are named after one: the name is what a query names most often, and
+// it weighs most in search.
 var declPatterns = []struct {
 	re *regexp.Regexp
 	// kind is the piece's kind; empty takes it from the keyword matched.
