@@ -57,6 +57,10 @@ const (
 	chunkFormat = "2"
 )
 
+// oldFormat reports an index, known by its meta, made in another chunk
+// format than this tern's.
+func oldFormat(meta map[string]string) bool { return meta["chunk_format"] != chunkFormat }
+
 // mmapBytes is how much of the database readers map into memory.
 const mmapBytes = 1 << 30
 
@@ -266,7 +270,7 @@ func (ix *Index) Status(ctx context.Context) (Status, error) {
 	st.Model = meta["embed_model"]
 	st.Dim, _ = strconv.Atoi(meta["embed_dim"])
 	st.Generation, _ = strconv.ParseInt(meta["generation"], 10, 64)
-	st.OldFormat = st.Files > 0 && meta["chunk_format"] != chunkFormat
+	st.OldFormat = st.Files > 0 && oldFormat(meta)
 	if sec, err := strconv.ParseInt(meta["updated"], 10, 64); err == nil {
 		st.Updated = time.Unix(sec, 0)
 	}

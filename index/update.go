@@ -204,14 +204,11 @@ func (u *updater) run(ctx context.Context) error {
 	if err := u.checkModel(ctx, w); err != nil {
 		return err
 	}
-	known, err := u.ix.knownFiles(ctx)
+	known, stale, err := u.ix.knownFiles(ctx)
 	if err != nil {
 		return err
 	}
-	for _, st := range known {
-		u.stats.Reformatted = st.stale // the same for every file
-		break
-	}
+	u.stats.Reformatted = stale
 	jobs, keep, err := u.scan(ctx, known)
 	if err != nil {
 		return err

@@ -296,7 +296,7 @@ func TestVanishedFileIsDropped(t *testing.T) {
 	writeFiles(t, root, map[string]string{"a.go": "package a\n\nfunc A() {}\n"})
 	ix := openIndex(t, root)
 	update(t, ix, Options{})
-	known, err := ix.knownFiles(t.Context())
+	known, _, err := ix.knownFiles(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +316,7 @@ func TestFileChangedWhileReadIsReadAgain(t *testing.T) {
 	writeFiles(t, root, map[string]string{"a.go": "package a\n\nfunc Old() {}\n"})
 	ix := openIndex(t, root)
 	update(t, ix, Options{})
-	known, err := ix.knownFiles(t.Context())
+	known, _, err := ix.knownFiles(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,7 +344,7 @@ func TestFileChangedWhileReadIsReadAgain(t *testing.T) {
 	if syms := symbols(t, ix); !slices.Equal(syms, []string{"a.go New"}) {
 		t.Errorf("symbols %q", syms)
 	}
-	known, _ = ix.knownFiles(t.Context())
+	known, _, _ = ix.knownFiles(t.Context())
 	fi, _ := os.Stat(filepath.Join(root, "a.go"))
 	if known["a.go"].mtime != fi.ModTime().UnixNano() || known["a.go"].size != fi.Size() {
 		t.Errorf("stored stat %+v, file %v %d", known["a.go"], fi.ModTime(), fi.Size())

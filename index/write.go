@@ -341,27 +341,28 @@ func (w *writer) finish() error {
 	return w.commit()
 }
 
-// knownFiles loads what the index knows of every file. It marks them all
-// stale when the index was made in another chunk format.
-func (ix *Index) knownFiles(ctx context.Context) (map[string]*fileState, error) {
+// knownFiles loads what the index knows of every file, and reports
+// whether the index was made in another chunk format: then every file is
+// marked stale.
+func (ix *Index) knownFiles(ctx context.Context) (known map[string]*fileState, stale bool, err error) {
 	meta, err := ix.meta(ctx)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	stale := meta["chunk_format"] != chunkFormat
+	stale = oldFormat(meta)
 	rows, err := ix.db.QueryContext(ctx, `SELECT id, path, size, mtime, hash, skip FROM files`)
 	if err != nil {
-		return nil, ix.fail("read index", err)
+		return nil, false, ix.fail("read index", err)
 	}
 	defer rows.Close()
-	known := map[string]*fileState{}
+	known = map[string]*fileState{}
 	for rows.Next() {
 		var path string
 		st := &fileState{stale: stale}
 		if err := rows.Scan(&st.id, &path, &st.size, &st.mtime, &st.hash, &st.skip); err != nil {
-			return nil, ix.fail("read index", err)
+			return nil, false, ix.fail("read index", err)
 		}
 		known[path] = st
 	}
-	return known, ix.fail("read index", rows.Err())
+	return known, stale && len(known) > 0, ix.fail("read index", rows.Err())
 }
