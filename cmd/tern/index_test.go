@@ -269,6 +269,45 @@ func TestIndexOtherEmbeddingModel(t *testing.T) {
 	}
 }
 
+// TestSearchCodeWithoutAGrammar: a Kotlin file and one of an extension tern
+// has never heard of are searched as code, through tern index and tern
+// search: named after their declarations, found by --lang, and ranked
+// before the changelog that restates the query.
+func TestSearchCodeWithoutAGrammar(t *testing.T) {
+	t.Parallel()
+	f := newCodeFixture(t)
+	files := map[string]string{
+		"app/Totals.kt": "package shop\n\n/** Totals sums orders by SKU. */\nobject Totals {\n" +
+			"    /** largest is the SKU ordered most. */\n    fun largest(orders: List<Order>): String? =\n" +
+			"        orders.maxByOrNull { it.qty }?.sku\n}\n",
+		"app/refund.zz": "// refund returns a paid order's money.\nfn refund(order) {\n  pay(order.total * -1)\n}\n",
+		"CHANGELOG.md":  "# 2.0\n- The largest SKU ordered is shown.\n- Refund a paid order's money.\n",
+	}
+	for name, body := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(f.dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(f.dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.mustTern("index", "--no-embed")
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"largest SKU ordered"}, "app/Totals.kt:1-8  class Totals"},
+		{[]string{"--lang", "kotlin", "orders"}, "app/Totals.kt:1-8  class Totals"},
+		{[]string{"refund a paid order"}, "app/refund.zz:1-4  function refund"},
+		{[]string{"--lang", "zz", "order"}, "app/refund.zz:1-4  function refund"},
+	} {
+		out, _ := f.mustTern(append([]string{"search", "--no-embed", "-k", "3"}, tt.args...)...)
+		if !strings.HasPrefix(out, tt.want) {
+			t.Errorf("tern search %v:\n%s\nwant first: %s", tt.args, out, tt.want)
+		}
+	}
+}
+
 // TestIndexMadeByAnOlderTern: an index from before the current chunk
 // format is read again in full by the next tern index, which says so, and
 // keeps every vector; doctor says what to run until then.
