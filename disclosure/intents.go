@@ -97,9 +97,17 @@ func set(words []string) map[string]bool {
 // Overrides are the user's changes to the word lists: each word is added to
 // its list, or, written with a leading "-", removed from it.
 type Overrides struct {
-	Edit     []string `toml:"edit"`
+	// Words that unlock tier 1 (edit): `"frobnicate"` adds a verb,
+	// `"-add"` removes a built-in one, and `"@word"` counts the word
+	// anywhere in the prompt, not only as a verb.
+	Edit []string `toml:"edit"`
+	// Words that unlock tier 2 (commands), written as for `edit`.
 	Commands []string `toml:"commands"`
+	// Words that unlock tier 3 (external), written as for `edit`.
 	External []string `toml:"external"`
+	// Words after which the rest of a clause unlocks nothing ("don't
+	// change anything"), added to or removed from the built-in list as
+	// for `edit`.
 	Negation []string `toml:"negation"`
 }
 

@@ -20,11 +20,11 @@ func (anySearcher) SearchCode(context.Context, string, int, string, int) (string
 	return "", "", nil
 }
 
-// TestREADMETierTable keeps README's table of tiers true: each row names
+// TestDocsTierTable keeps docs/tools.md's table of tiers true: each row names
 // the tools of its tier, in order, and what their schemas cost (tier 0
 // without and with search_code), counted as the agent counts its prefix.
-func TestREADMETierTable(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "README.md"))
+func TestDocsTierTable(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "docs", "tools.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestREADMETierTable(t *testing.T) {
 
 	rows := regexp.MustCompile("(?m)^\\| ([0-3]) [a-z]+ \\| (.*) \\| (.*) \\|$").FindAllStringSubmatch(string(data), -1)
 	if len(rows) != NumTiers {
-		t.Fatalf("README has %d rows in its tier table, want %d", len(rows), NumTiers)
+		t.Fatalf("docs/tools.md has %d rows in its tier table, want %d", len(rows), NumTiers)
 	}
 	names := regexp.MustCompile("`([a-z_]+)`")
 	number := regexp.MustCompile(`\d[\d,]*`)
@@ -64,7 +64,7 @@ func TestREADMETierTable(t *testing.T) {
 		}
 		want := namesOf(indexed.Tools(Tier(tier)))
 		if !slices.Equal(listed, want) {
-			t.Errorf("README lists tier %d as %v, want %v", tier, listed, want)
+			t.Errorf("docs/tools.md lists tier %d as %v, want %v", tier, listed, want)
 		}
 		nums := number.FindAllString(row[3], -1)
 		wantNums := []string{strconv.Itoa(without[tier])}
@@ -72,7 +72,7 @@ func TestREADMETierTable(t *testing.T) {
 			wantNums = append(wantNums, strconv.Itoa(with[tier]))
 		}
 		if !slices.Equal(nums, wantNums) {
-			t.Errorf("README gives tier %d %s tokens, want %s", tier, strings.Join(nums, " and "), strings.Join(wantNums, " and "))
+			t.Errorf("docs/tools.md gives tier %d %s tokens, want %s", tier, strings.Join(nums, " and "), strings.Join(wantNums, " and "))
 		}
 	}
 }

@@ -45,12 +45,21 @@ type Profile struct {
 // ProfileOverride changes some fields of a profile; nil fields keep the
 // profile's value. It is what a [profiles.NAME] table of the config holds.
 type ProfileOverride struct {
-	Prompt          *string  `toml:"prompt"`
-	ToolFormat      *string  `toml:"tool_format"`
-	ThinkControl    *string  `toml:"think_control"`
-	Temperature     *float64 `toml:"temperature"`
-	OneToolPerReply *bool    `toml:"one_tool_per_reply"`
-	ToolMode        *string  `toml:"tool_mode"`
+	// The system prompt family: qwen, llama, granite, gemma, phi,
+	// mistral or default.
+	Prompt *string `toml:"prompt"`
+	// How calls are written in the text protocol: tagged, json, llama
+	// or mistral.
+	ToolFormat *string `toml:"tool_format"`
+	// How thinking is switched: api (the request's think field) or tag
+	// (also "/no_think" in the prompt).
+	ThinkControl *string `toml:"think_control"`
+	// The sampling temperature for these models.
+	Temperature *float64 `toml:"temperature"`
+	// Asks for one call per reply and runs only the first.
+	OneToolPerReply *bool `toml:"one_tool_per_reply"`
+	// auto, native, text or constrained for these models.
+	ToolMode *string `toml:"tool_mode"`
 }
 
 func temp(t float64) *float64 { return &t }

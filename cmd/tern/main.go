@@ -3,6 +3,8 @@
 // together; it is the only package that knows them all.
 package main
 
+//go:generate go test -run ^TestCommandsReference$ . -args -update-docs
+
 import (
 	"context"
 	"os"

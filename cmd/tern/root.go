@@ -155,6 +155,10 @@ func (a *app) rootCommand() *cobra.Command {
 searches and edits code and runs commands, keeping every prompt inside the
 few thousand tokens such a model can really use.
 
+Without a command, tern opens its terminal UI in the current repository (it
+needs a terminal): --resume ID continues a session there, --rag starts with
+RAG on, --plan starts in plan mode.
+
 Run 'tern doctor' first to check Ollama, the model and the context plan.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,

@@ -24,13 +24,24 @@ type Config struct {
 // ServerTable is one [mcp.servers.NAME] table as written; Config.List
 // checks it and makes it a ServerConfig.
 type ServerTable struct {
-	Command string            `toml:"command"`
-	Args    []string          `toml:"args"`
-	Env     map[string]string `toml:"env"`
-	URL     string            `toml:"url"`
+	// The program that speaks MCP on stdin and stdout, started in the
+	// workspace root (give `command` or `url`, not both).
+	Command string `toml:"command"`
+	// The program's arguments.
+	Args []string `toml:"args"`
+	// Variables added to tern's environment for the program; values may
+	// name tern's own as `$VAR` or `${VAR}` (`$$` is a literal `$`).
+	Env map[string]string `toml:"env"`
+	// A streamable HTTP endpoint to reach the server at instead of
+	// starting a program.
+	URL string `toml:"url"`
+	// Headers sent with every HTTP request, such as `Authorization`;
+	// values may name variables as in `env`.
 	Headers map[string]string `toml:"headers"`
-	Enabled *bool             `toml:"enabled"`
-	Timeout duration          `toml:"timeout"`
+	// `false` keeps the server off (default `true`).
+	Enabled *bool `toml:"enabled"`
+	// Bounds the server's start and each call (default `"60s"`).
+	Timeout duration `toml:"timeout"`
 }
 
 // duration reads "30s"-style TOML strings.

@@ -4,9 +4,9 @@
 // did, the environment's part, the flags' checks and precedence (Flags),
 // and the checks of every value. cmd/tern says which flags were given.
 //
-// README's configuration table is generated from Config's doc comments
-// (go generate ./cmd/tern/internal/config; TestREADMEConfigTable fails
-// on drift).
+// The configuration reference, docs/configuration.md, is generated from
+// the doc comments of Config and of its tables' types (go generate
+// ./cmd/tern/internal/config; TestConfigReference fails on drift).
 //
 // It imports the packages whose settings it holds (agent's defaults,
 // disclosure's tiers, models' profiles, tools/mcp's servers,
@@ -29,17 +29,17 @@ import (
 	"github.com/ternhq/tern/tools/mcp"
 )
 
-//go:generate go test -run ^TestREADMEConfigTable$ . -args -update-readme
+//go:generate go test -run ^TestConfigReference$ . -args -update
 
 // Config is tern's configuration. Values come, lowest precedence first,
 // from defaults, the user file ($XDG_CONFIG_HOME/tern/config.toml), the
 // project file (.tern.toml at the workspace root), the environment
 // (TERN_MODEL, OLLAMA_HOST) and flags.
 //
-// The doc comment of each field with a toml key is its row in README's
-// configuration table, which TestREADMEConfigTable keeps in step (go
+// The doc comment of each field with a toml key is its row in the
+// configuration reference, which TestConfigReference keeps in step (go
 // generate ./cmd/tern/internal/config rewrites it): write it for the
-// user.
+// user. So is every field of the types of its tables ([stream], …).
 type Config struct {
 	// The model to chat with. Default: `$TERN_MODEL`, else the best
 	// installed model with tool support (`--model`).

@@ -10,12 +10,15 @@ import (
 // Stream is the [stream] table: the limits that keep a stalled or
 // runaway Ollama from hanging tern.
 type Stream struct {
-	// HeaderTimeout: how long Ollama may take to start answering (it loads
-	// the model and reads the prompt first).
+	// How long the server may take to send the first byte of a reply,
+	// loading the model and reading the prompt included (default `"5m"`,
+	// `"10m"` for `--backend openai`).
 	HeaderTimeout Duration `toml:"header_timeout"`
-	// IdleTimeout: the longest silence within a reply.
+	// The longest silence within a reply (default `"3m"`, `"10m"` for
+	// `--backend openai`).
 	IdleTimeout Duration `toml:"idle_timeout"`
-	// MaxReplyBytes caps one reply's text.
+	// Caps one reply's text in bytes (default `1048576`); a reply is also
+	// stopped at twice its `num_predict`.
 	MaxReplyBytes int `toml:"max_reply_bytes"`
 }
 

@@ -7,6 +7,7 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -14,94 +15,198 @@ import (
 	"time"
 )
 
-var updateREADME = flag.Bool("update-readme", false, "rewrite README's configuration table from Config's doc comments")
+var update = flag.Bool("update", false, "rewrite docs/configuration.md's tables from the config types' doc comments")
 
-// The configuration table's place in README.
+// docPath is the configuration reference, seen from this package.
+var docPath = filepath.Join("..", "..", "..", "..", "docs", "configuration.md")
+
+// moduleRoot is the repository root, seen from this package.
+const modulePath = "github.com/ternhq/tern"
+
+var moduleRoot = filepath.Join("..", "..", "..", "..")
+
+// The generated part's place in docs/configuration.md.
 const (
-	configTableStart = "<!-- config-table: generated from the doc comments of Config in cmd/tern/internal/config/config.go by `go generate ./cmd/tern/internal/config`; do not edit -->\n"
+	configTableStart = "<!-- config-table: generated from the doc comments of Config and the types of its tables by `go generate ./cmd/tern/internal/config`; do not edit -->\n"
 	configTableEnd   = "<!-- end config-table -->\n"
 )
 
-// TestREADMEConfigTable keeps README's configuration table what Config
-// says: one row per key, with its default, whether a project file may set
-// it, and its doc comment. With -update-readme (go generate
-// ./cmd/tern/internal/config) it rewrites the table instead of failing.
-func TestREADMEConfigTable(t *testing.T) {
+// TestConfigReference keeps docs/configuration.md what the config types
+// say: one row per key of Config, with its default, whether a project
+// file may set it, and its doc comment, then a table per nested table
+// ([stream], [profiles.NAME], …) from its own type's doc comments. With
+// -update (go generate ./cmd/tern/internal/config) it rewrites the
+// tables instead of failing.
+func TestConfigReference(t *testing.T) {
 	t.Parallel()
-	table, err := configTable()
+	table, err := configReference()
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := readmePath
-	data, err := os.ReadFile(path)
+	data, err := os.ReadFile(docPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme := string(data)
-	before, rest, ok := strings.Cut(readme, configTableStart)
+	doc := string(data)
+	before, rest, ok := strings.Cut(doc, configTableStart)
 	if !ok {
-		t.Fatalf("README has no line %q where the configuration table goes", configTableStart)
+		t.Fatalf("%s has no line %q where the configuration tables go", docPath, configTableStart)
 	}
 	current, after, ok := strings.Cut(rest, configTableEnd)
 	if !ok {
-		t.Fatalf("README's configuration table does not end with %q", configTableEnd)
+		t.Fatalf("%s's configuration tables do not end with %q", docPath, configTableEnd)
 	}
 	if current == table {
 		return
 	}
-	if *updateREADME {
-		if err := os.WriteFile(path, []byte(before+configTableStart+table+configTableEnd+after), 0o644); err != nil {
+	if *update {
+		if err := os.WriteFile(docPath, []byte(before+configTableStart+table+configTableEnd+after), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	t.Errorf("README's configuration table is not what Config's doc comments say; run `go generate ./cmd/tern/internal/config`. Want:\n%s", table)
+	t.Errorf("%s is not what the config types' doc comments say; run `go generate ./cmd/tern/internal/config`. Want:\n%s", docPath, table)
 }
 
-// configTable renders the table from config.go's source (for the doc
-// comments) and Default (for the defaults).
-func configTable() (string, error) {
-	fset := token.NewFileSet()
-	file, err := parser.ParseFile(fset, "config.go", nil, parser.ParseComments)
+// configReference renders the tables from the config types' source (for
+// the doc comments) and Default (for the top level's defaults).
+func configReference() (string, error) {
+	docs, err := fieldDocs(reflect.TypeFor[Config]())
 	if err != nil {
 		return "", err
 	}
-	var fields []*ast.Field
-	ast.Inspect(file, func(n ast.Node) bool {
-		if ts, ok := n.(*ast.TypeSpec); ok && ts.Name.Name == "Config" {
-			fields = ts.Type.(*ast.StructType).Fields.List
-			return false
-		}
-		return true
-	})
-	if fields == nil {
-		return "", fmt.Errorf("config.go declares no Config struct")
-	}
 	def := reflect.ValueOf(Default())
-	var b strings.Builder
+	var b, nested strings.Builder
 	b.WriteString("| key | default | in `.tern.toml` | what it does |\n|---|---|---|---|\n")
-	for _, f := range fields {
-		if f.Tag == nil || len(f.Names) != 1 {
-			continue
-		}
-		tag, _ := strconv.Unquote(f.Tag.Value)
-		sf, _ := reflect.TypeFor[Config]().FieldByName(f.Names[0].Name)
-		key := tomlKey(reflect.StructField{Tag: reflect.StructTag(tag)})
+	typ := reflect.TypeFor[Config]()
+	for i := range typ.NumField() {
+		sf := typ.Field(i)
+		key := tomlKey(sf)
 		if key == "" || !sf.IsExported() {
 			continue
 		}
-		doc := strings.Join(strings.Fields(f.Doc.Text()), " ")
+		doc := docs[sf.Name]
 		if doc == "" {
-			return "", fmt.Errorf("the config key %s (Config.%s) has no doc comment to show in README", key, sf.Name)
+			return "", fmt.Errorf("the config key %s (Config.%s) has no doc comment to show in the reference", key, sf.Name)
 		}
 		project := projectText(key)
 		if project == "" {
 			return "", fmt.Errorf("the config key %s is in none of trustKeys, mergedKeys and projectKeys: say what a project file may do with it", key)
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", key, defaultText(def.FieldByIndex(sf.Index)), project, strings.ReplaceAll(doc, "|", `\|`))
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", key, defaultText(def.Field(i)), project, cell(doc))
+		if err := tables(&nested, sf.Type, key); err != nil {
+			return "", err
+		}
 	}
-	return b.String(), nil
+	return b.String() + nested.String(), nil
 }
+
+// tables writes a section for each TOML table typ holds: typ itself when
+// it is a struct with keys, the values of a map keyed by a NAME, and the
+// tables within those. name is the table's dotted name so far.
+func tables(b *strings.Builder, typ reflect.Type, name string) error {
+	switch {
+	case typ.Kind() == reflect.Pointer:
+		return tables(b, typ.Elem(), name)
+	case typ.Kind() == reflect.Map && typ.Key().Kind() == reflect.String && isTable(typ.Elem()):
+		return tables(b, typ.Elem(), name+".NAME")
+	case !isTable(typ):
+		return nil
+	}
+	docs, err := fieldDocs(typ)
+	if err != nil {
+		return err
+	}
+	var rows strings.Builder
+	var inner []reflect.StructField
+	for i := range typ.NumField() {
+		sf := typ.Field(i)
+		key := tomlKey(sf)
+		if key == "" || !sf.IsExported() {
+			continue
+		}
+		if isTable(sf.Type) || sf.Type.Kind() == reflect.Map && isTable(sf.Type.Elem()) {
+			inner = append(inner, sf)
+			continue
+		}
+		doc := docs[sf.Name]
+		if doc == "" {
+			return fmt.Errorf("the config key %s.%s (%s.%s) has no doc comment to show in the reference", name, key, typ, sf.Name)
+		}
+		fmt.Fprintf(&rows, "| `%s` | %s |\n", key, cell(doc))
+	}
+	if rows.Len() > 0 {
+		fmt.Fprintf(b, "\n### `[%s]`\n\n| key | what it does |\n|---|---|\n%s", name, rows.String())
+	}
+	for _, sf := range inner {
+		if err := tables(b, sf.Type, name+"."+tomlKey(sf)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// isTable says whether typ is written as a TOML table of keys (a struct
+// of tern's own, not a value type such as Duration).
+func isTable(typ reflect.Type) bool {
+	for typ.Kind() == reflect.Pointer {
+		typ = typ.Elem()
+	}
+	if typ.Kind() != reflect.Struct || !strings.HasPrefix(typ.PkgPath(), modulePath) {
+		return false
+	}
+	for i := range typ.NumField() {
+		if tomlKey(typ.Field(i)) != "" && typ.Field(i).IsExported() && typ.Field(i).Tag.Get("toml") != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// fieldDocs reads the doc comments of typ's fields from its package's
+// source, one line each.
+func fieldDocs(typ reflect.Type) (map[string]string, error) {
+	dir := filepath.Join(moduleRoot, filepath.FromSlash(strings.TrimPrefix(strings.TrimPrefix(typ.PkgPath(), modulePath), "/")))
+	fset := token.NewFileSet()
+	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(fset, name, nil, parser.ParseComments)
+		if err != nil {
+			return nil, err
+		}
+		var docs map[string]string
+		ast.Inspect(file, func(n ast.Node) bool {
+			ts, ok := n.(*ast.TypeSpec)
+			if !ok || ts.Name.Name != typ.Name() {
+				return docs == nil
+			}
+			st, ok := ts.Type.(*ast.StructType)
+			if !ok {
+				return false
+			}
+			docs = map[string]string{}
+			for _, f := range st.Fields.List {
+				for _, n := range f.Names {
+					docs[n.Name] = strings.Join(strings.Fields(f.Doc.Text()), " ")
+				}
+			}
+			return false
+		})
+		if docs != nil {
+			return docs, nil
+		}
+	}
+	return nil, fmt.Errorf("no struct %s in %s", typ.Name(), dir)
+}
+
+// cell makes text fit a Markdown table cell.
+func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
 // defaultText writes a default value as TOML would hold it.
 func defaultText(v reflect.Value) string {

@@ -50,7 +50,7 @@ var projectKeys = map[string]bool{
 }
 
 // mergedKeys are merged by mergeProject so that the project cannot widen
-// trust; the value says how, in README's configuration table.
+// trust; the value says how, in the configuration reference (docs/configuration.md).
 var mergedKeys = map[string]string{
 	"deny_commands": "added to yours",
 	"intent":        "added to yours",

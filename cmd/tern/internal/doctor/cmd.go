@@ -18,11 +18,27 @@ func NewCmd(run func(context.Context, *Options) error) *cobra.Command {
 	return &cobra.Command{
 		Use:   "doctor",
 		Short: "Check Ollama, the models, the context plan and the workspace",
-		Long: `Check that Ollama answers, which models are installed and what they can do,
-which model tern would use with which context window (and the arithmetic
-behind it), whether an embedding model is there for semantic search, and the
-state of the workspace and its search index. Every problem comes with the command that fixes it.
-Exits 1 when tern could not run a turn as configured.`,
+		Long: `Check everything a turn depends on, and say what to do about each problem:
+
+- the config files read: one that does not parse, has unknown keys (all
+  listed, near misses with the key meant) or a value out of range is a
+  failed check, and the other checks go on without it;
+- the server: is it reachable and which version; with an OpenAI-compatible
+  server, what it says it is (llama-server's build, vLLM, LM Studio), its
+  models, whether it takes native tools and reports usage;
+- the installed models with size, family and capabilities, the model tern
+  would use and why (one that cannot chat, such as an embedding model,
+  fails the check);
+- its trained context, the Modelfile's num_ctx, and the context window tern
+  will use with the VRAM arithmetic behind it;
+- the tool mode, the embedding model, the workspace;
+- MCP servers with their tools and token cost;
+- the search index: files, chunks, embeddings and their model, last
+  update, or "not built"; whether embed_model matches the index's, and
+  whether an older tern made it.
+
+Exits 1 when a turn could not run as configured or a configured MCP server
+does not start.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return run(cmd.Context(), o)

@@ -35,7 +35,8 @@ func NewCmd(stdin io.Reader, run func(context.Context, *Options) error, usage fu
 		Short: "Run one headless turn and stream the answer to stdout",
 		Long: `Run one turn of the agent on PROMPT ("-" reads it from stdin) and stream the
 answer to stdout. Tool calls and notices go to stderr. With --json, stdout
-carries one JSON event per line instead (see README for the fields).
+carries one JSON event per line instead (docs/scripting.md lists them).
+@path in PROMPT attaches that file or directory listing to it.
 
 Ctrl+C cancels the turn cleanly (exit 130); what was said is kept in the
 session, which 'tern ask --resume ID' continues.

@@ -11,7 +11,7 @@ import (
 )
 
 // JSONHit is one hit of tern search --json. The field names are stable:
-// README documents them.
+// docs/search.md documents them.
 type JSONHit struct {
 	Path      string  `json:"path"`
 	StartLine int     `json:"start_line"`

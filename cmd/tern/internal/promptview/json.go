@@ -9,7 +9,7 @@ import (
 )
 
 // JSON is tern prompt --json: the first request's prefix and what
-// it costs. The field names are stable: README documents them.
+// it costs. The field names are stable: docs/scripting.md documents them.
 type JSON struct {
 	Model    string `json:"model"`
 	Template string `json:"template"`

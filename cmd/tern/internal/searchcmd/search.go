@@ -58,8 +58,8 @@ has embeddings and Ollama can embed the query; otherwise the search is
 lexical and tern says why, once, on stderr. Code ranks before tests,
 documentation, test data and configuration unless the query asks for them
 ("tests", "docs", …); --code, --tests and --docs keep one kind of file.
-The score ranks hits within one search only. With --json, stdout carries one JSON object per hit (see
-README for the fields). The index is searched as it was last built: run
+The score ranks hits within one search only. With --json, stdout carries
+one JSON object per hit (docs/search.md lists the fields). The index is searched as it was last built: run
 tern index after changing files.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -33,8 +33,10 @@ func NewCmd(run func(context.Context, *Options) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sessions",
 		Short: "List past sessions in this workspace",
-		Long: `List the sessions stored in this workspace's .tern/tern.db, newest first.
-Continue one with 'tern ask --resume ID "..."' (a unique prefix of the ID is enough).`,
+		Long: `List the sessions stored in this workspace's .tern/tern.db, newest first:
+id, start, model, turns, tokens and the first prompt. Continue one with
+'tern ask --resume ID "..."' or 'tern --resume ID' (a unique prefix of the
+ID is enough).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return run(cmd.Context(), o)
