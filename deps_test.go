@@ -35,7 +35,6 @@ var allowed = map[string][]string{
 	"disclosure":        {"models", "tools"},
 	"agent":             {"models", "tools", "session", "context/", "prompts"},
 	"tui":               {"agent", "session", "models"}, // shows the window's use the agent reports; computes none
-	"tui/lexers":        {},                             // syntax definitions for the viewer; nothing of tern
 	"cmd/fakeollama":    {"models/ollamatest"},
 	"cmd/tern":          {""}, // the top: may import anything
 	// The eval suite reads transcripts and plays them on the fake servers;

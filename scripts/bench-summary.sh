@@ -7,7 +7,7 @@
 # stretch less.
 #
 #   scripts/bench-summary.sh            # all (several minutes: it indexes the Go tree)
-#   ONLY="AskStartup Stream20k" scripts/bench-summary.sh
+#   ONLY="AskStartup TUIStartup Stream20k" scripts/bench-summary.sh
 #   TERN_BENCH_TREE=~/go/pkg/mod scripts/bench-summary.sh   # also a large tree
 set -euo pipefail
 GO=${GO:-go}
@@ -27,6 +27,7 @@ run() { # package benchmark benchtime
 }
 
 run ./cmd/tern AskStartup 20x
+run ./cmd/tern TUIStartup 20x
 run ./tui Stream20k 1x
 # zoekt-index, when installed, is timed on the same tree just before and
 # just after tern, so that both see the same machine; otherwise the table
@@ -71,6 +72,8 @@ END {
 	row("------", "--------", "------------------")
 	if (have["AskStartup"])
 		row("tern ask: start-up to first request", sprintf("%.1f ms CPU, %.1f ms wall", m["AskStartup", "cpu-ms-to-request"], m["AskStartup", "ms-to-request"]), "under 30 ms (was 118 ms)")
+	if (have["TUIStartup"])
+		row("TUI: start-up to first frame", sprintf("%.1f ms CPU, %.1f ms wall", m["TUIStartup", "cpu-ms-to-frame"], m["TUIStartup", "ms-to-frame"]), "")
 	if (have["Stream20k"])
 		row("TUI: CPU per streamed token, 20k tokens", sprintf("%.0f us first 1k, %.0f us last 1k (x%.2f)", m["Stream20k", "µs/token-first1k"], m["Stream20k", "µs/token-last1k"], m["Stream20k", "last/first"]), "flat: x1 (was x16)")
 	if (have["IndexStdlib"]) {

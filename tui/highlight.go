@@ -2,80 +2,61 @@ package tui
 
 import (
 	"strings"
-	"sync"
 
 	"github.com/alecthomas/chroma/v2"
+	"github.com/alecthomas/chroma/v2/lexers"
 	"github.com/gdamore/tcell/v2"
-
-	"github.com/ternhq/tern/tui/lexers"
 )
 
-// codeStyle is the chroma style for code blocks: readable on the dark
-// backgrounds most terminals use, and tolerable on light ones. It is
-// chroma's github-dark, written out here: chroma's styles package parses
-// all of its seventy styles when a program starts (6 ms, headless too).
-var codeStyle = sync.OnceValue(func() *chroma.Style {
-	return chroma.MustNewStyle("github-dark", chroma.StyleEntries{
-		chroma.Error:                  "#f85149",
-		chroma.LineHighlight:          "bg:#6e7681",
-		chroma.LineNumbers:            "#6e7681",
-		chroma.Background:             "#e6edf3 bg:#0d1117",
-		chroma.Keyword:                "#ff7b72",
-		chroma.KeywordConstant:        "#79c0ff",
-		chroma.KeywordPseudo:          "#79c0ff",
-		chroma.Name:                   "#e6edf3",
-		chroma.NameClass:              "bold #f0883e",
-		chroma.NameConstant:           "bold #79c0ff",
-		chroma.NameDecorator:          "bold #d2a8ff",
-		chroma.NameEntity:             "#ffa657",
-		chroma.NameException:          "bold #f0883e",
-		chroma.NameFunction:           "bold #d2a8ff",
-		chroma.NameLabel:              "bold #79c0ff",
-		chroma.NameNamespace:          "#ff7b72",
-		chroma.NameOther:              "#e6edf3",
-		chroma.NameProperty:           "#79c0ff",
-		chroma.NameTag:                "#7ee787",
-		chroma.NameVariable:           "#79c0ff",
-		chroma.Literal:                "#a5d6ff",
-		chroma.LiteralDate:            "#79c0ff",
-		chroma.LiteralStringAffix:     "#79c0ff",
-		chroma.LiteralStringDelimiter: "#79c0ff",
-		chroma.LiteralStringEscape:    "#79c0ff",
-		chroma.LiteralStringHeredoc:   "#79c0ff",
-		chroma.LiteralStringRegex:     "#79c0ff",
-		chroma.Operator:               "bold #ff7b72",
-		chroma.Comment:                "italic #8b949e",
-		chroma.CommentSpecial:         "bold italic #8b949e",
-		chroma.CommentPreproc:         "bold #8b949e",
-		chroma.Generic:                "#e6edf3",
-		chroma.GenericDeleted:         "#ffa198 bg:#490202",
-		chroma.GenericEmph:            "italic",
-		chroma.GenericError:           "#ffa198",
-		chroma.GenericHeading:         "bold #79c0ff",
-		chroma.GenericInserted:        "#56d364 bg:#0f5323",
-		chroma.GenericOutput:          "#8b949e",
-		chroma.GenericPrompt:          "#8b949e",
-		chroma.GenericStrong:          "bold",
-		chroma.GenericSubheading:      "#79c0ff",
-		chroma.GenericTraceback:       "#ff7b72",
-		chroma.GenericUnderline:       "underline",
-		chroma.TextWhitespace:         "#6e7681",
-	})
-})
-
-// highlighter colours code with chroma. It is safe for concurrent use; the
-// pump uses it off the UI goroutine.
+// highlighter colours code: chroma's lexers cut it into tokens, and
+// tern's own palette, drawn from the TUI's theme, colours them. It is
+// safe for concurrent use; the pump uses it off the UI goroutine.
 type highlighter struct {
-	style *chroma.Style // nil: no colours
-	plain tcell.Style
+	palette map[chroma.TokenType]tcell.Style // nil: no colours
+	plain   tcell.Style
 }
 
 func newHighlighter(th theme) highlighter {
 	h := highlighter{plain: th.code}
 	if !th.mono {
-		h.style = codeStyle()
+		h.palette = codePalette(th)
 	}
 	return h
+}
+
+// codePalette gives each kind of token a style in the theme's colours,
+// so that code reads like the rest of the screen: an added line of a diff
+// is green as in tern's own diffs, a heading blue as in its Markdown. A
+// token takes the style of its type, else of its subcategory (a string
+// escape: a string), else of its category (any keyword); what none of
+// them names, plain names and text, keeps the terminal's colour.
+func codePalette(th theme) map[chroma.TokenType]tcell.Style {
+	d := tcell.StyleDefault
+	return map[chroma.TokenType]tcell.Style{
+		chroma.Keyword:           d.Foreground(tcell.ColorLightCoral),
+		chroma.KeywordType:       d.Foreground(tcell.ColorKhaki),
+		chroma.KeywordConstant:   d.Foreground(tcell.ColorLightSkyBlue),
+		chroma.NameBuiltin:       d.Foreground(tcell.ColorKhaki),
+		chroma.NameClass:         d.Foreground(tcell.ColorKhaki).Bold(true),
+		chroma.NameFunction:      d.Foreground(tcell.ColorPlum),
+		chroma.NameDecorator:     d.Foreground(tcell.ColorPlum),
+		chroma.NameTag:           d.Foreground(tcell.ColorLightCoral),
+		chroma.NameAttribute:     d.Foreground(tcell.ColorLightSkyBlue),
+		chroma.NameConstant:      d.Foreground(tcell.ColorLightSkyBlue),
+		chroma.LiteralString:     d.Foreground(tcell.ColorDarkSeaGreen),
+		chroma.LiteralNumber:     d.Foreground(tcell.ColorLightSkyBlue),
+		chroma.Literal:           d.Foreground(tcell.ColorLightSkyBlue),
+		chroma.Operator:          d.Foreground(tcell.ColorLightCoral),
+		chroma.Comment:           th.quote,
+		chroma.CommentPreproc:    d.Foreground(tcell.ColorLightCoral),
+		chroma.GenericInserted:   th.diffAdd,
+		chroma.GenericDeleted:    th.diffDel,
+		chroma.GenericHeading:    th.heading2,
+		chroma.GenericSubheading: th.diffHunk,
+		chroma.GenericEmph:       th.italic,
+		chroma.GenericStrong:     th.bold,
+		chroma.Error:             th.errorText,
+	}
 }
 
 // lines returns code as styled lines, highlighted when the language is
@@ -83,7 +64,7 @@ func newHighlighter(th theme) highlighter {
 func (h highlighter) lines(code, lang string) []line {
 	code = strings.TrimRight(cleanText(code), "\n")
 	var lexer chroma.Lexer
-	if h.style != nil && lang != "" {
+	if h.palette != nil && lang != "" {
 		lexer = lexers.Get(lang)
 	}
 	if lexer == nil {
@@ -114,19 +95,10 @@ func (h highlighter) lines(code, lang string) []line {
 }
 
 func (h highlighter) tokenStyle(t chroma.TokenType) tcell.Style {
-	e := h.style.Get(t)
-	st := tcell.StyleDefault
-	if e.Colour.IsSet() {
-		st = st.Foreground(tcell.NewRGBColor(int32(e.Colour.Red()), int32(e.Colour.Green()), int32(e.Colour.Blue())))
+	for _, k := range []chroma.TokenType{t, t.SubCategory(), t.Category()} {
+		if st, ok := h.palette[k]; ok {
+			return st
+		}
 	}
-	if e.Bold == chroma.Yes {
-		st = st.Bold(true)
-	}
-	if e.Italic == chroma.Yes {
-		st = st.Italic(true)
-	}
-	if e.Underline == chroma.Yes {
-		st = st.Underline(true)
-	}
-	return st
+	return tcell.StyleDefault
 }

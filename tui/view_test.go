@@ -305,3 +305,41 @@ func TestHistoryHeadersComeFromTheTools(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+// TestCodePalette: code is coloured in the theme's own colours (a diff's
+// added line as tern's diffs show one, a comment as a quote), a token
+// without a colour of its own takes its kind's (an escape in a string is
+// string-coloured), and the monochrome theme colours nothing.
+func TestCodePalette(t *testing.T) {
+	th := newTheme(false)
+	hl := newHighlighter(th)
+	styleOf := func(code, lang, text string) tcell.Style {
+		t.Helper()
+		for _, l := range hl.lines(code, lang) {
+			for _, s := range l.spans {
+				if strings.Contains(s.text, text) {
+					return s.style
+				}
+			}
+		}
+		t.Fatalf("%q is not in the highlighted %s code", text, lang)
+		return tcell.StyleDefault
+	}
+	if st := styleOf("--- a\n+++ b\n@@ -1 +1 @@\n-old\n+new\n", "diff", "+new"); st != th.diffAdd {
+		t.Errorf("an added diff line is %v, want the diff view's %v", st, th.diffAdd)
+	}
+	if st := styleOf("// says hi\nfunc f() {}\n", "go", "says hi"); st != th.quote {
+		t.Errorf("a Go comment is %v, want %v", st, th.quote)
+	}
+	str, esc := styleOf(`s := "a\n"`, "go", `"a`), styleOf(`s := "a\n"`, "go", `\n`)
+	if str == tcell.StyleDefault || esc != str {
+		t.Errorf("a string is %v and its escape %v: want one string colour", str, esc)
+	}
+	for _, l := range newHighlighter(newTheme(true)).lines("func f() {}", "go") {
+		for _, s := range l.spans {
+			if s.style != newTheme(true).code {
+				t.Errorf("the monochrome theme coloured %q: %v", s.text, s.style)
+			}
+		}
+	}
+}
