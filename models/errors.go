@@ -1,6 +1,10 @@
 package models
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"time"
+)
 
 // Sentinel errors a backend wraps, so callers can branch on the condition
 // and still print the backend's own words.
@@ -31,7 +35,30 @@ var (
 	// ErrStalled: the server stopped answering (no response headers, or a
 	// reply stream silent for too long).
 	ErrStalled = errors.New("model server stopped answering")
+	// ErrNoAnswer: the server took the connection but did not answer a
+	// question about itself (its version, its models, a model's details)
+	// within the contact timeout: something listens there that is stuck,
+	// or is not a model server.
+	ErrNoAnswer = errors.New("model server does not answer")
 	// ErrReplyTooLong: the reply went on far past its limits (a server that
 	// ignores num_predict, a stream that never ends); what arrived is kept.
 	ErrReplyTooLong = errors.New("reply too long")
 )
+
+// NoAnswerError is a question about the server (its version, its models,
+// a model's details) that the server took and did not answer in time. It
+// is ErrNoAnswer.
+type NoAnswerError struct {
+	// What names the question ("ollama list", "GET /v1/models"), Host the
+	// server asked, and After the time waited.
+	What  string
+	Host  string
+	After time.Duration
+}
+
+func (e *NoAnswerError) Error() string {
+	return fmt.Sprintf("%s: %s took the connection but sent no answer within %s", e.What, e.Host, e.After)
+}
+
+// Is makes a NoAnswerError match ErrNoAnswer.
+func (e *NoAnswerError) Is(target error) bool { return target == ErrNoAnswer }

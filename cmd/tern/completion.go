@@ -9,8 +9,6 @@ import (
 	"github.com/ternhq/tern/cmd/tern/internal/backend"
 	"github.com/ternhq/tern/cmd/tern/internal/complete"
 	"github.com/ternhq/tern/cmd/tern/internal/config"
-	"github.com/ternhq/tern/models/ollama"
-	"github.com/ternhq/tern/models/openai"
 	"github.com/ternhq/tern/session"
 	"github.com/ternhq/tern/tui"
 )
@@ -39,7 +37,7 @@ func (a *app) serverModels(ctx context.Context) []complete.Model {
 	}
 	var out []complete.Model
 	if kind == config.BackendOpenAI {
-		c, err := openai.New(addr, cfg.APIKey())
+		c, err := backend.NewOpenAI(cfg, addr)
 		if err != nil {
 			return nil
 		}
@@ -49,7 +47,7 @@ func (a *app) serverModels(ctx context.Context) []complete.Model {
 		}
 		return out
 	}
-	c, err := ollama.New(addr)
+	c, err := backend.NewOllama(cfg, addr)
 	if err != nil {
 		return nil
 	}

@@ -18,12 +18,15 @@ import (
 // sentinel of package models and keeps the server's message. what names the
 // operation ("ollama chat"), model the model it was about ("" for none).
 func (c *Client) fail(ctx context.Context, what, model string, err error) error {
-	if model != "" {
-		what += " " + model
-	}
 	// A cancelled request surfaces in many shapes (a *url.Error, a read
 	// error the api package swallows, a stream that just ends); ctx says
 	// what really happened.
+	if context.Cause(ctx) == errNoAnswer {
+		return &models.NoAnswerError{What: requests[what], Host: c.Host(), After: c.limits.ContactTimeout}
+	}
+	if model != "" {
+		what += " " + model
+	}
 	if cerr := ctx.Err(); cerr != nil {
 		return fmt.Errorf("%s: %w", what, cerr)
 	}
@@ -53,6 +56,15 @@ func (c *Client) fail(ctx context.Context, what, model string, err error) error 
 		return fmt.Errorf("%s: %w: %s", what, sentinel, err.Error())
 	}
 	return fmt.Errorf("%s: %w", what, err)
+}
+
+// requests are the HTTP requests of the questions about the server, by
+// the name fail is given.
+var requests = map[string]string{
+	"ollama version": "GET /api/version",
+	"ollama list":    "GET /api/tags",
+	"ollama show":    "POST /api/show",
+	"ollama ps":      "GET /api/ps",
 }
 
 // streamSentinel maps the message of an error line inside a reply stream

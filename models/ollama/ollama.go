@@ -66,6 +66,8 @@ func (c *Client) Host() string { return c.base.String() }
 
 // Version returns the server's version string.
 func (c *Client) Version(ctx context.Context) (string, error) {
+	ctx, cancel := c.contact(ctx)
+	defer cancel()
 	v, err := c.api.Version(ctx)
 	if err != nil {
 		return "", c.fail(ctx, "ollama version", "", err)

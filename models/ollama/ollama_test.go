@@ -1,12 +1,14 @@
 package ollama_test
 
 import (
+	"context"
 	"errors"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/models/ollama"
@@ -125,5 +127,34 @@ func TestNoEnvironment(t *testing.T) {
 				t.Errorf("%s calls %s: take the value as a parameter instead", name, call)
 			}
 		}
+	}
+}
+
+// TestSilentServer: a server that takes the connection and never answers
+// is cut off after the contact timeout, by every question about itself,
+// with an error naming the address and the request.
+func TestSilentServer(t *testing.T) {
+	addr := ollamatest.Silent(t)
+	c, err := ollama.New(addr, ollama.WithLimits(ollama.Limits{ContactTimeout: 100 * time.Millisecond}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, ask := range map[string]func() error{
+		"GET /api/version": func() error { _, err := c.Version(t.Context()); return err },
+		"GET /api/tags":    func() error { _, err := c.List(t.Context()); return err },
+		"POST /api/show":   func() error { _, err := c.Show(t.Context(), "qwen3:8b"); return err },
+		"GET /api/ps":      func() error { _, err := c.Running(t.Context()); return err },
+	} {
+		err := ask()
+		var na *models.NoAnswerError
+		if !errors.Is(err, models.ErrNoAnswer) || !errors.As(err, &na) || na.Host != c.Host() || na.What != name || na.After != 100*time.Millisecond {
+			t.Errorf("%s: %v (%+v); want ErrNoAnswer naming %s after 100ms", name, err, na, c.Host())
+		}
+	}
+	// A cancelled question is a cancellation, not a silent server.
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := c.List(ctx); !errors.Is(err, context.Canceled) || errors.Is(err, models.ErrNoAnswer) {
+		t.Errorf("cancelled list: %v", err)
 	}
 }

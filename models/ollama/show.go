@@ -15,9 +15,9 @@ import (
 // the Modelfile's num_ctx, and the architecture numbers the VRAM planner
 // needs. Show does not report the size on disk; SizeBytes comes from List.
 func (c *Client) Show(ctx context.Context, name string) (models.ModelInfo, error) {
-	sr, err := c.api.Show(ctx, &api.ShowRequest{Model: name})
+	sr, err := c.show(ctx, &api.ShowRequest{Model: name})
 	if err != nil {
-		return models.ModelInfo{}, c.fail(ctx, "ollama show", name, err)
+		return models.ModelInfo{}, err
 	}
 	info := models.ModelInfo{
 		Name:            name,
@@ -51,13 +51,24 @@ func (c *Client) Show(ctx context.Context, name string) (models.ModelInfo, error
 			// asked to be verbose; the planner needs these per-layer ones.
 			// The verbose answer carries the whole vocabulary too, so it is
 			// asked for only when needed.
-			if vr, err := c.api.Show(ctx, &api.ShowRequest{Model: name, Verbose: true}); err == nil {
+			if vr, err := c.show(ctx, &api.ShowRequest{Model: name, Verbose: true}); err == nil {
 				readLayers(&info, vr.ModelInfo)
 				info.HeadCountKV = max(info.HeadCountKV, int(number(vr.ModelInfo[arch+".attention.head_count_kv"])))
 			}
 		}
 	}
 	return info, nil
+}
+
+// show asks /api/show, within the contact timeout.
+func (c *Client) show(ctx context.Context, req *api.ShowRequest) (*api.ShowResponse, error) {
+	ctx, cancel := c.contact(ctx)
+	defer cancel()
+	sr, err := c.api.Show(ctx, req)
+	if err != nil {
+		return nil, c.fail(ctx, "ollama show", req.Model, err)
+	}
+	return sr, nil
 }
 
 // readLayers reads the metadata of layers that do not all cache every
@@ -100,6 +111,8 @@ func elided(mi map[string]any, key string) bool {
 
 // List returns the installed models (/api/tags), with their size on disk.
 func (c *Client) List(ctx context.Context) ([]models.ModelInfo, error) {
+	ctx, cancel := c.contact(ctx)
+	defer cancel()
 	lr, err := c.api.List(ctx)
 	if err != nil {
 		return nil, c.fail(ctx, "ollama list", "", err)
@@ -121,6 +134,8 @@ func (c *Client) List(ctx context.Context) ([]models.ModelInfo, error) {
 // Running returns the models loaded in memory (/api/ps), with the context
 // length each one is served with.
 func (c *Client) Running(ctx context.Context) ([]models.RunningModel, error) {
+	ctx, cancel := c.contact(ctx)
+	defer cancel()
 	pr, err := c.api.ListRunning(ctx)
 	if err != nil {
 		return nil, c.fail(ctx, "ollama ps", "", err)

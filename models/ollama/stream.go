@@ -26,6 +26,11 @@ type Limits struct {
 	IdleTimeout time.Duration
 	// MaxReplyBytes caps the text (content and thinking) of one reply.
 	MaxReplyBytes int
+	// ContactTimeout is how long the server may take to answer a question
+	// about itself (its version, its models, a model's details, what is
+	// loaded). A working server answers those at once, so a server that
+	// takes the connection and never answers is found out in seconds.
+	ContactTimeout time.Duration
 }
 
 // Default limits.
@@ -33,6 +38,9 @@ const (
 	DefaultHeaderTimeout = 5 * time.Minute
 	DefaultIdleTimeout   = 3 * time.Minute
 	DefaultMaxReplyBytes = 1 << 20
+	// DefaultContactTimeout leaves room for a busy laptop reading a large
+	// model's metadata from a cold disk.
+	DefaultContactTimeout = 10 * time.Second
 )
 
 func (l Limits) orDefaults() Limits {
@@ -44,6 +52,9 @@ func (l Limits) orDefaults() Limits {
 	}
 	if l.MaxReplyBytes <= 0 {
 		l.MaxReplyBytes = DefaultMaxReplyBytes
+	}
+	if l.ContactTimeout <= 0 {
+		l.ContactTimeout = DefaultContactTimeout
 	}
 	return l
 }
@@ -58,7 +69,14 @@ func WithLimits(l Limits) Option { return func(c *Client) { c.limits = l.orDefau
 var (
 	errNoHeaders = errors.New("no response headers")
 	errIdle      = errors.New("stream idle")
+	errNoAnswer  = errors.New("no answer")
 )
+
+// contact bounds one question about the server by the contact timeout;
+// fail words the cut (ErrNoAnswer).
+func (c *Client) contact(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, c.limits.ContactTimeout, errNoAnswer)
+}
 
 // chatLine is one decoded line of a reply stream. Args holds, by index
 // into Message.ToolCalls, the raw arguments of calls whose arguments were

@@ -156,15 +156,8 @@ func (c *Client) Chat(ctx context.Context, req models.Request, onDelta func(mode
 	began := time.Now()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	headerTimeout := cmp.Or(c.HeaderTimeout, DefaultIdleTimeout)
-	headers := time.AfterFunc(headerTimeout, func() { cancel(errNoHeaders) })
-	resp, err := c.do(ctx, what, http.MethodPost, "/v1/chat/completions", body)
-	headers.Stop()
+	resp, err := c.post(ctx, cancel, what, body)
 	if err != nil {
-		if context.Cause(ctx) == errNoHeaders {
-			return reply, fmt.Errorf("%s: %w: the server at %s sent no response headers within %s (stream.header_timeout in the config)",
-				what, models.ErrStalled, c.Host(), headerTimeout)
-		}
 		return overflowReply(reply, req, err)
 	}
 	defer resp.Body.Close()
@@ -290,6 +283,21 @@ func (c *Client) Chat(ctx context.Context, req models.Request, onDelta func(mode
 
 // overflowReply turns a server's refusal of an over-long prompt into the
 // shape of a truncated reply (see Chat); other errors pass through.
+// post sends a chat request, which streams its answer. A server that
+// sends no response headers within the header timeout is cut off (by
+// cancel, ctx's) with an error wrapping models.ErrStalled.
+func (c *Client) post(ctx context.Context, cancel context.CancelCauseFunc, what string, body any) (*http.Response, error) {
+	limit := cmp.Or(c.HeaderTimeout, DefaultIdleTimeout)
+	headers := time.AfterFunc(limit, func() { cancel(errNoHeaders) })
+	resp, err := c.do(ctx, what, http.MethodPost, "/v1/chat/completions", body)
+	headers.Stop()
+	if err != nil && context.Cause(ctx) == errNoHeaders {
+		return nil, fmt.Errorf("%s: %w: the server at %s sent no response headers within %s (stream.header_timeout in the config)",
+			what, models.ErrStalled, c.Host(), limit)
+	}
+	return resp, err
+}
+
 func overflowReply(reply models.Reply, req models.Request, err error) (models.Reply, error) {
 	var se *ServerError
 	if !errors.As(err, &se) || !se.exceedsContext() || se.PromptTokens <= 0 {

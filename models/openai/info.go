@@ -1,13 +1,14 @@
 package openai
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/ternhq/tern/models"
 )
@@ -67,15 +68,21 @@ func (c *Client) Models(ctx context.Context) ([]Model, error) {
 
 // IsOllama reports whether the server answers Ollama's /api/version, and
 // with which version. Ollama serves /v1 too, but tern speaks Ollama's
-// native API to it, the only one that honours num_ctx.
-func (c *Client) IsOllama(ctx context.Context) (version string, ok bool) {
+// native API to it, the only one that honours num_ctx. err is set only
+// when nothing answered (models.ErrUnreachable, models.ErrNoAnswer): any
+// answer but Ollama's is ok false.
+func (c *Client) IsOllama(ctx context.Context) (version string, ok bool, err error) {
 	var v struct {
 		Version string `json:"version"`
 	}
-	if err := c.getJSON(ctx, "ollama version", "/api/version", &v); err != nil || v.Version == "" {
-		return "", false
+	err = c.getJSON(ctx, "ollama version", "/api/version", &v)
+	switch {
+	case errors.Is(err, models.ErrUnreachable) || errors.Is(err, models.ErrNoAnswer):
+		return "", false, err
+	case err != nil || v.Version == "":
+		return "", false, nil
 	}
-	return v.Version, true
+	return v.Version, true, nil
 }
 
 // Server is what an OpenAI-compatible server says about itself and one
@@ -205,7 +212,8 @@ type ToolSupport struct {
 // ProbeTools makes a one-token streamed request that offers one tool and
 // asks for usage: whether the server accepts tools (llama-server needs
 // --jinja, vLLM --enable-auto-tool-choice), and whether it reports usage.
-// An error other than a refusal of tools (unreachable, unknown model) is
+// It is a chat request, under the header and idle timeouts: the server
+// may load the model first. An error other than a refusal of tools (unreachable, unknown model) is
 // returned as is.
 func (c *Client) ProbeTools(ctx context.Context, model string) (ToolSupport, error) {
 	body := &chatRequest{
@@ -216,7 +224,9 @@ func (c *Client) ProbeTools(ctx context.Context, model string) (ToolSupport, err
 		StreamOptions: &streamOptions{IncludeUsage: true},
 		MaxTokens:     1,
 	}
-	resp, err := c.do(ctx, "openai probe "+model, http.MethodPost, "/v1/chat/completions", body)
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	resp, err := c.post(ctx, cancel, "openai probe "+model, body)
 	if errors.Is(err, models.ErrNoTools) {
 		var se *ServerError
 		why := err.Error()
@@ -229,10 +239,14 @@ func (c *Client) ProbeTools(ctx context.Context, model string) (ToolSupport, err
 		return ToolSupport{}, err
 	}
 	defer resp.Body.Close()
+	idle := cmp.Or(c.IdleTimeout, DefaultIdleTimeout)
+	watchdog := time.AfterFunc(idle, func() { cancel(errIdle) })
+	defer watchdog.Stop()
 	ts := ToolSupport{Native: true}
 	s := newStream(io.LimitReader(resp.Body, 1<<20))
 	for {
 		data, err := s.next()
+		watchdog.Reset(idle)
 		if err != nil || data == nil {
 			break
 		}

@@ -15,8 +15,10 @@ package openai
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -25,6 +27,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/ternhq/tern/models"
 )
 
 // dialTimeout bounds connection setup only: a reply stream may run for
@@ -49,7 +53,18 @@ type Client struct {
 	// MaxReplyBytes caps the text (content, reasoning and call arguments)
 	// of one reply; 0 means DefaultMaxReplyBytes.
 	MaxReplyBytes int
+	// ContactTimeout bounds each question about the server (its models,
+	// its window, what it is), which a working server answers at once;
+	// 0 means DefaultContactTimeout.
+	ContactTimeout time.Duration
 }
+
+// DefaultContactTimeout is how long a server may take to answer a
+// question about itself.
+const DefaultContactTimeout = 10 * time.Second
+
+// errNoAnswer is the cause a question about the server is cut for.
+var errNoAnswer = errors.New("no answer")
 
 // DefaultMaxReplyBytes caps one reply's text.
 const DefaultMaxReplyBytes = 1 << 20
@@ -137,14 +152,29 @@ func (c *Client) do(ctx context.Context, what, method, path string, body any) (*
 	return resp, nil
 }
 
-// getJSON fetches path and decodes its JSON body into v.
+// getJSON fetches path and decodes its JSON body into v, within the
+// contact timeout: a question about the server.
 func (c *Client) getJSON(ctx context.Context, what, path string, v any) error {
+	limit := cmp.Or(c.ContactTimeout, DefaultContactTimeout)
+	ctx, cancel := context.WithTimeoutCause(ctx, limit, errNoAnswer)
+	defer cancel()
+	err := c.readJSON(ctx, what, path, v)
+	if err != nil && context.Cause(ctx) == errNoAnswer {
+		return &models.NoAnswerError{What: "GET " + strings.SplitN(path, "?", 2)[0], Host: c.Host(), After: limit}
+	}
+	return err
+}
+
+func (c *Client) readJSON(ctx context.Context, what, path string, v any) error {
 	resp, err := c.do(ctx, what, http.MethodGet, path, nil)
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 32<<20)).Decode(v); err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return fmt.Errorf("%s: %w", what, cerr)
+		}
 		return fmt.Errorf("%s: reading the answer: %w", what, err)
 	}
 	return nil

@@ -110,6 +110,9 @@ type stream struct {
 // response headers in time.
 var errNoHeaders = errors.New("no response headers")
 
+// errIdle is the cause a probe's stream is cut for when it falls silent.
+var errIdle = errors.New("stream idle")
+
 // deltaSize is the text one streamed piece adds to a reply.
 func deltaSize(d delta) int {
 	n := 0

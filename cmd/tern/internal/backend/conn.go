@@ -77,16 +77,12 @@ func Connect(ctx context.Context, cfg config.Config, vram func(context.Context, 
 	if err != nil {
 		return nil, err
 	}
-	limits, err := cfg.Stream.Limits()
-	if err != nil {
-		return nil, err
-	}
 	if kind == config.BackendOpenAI {
 		return connectOpenAI(ctx, cfg, addr)
 	}
-	client, err := ollama.New(addr, ollama.WithLimits(limits))
+	client, err := NewOllama(cfg, addr)
 	if err != nil {
-		return nil, fmt.Errorf("ollama host: %w", err)
+		return nil, err
 	}
 	installed, err := client.List(ctx)
 	if errors.Is(err, models.ErrModelNotFound) {
@@ -111,6 +107,20 @@ func Connect(ctx context.Context, cfg config.Config, vram func(context.Context, 
 		return nil, err
 	}
 	return b, nil
+}
+
+// NewOllama returns the client of the Ollama at addr, under the config's
+// [stream] limits: tern ask, the TUI and tern doctor talk to it so.
+func NewOllama(cfg config.Config, addr string) (*ollama.Client, error) {
+	limits, err := cfg.Stream.Limits()
+	if err != nil {
+		return nil, err
+	}
+	client, err := ollama.New(addr, ollama.WithLimits(limits))
+	if err != nil {
+		return nil, fmt.Errorf("ollama host: %w", err)
+	}
+	return client, nil
 }
 
 // Another is the connection to another model installed on the same

@@ -17,18 +17,28 @@ type ChatServer interface {
 	Host() string
 }
 
-// connectOpenAI reaches an OpenAI-compatible server, chooses the model,
-// learns the window the server serves and whether it takes tools.
-func connectOpenAI(ctx context.Context, cfg config.Config, addr string) (*Conn, error) {
+// NewOpenAI returns the client of the OpenAI-compatible server at addr,
+// under the config's [stream] limits; unset, the client's own (longer,
+// for models that read prompts slowly) apply.
+func NewOpenAI(cfg config.Config, addr string) (*openai.Client, error) {
 	client, err := openai.New(addr, cfg.APIKey())
 	if err != nil {
 		return nil, fmt.Errorf("base_url: %w", err)
 	}
-	// The [stream] limits bound this server's replies too; unset, the
-	// client's own (longer, for models that read prompts slowly) apply.
 	client.HeaderTimeout = cfg.Stream.HeaderTimeout.Duration
 	client.IdleTimeout = cfg.Stream.IdleTimeout.Duration
 	client.MaxReplyBytes = cfg.Stream.MaxReplyBytes
+	client.ContactTimeout = cfg.Stream.ContactTimeout.Duration
+	return client, nil
+}
+
+// connectOpenAI reaches an OpenAI-compatible server, chooses the model,
+// learns the window the server serves and whether it takes tools.
+func connectOpenAI(ctx context.Context, cfg config.Config, addr string) (*Conn, error) {
+	client, err := NewOpenAI(cfg, addr)
+	if err != nil {
+		return nil, err
+	}
 	b := &Conn{Kind: config.BackendOpenAI, Client: client, Addr: addr}
 	list, err := client.Models(ctx)
 	if err != nil {

@@ -23,6 +23,8 @@ func Explain(err error, host, model string, installed []models.ModelInfo) error 
 		return err
 	case errors.Is(err, models.ErrUnreachable):
 		return fmt.Errorf("cannot reach Ollama at %s: start it with `ollama serve` (or open the Ollama app), or point --host / OLLAMA_HOST at a running server", host)
+	case errors.Is(err, models.ErrNoAnswer):
+		return explainSilent(err, "Ollama", "or point --host / OLLAMA_HOST at Ollama's own port (`ollama serve`, or the Ollama app, starts it)")
 	case errors.Is(err, models.ErrNoChatModel):
 		return fmt.Errorf("no chat model is installed in Ollama at %s: run `ollama pull qwen3:8b` (or another model with tool support)", host)
 	case errors.Is(err, models.ErrModelNotFound):
@@ -48,6 +50,34 @@ func Explain(err error, host, model string, installed []models.ModelInfo) error 
 	}
 	return err
 }
+
+// explainSilent words a server that took the connection and answered
+// nothing within stream.contact_timeout: which address did not answer,
+// and what to check. who names the server; fix says what else to do.
+func explainSilent(err error, who, fix string) error {
+	var na *models.NoAnswerError
+	if !errors.As(err, &na) {
+		return err
+	}
+	return Worded{Err: err, Msg: fmt.Sprintf("%s at %s took the connection but did not answer %s within %s: check that it is the model server and that it works (restart it if it is stuck), %s; stream.contact_timeout in the config sets the limit",
+		who, na.Host, na.What, na.After, fix)}
+}
+
+// ExplainSilent words a server that did not answer the questions that
+// tell Ollama from an OpenAI-compatible server.
+func ExplainSilent(err error) error {
+	return explainSilent(err, "the server", "or point --host / OLLAMA_HOST (base_url for an OpenAI-compatible server) at the model server's own port")
+}
+
+// Worded is an error in the user's words: Msg says it, Err is what
+// callers branch on (errors.Is).
+type Worded struct {
+	Err error
+	Msg string
+}
+
+func (e Worded) Error() string { return e.Msg }
+func (e Worded) Unwrap() error { return e.Err }
 
 // serverLogHint says where Ollama explains its failures.
 const serverLogHint = "Ollama's server log says why (`journalctl -u ollama` on Linux, ~/.ollama/logs/server.log on macOS, or the terminal running `ollama serve`)"
@@ -99,6 +129,8 @@ func ExplainOpenAI(err error, host, model string, installed []models.ModelInfo) 
 		return err
 	case errors.Is(err, models.ErrUnreachable):
 		return fmt.Errorf("cannot reach the OpenAI-compatible server at %s: start it (e.g. `llama-server -m MODEL.gguf --jinja -c 16384`) or fix base_url / --host", host)
+	case errors.Is(err, models.ErrNoAnswer):
+		return explainSilent(err, "the OpenAI-compatible server", "or point base_url / --host at the model server's own port")
 	case errors.Is(err, openai.ErrUnauthorized):
 		return fmt.Errorf("the server at %s refused the API key: set TERN_API_KEY (or OPENAI_API_KEY) to the key it was started with", host)
 	case errors.Is(err, models.ErrNoChatModel):

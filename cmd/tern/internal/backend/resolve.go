@@ -3,21 +3,21 @@ package backend
 import (
 	"context"
 	"errors"
-	"time"
 
 	"github.com/ternhq/tern/cmd/tern/internal/config"
+	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/models/ollama"
 	"github.com/ternhq/tern/models/openai"
 )
-
-// probeTimeout bounds each question asked to tell the backends apart.
-const probeTimeout = 3 * time.Second
 
 // Resolve decides which backend serves this run, and at which
 // address. --backend decides when given. Otherwise an address that was
 // given (base_url, --host, OLLAMA_HOST) is asked: a server that answers
 // /api/version is Ollama, one that only answers /v1/models is
 // OpenAI-compatible. With no address at all, it is Ollama at its default.
+// Each question is bounded by stream.contact_timeout: a server that takes
+// the connection and answers nothing is an error (models.ErrNoAnswer),
+// worded with what to check.
 func Resolve(ctx context.Context, cfg config.Config) (kind, addr string, err error) {
 	switch cfg.Backend {
 	case config.BackendOllama:
@@ -46,16 +46,19 @@ func Resolve(ctx context.Context, cfg config.Config) (kind, addr string, err err
 	if err != nil {
 		return config.BackendOpenAI, addr, nil // connectOpenAI words a bad base_url
 	}
-	pctx, cancel := context.WithTimeout(ctx, probeTimeout)
-	defer cancel()
-	if _, ok := c.IsOllama(pctx); ok {
-		if fromHost {
-			return config.BackendOllama, addr, nil
-		}
+	c.ContactTimeout = cfg.Stream.ContactTimeout.Duration
+	_, ok, err := c.IsOllama(ctx)
+	switch {
+	case errors.Is(err, models.ErrNoAnswer):
+		return "", "", ExplainSilent(err)
+	case ok && fromHost:
+		return config.BackendOllama, addr, nil
+	case ok:
 		return config.BackendOllama, c.Host(), nil
-	}
-	if _, err := c.Models(pctx); err == nil || errors.Is(err, openai.ErrUnauthorized) {
-		return config.BackendOpenAI, probe, nil
+	case err == nil: // something answered, not as Ollama does
+		if _, err := c.Models(ctx); err == nil || errors.Is(err, openai.ErrUnauthorized) {
+			return config.BackendOpenAI, probe, nil
+		}
 	}
 	if !fromHost {
 		return config.BackendOpenAI, addr, nil // let the OpenAI path say what is wrong

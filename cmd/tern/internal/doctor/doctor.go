@@ -96,6 +96,8 @@ func Run(ctx context.Context, env Env) (err error) {
 	kind, addr, err := backend.Resolve(ctx, cfg)
 	if err != nil {
 		r.bad("Backend", "%v", err)
+		d.workspace(ctx, cfg)
+		d.mcp(ctx, cfg)
 		return ErrProblems
 	}
 	if kind == config.BackendOpenAI {
@@ -113,17 +115,20 @@ type doctor struct {
 // ollama checks an Ollama server and what it serves.
 func (d *doctor) ollama(ctx context.Context, cfg config.Config, addr string) error {
 	r := d.r
-	client, err := ollama.New(addr)
+	client, err := backend.NewOllama(cfg, addr)
 	if err != nil {
 		r.bad("Ollama", "%v", err)
 		return ErrProblems
 	}
 	version, err := client.Version(ctx)
 	if err != nil {
-		if errors.Is(err, models.ErrUnreachable) || errors.Is(err, context.DeadlineExceeded) {
+		switch {
+		case errors.Is(err, models.ErrUnreachable):
 			r.bad("Ollama", "not reachable at %s", client.Host())
 			r.detail("start it with `ollama serve` (or open the Ollama app), or set --host / OLLAMA_HOST")
-		} else {
+		case errors.Is(err, models.ErrNoAnswer):
+			r.bad("Ollama", "%v", backend.Explain(err, client.Host(), "", nil))
+		default:
 			// Something answers there, but not /api/version as Ollama does.
 			r.bad("Ollama", "the server at %s is not Ollama (/api/version: %v)", client.Host(), err)
 			r.detail("for llama-server, LM Studio or vLLM pass --backend openai (or leave --backend unset to detect it)")

@@ -17,7 +17,7 @@ import (
 // usage reporting, and embeddings.
 func (d *doctor) openAI(ctx context.Context, cfg config.Config, addr string) error {
 	r := d.r
-	client, err := openai.New(addr, cfg.APIKey())
+	client, err := backend.NewOpenAI(cfg, addr)
 	if err != nil {
 		r.bad("Server", "%v", err)
 		return ErrProblems
