@@ -218,3 +218,34 @@ func TestOpenAIWindowHintPerServer(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenAIMessages: what the user reads when the OpenAI-compatible
+// server does not serve what was asked: a wrong --model is named with
+// the models served; of several models, doctor says which it took and
+// that --model chooses another; a 404 (base_url with a wrong path) says
+// what base_url must be.
+func TestOpenAIMessages(t *testing.T) {
+	t.Parallel()
+	f, srv := newOpenAIFixture(t, openaitest.WithFlavor(openaitest.LMStudio), openaitest.WithModel("qwen/qwen3-8b"),
+		openaitest.WithOtherModels("text-embedding-nomic-embed-text-v1.5", "google/gemma-3-4b", "meta/llama-3.1-8b",
+			"microsoft/phi-4", "mistral/mistral-7b", "ibm/granite-3.3-8b", "qwen/qwen2.5-coder-7b"))
+
+	code, _, errOut := f.tern(t.Context(), "ask", "--backend", "openai", "--host", srv.URL(), "--model", "phi4", "hi")
+	if code != 1 || !strings.Contains(errOut, `model "phi4" is not served at `+srv.URL()+` (served: qwen/qwen3-8b, text-embedding-nomic-embed-text-v1.5, google/gemma-3-4b`) ||
+		!strings.Contains(errOut, "pass --model with one of those") {
+		t.Errorf("a wrong --model: exit %d: %s", code, errOut)
+	}
+
+	_, out, _ := f.tern(t.Context(), "doctor", "--host", srv.URL())
+	if !strings.Contains(out, "Chat model  ✓ qwen/qwen3-8b (the first of the 7 chat models the server lists; --model chooses another)") {
+		t.Errorf("doctor with eight models served:\n%s", out)
+	}
+
+	code, _, errOut = f.tern(t.Context(), "ask", "--backend", "openai", "--host", srv.URL()+"/api", "hi")
+	for _, want := range []string{"the server at " + srv.URL() + "/api answered GET /v1/models with 404 Not Found",
+		"must be the root address of a server that speaks the OpenAI API", "/v1 at the end is optional", "for Ollama pass --backend ollama"} {
+		if code != 1 || !strings.Contains(errOut, want) {
+			t.Errorf("a 404: exit %d, want %q: %s", code, want, errOut)
+		}
+	}
+}

@@ -51,7 +51,7 @@ func TestOpenAIAsk(t *testing.T) {
 			if out != "It is a demo repository.\n" {
 				t.Errorf("stdout = %q", out)
 			}
-			for _, want := range []string{"using " + srv.Model() + " (the server's model", "▸ read_file", "✓ README.md"} {
+			for _, want := range []string{"using " + srv.Model() + " (the server's only chat model", "▸ read_file", "✓ README.md"} {
 				if !strings.Contains(errOut, want) {
 					t.Errorf("stderr lacks %q:\n%s", want, errOut)
 				}

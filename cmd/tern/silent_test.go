@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -28,13 +26,7 @@ func silentFixture(t *testing.T) (f *fixture, addr string) {
 	f = newFixture(t)
 	addr = ollamatest.Silent(t)
 	f.env["OLLAMA_HOST"] = addr
-	dir := filepath.Join(f.env["XDG_CONFIG_HOME"], "tern")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte("[stream]\ncontact_timeout = \""+silentLimit+"\"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	f.config("[stream]\ncontact_timeout = \"" + silentLimit + "\"\n")
 	return f, addr
 }
 

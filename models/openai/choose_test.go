@@ -9,6 +9,8 @@ import (
 
 func TestChooseModel(t *testing.T) {
 	two := []Model{{ID: "nomic-embed-text-v1.5"}, {ID: "qwen3-8b"}}
+	eight := []Model{{ID: "text-embedding-nomic"}, {ID: "qwen3-8b"}, {ID: "gemma-3-4b"}, {ID: "llama-3.1-8b"},
+		{ID: "phi-4"}, {ID: "mistral-7b"}, {ID: "granite-3.3-8b"}, {ID: "qwen2.5-coder-7b"}}
 	llama := []Model{{ID: "model.gguf", OwnedBy: "llamacpp"}}
 	for _, tt := range []struct {
 		name     string
@@ -18,7 +20,8 @@ func TestChooseModel(t *testing.T) {
 		err      error
 	}{
 		{"requested", "qwen3-8b", two, "qwen3-8b", "requested", nil},
-		{"first chat model", "", two, "qwen3-8b", "the server's model", nil},
+		{"the only chat model", "", two, "qwen3-8b", "the server's only chat model", nil},
+		{"the first of several", "", eight, "qwen3-8b", "the first of the 7 chat models the server lists; --model chooses another", nil},
 		{"llama-server takes any name", "anything", llama, "anything", "requested", nil},
 		{"not served", "phi4", two, "", "", models.ErrModelNotFound},
 		{"only embeddings", "", two[:1], "", "", models.ErrNoChatModel},

@@ -21,7 +21,10 @@ var ErrUnauthorized = errors.New("the server refused the API key")
 // ServerError is an error answer of the server: its HTTP status (0 for an
 // error sent inside a stream) and its own words.
 type ServerError struct {
-	Status  int
+	Status int
+	// Request is the request it answered ("GET /v1/models"); "" for an
+	// error sent inside a stream.
+	Request string
 	Type    string // "invalid_request_error", "BadRequestError", "exceed_context_size_error", …
 	Message string
 	// PromptTokens and NumCtx are set when the server said how far the
@@ -134,8 +137,9 @@ func contextNumbers(msg string) (prompt, window int) {
 
 // statusError turns an HTTP error answer into an error wrapping the
 // matching sentinel and keeping the server's words.
-func statusError(what string, status int, data []byte) error {
+func statusError(what, request string, status int, data []byte) error {
 	e, _ := parseError(status, data)
+	e.Request = request
 	if e.Message == "" {
 		e.Message = http.StatusText(status)
 	}

@@ -147,7 +147,7 @@ func (c *Client) do(ctx context.Context, what, method, path string, body any) (*
 	if resp.StatusCode/100 != 2 {
 		defer resp.Body.Close()
 		data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-		return nil, statusError(what, resp.StatusCode, data)
+		return nil, statusError(what, method+" "+strings.SplitN(path, "?", 2)[0], resp.StatusCode, data)
 	}
 	return resp, nil
 }

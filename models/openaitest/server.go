@@ -69,6 +69,7 @@ type config struct {
 	count      func(string) int
 	listener   net.Listener
 	respond    func(Request) Reply
+	others     []string
 }
 
 // Option configures a Server.
@@ -90,6 +91,11 @@ func WithoutTools() Option { return func(c *config) { c.noTools = true } }
 // WithoutUsage makes the server ignore stream_options.include_usage and
 // report no token counts.
 func WithoutUsage() Option { return func(c *config) { c.noUsage = true } }
+
+// WithOtherModels lists more models after the chat model in /v1/models,
+// as LM Studio lists every model downloaded; chat requests still need
+// the chat model.
+func WithOtherModels(ids ...string) Option { return func(c *config) { c.others = ids } }
 
 // WithHiddenWindow makes the server say nothing about its window: no
 // /props, no max_model_len, no loaded_context_length.
@@ -292,6 +298,9 @@ func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
 		m["owned_by"] = "organization_owner"
 	}
 	data := []any{m}
+	for _, id := range c.others {
+		data = append(data, map[string]any{"id": id, "object": "model", "owned_by": m["owned_by"]})
+	}
 	if c.embedDims > 0 && c.embedModel != "" && c.flavor == LMStudio {
 		data = append(data, map[string]any{"id": c.embedModel, "object": "model", "owned_by": "organization_owner"})
 	}

@@ -49,8 +49,9 @@ func connectOpenAI(ctx context.Context, cfg config.Config, addr string) (*Conn, 
 	}
 	name, why, err := openai.ChooseModel(cfg.Model, list)
 	if err != nil {
-		return nil, b.Explain(err)
+		return nil, ExplainOpenAI(err, client.Host(), cfg.Model, b.Installed)
 	}
+	b.Info.Name = name
 	srv, err := client.Describe(ctx, name)
 	if err != nil {
 		return nil, b.Explain(err)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/ollama/ollama/api"
@@ -141,6 +142,15 @@ func ExplainOpenAI(err error, host, model string, installed []models.ModelInfo) 
 			names[i] = m.Name
 		}
 		return fmt.Errorf("model %q is not served at %s (served: %s): pass --model with one of those", model, host, cmp.Or(strings.Join(names, ", "), "none"))
+	}
+	var se *openai.ServerError
+	if errors.As(err, &se) && se.Status == http.StatusNotFound {
+		what := "the server at " + host + " answered"
+		if se.Request != "" {
+			what += " " + se.Request
+		}
+		return Worded{Err: err, Msg: fmt.Sprintf("%s with 404 Not Found (%s): base_url (or --host) must be the root address of a server that speaks the OpenAI API, such as http://127.0.0.1:8080 for llama-server, http://127.0.0.1:1234 for LM Studio or http://127.0.0.1:8000 for vLLM (/v1 at the end is optional); for Ollama pass --backend ollama",
+			what, se.Message)}
 	}
 	return err
 }
