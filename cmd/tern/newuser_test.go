@@ -187,12 +187,12 @@ func TestDoctorReportsBadConfigAndGoesOn(t *testing.T) {
 		t.Errorf("exit %d, want 1", code)
 	}
 	for _, want := range []string{
-		"Config      ✗ " + filepath.Join(f.dir, ".tern.toml") + ": 5 unknown keys\n",
-		`"modle" (did you mean "model"?)`,
-		`"max_turn" (did you mean "max_turns"?)`,
-		"   \"colour\"\n",
-		`"stream.idle_timout" (did you mean "stream.idle_timeout"?)`,
-		`"profiles.qwen3.temprature" (did you mean "profiles.qwen3.temperature"?)`,
+		"Config      ✗ " + filepath.Join(f.dir, ".tern.toml") + ": 5 problems\n",
+		`unknown key "modle" (did you mean "model"?)`,
+		`unknown key "max_turn" (did you mean "max_turns"?)`,
+		"   unknown key \"colour\"\n",
+		`unknown key "stream.idle_timout" (did you mean "stream.idle_timeout"?)`,
+		`unknown key "profiles.qwen3.temprature" (did you mean "profiles.qwen3.temperature"?)`,
 		"the checks below use the defaults and leave out the files above",
 		"Ollama      ✓", "Chat model  ✓ qwen3:8b", "Workspace   ✓",
 	} {
@@ -208,7 +208,7 @@ func TestDoctorReportsBadConfigAndGoesOn(t *testing.T) {
 	code, out, _ = f.tern(t.Context(), "doctor")
 	for _, want := range []string{
 		"Config      ✗ " + filepath.Join(f.env["XDG_CONFIG_HOME"], "tern", "config.toml") + ": max_turns must be between 1 and 10000",
-		"Config      ✗ " + filepath.Join(f.dir, ".tern.toml") + ": toml: line 1",
+		"Config      ✗ " + filepath.Join(f.dir, ".tern.toml") + ": line 1",
 		"Ollama      ✓",
 	} {
 		if code != exitError || !strings.Contains(out, want) {
@@ -224,10 +224,20 @@ func TestDoctorReportsBadConfigAndGoesOn(t *testing.T) {
 		t.Errorf("exit %d; the config check does not name the files read:\n%s", code, out)
 	}
 
-	// tern ask refuses the unknown keys, listing them all.
-	os.WriteFile(filepath.Join(f.dir, ".tern.toml"), []byte("modle = \"x\"\nthnk = \"on\"\n"), 0o644)
+	// tern ask refuses the files, listing every problem of both at once:
+	// a value of the wrong type hides neither the unknown keys nor the
+	// values out of range.
+	os.WriteFile(filepath.Join(f.dir, ".tern.toml"), []byte("modle = \"x\"\nctx = \"big\"\n[mcp.server.files]\ncommand = \"mcp-files\"\nthnk = \"on\"\n"), 0o644)
+	f.config("max_turns = 0\nvram = 100000\n")
 	code, _, errOut = f.tern(t.Context(), "ask", "hi")
-	if code != exitError || !strings.Contains(errOut, `unknown keys "modle" (did you mean "model"?) and "thnk" (did you mean "think"?)`) {
-		t.Errorf("tern ask: exit %d, stderr %q", code, errOut)
+	want := "tern: config " + filepath.Join(f.env["XDG_CONFIG_HOME"], "tern", "config.toml") + " has 2 problems:\n" +
+		"  vram must be between 0.25 and 4096 (GiB of GPU memory), not 100000\n" +
+		"  max_turns must be between 1 and 10000 (model requests per prompt), not 0\n" +
+		"config " + filepath.Join(f.dir, ".tern.toml") + " has 3 problems:\n" +
+		"  unknown key \"modle\" (did you mean \"model\"?)\n" +
+		"  line 2: ctx must be an integer, not a string\n" +
+		"  unknown key \"mcp.server\" (did you mean \"mcp.servers\"?)\n"
+	if code != exitError || errOut != want {
+		t.Errorf("tern ask: exit %d, stderr\n%s\nwant\n%s", code, errOut, want)
 	}
 }

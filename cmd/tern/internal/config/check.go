@@ -11,30 +11,32 @@ import (
 	"github.com/ternhq/tern/disclosure"
 )
 
-// checkConfig checks the values of a config made from the files.
-func checkConfig(cfg Config) error {
+// checkConfig checks the values of a config made from the files, and
+// returns every problem.
+func checkConfig(cfg Config) []error {
+	var errs []error
+	add := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if err := checkToolMode(cfg.ToolMode); err != nil {
-		return fmt.Errorf("tool_mode %w", err)
+		add(fmt.Errorf("tool_mode %w", err))
 	}
 	if err := checkBackend(cfg.Backend); err != nil {
-		return fmt.Errorf("backend %w", err)
+		add(fmt.Errorf("backend %w", err))
 	}
-	if err := checkTiers(cfg, "tier", "max_tier"); err != nil {
-		return err
-	}
-	if err := checkValues(cfg); err != nil {
-		return err
-	}
-	if _, err := cfg.MCP.List(); err != nil {
-		return err
-	}
+	add(checkTiers(cfg, "tier", "max_tier"))
+	errs = append(errs, checkValues(cfg)...)
+	_, err := cfg.MCP.List()
+	add(err)
 	if !(cfg.ExploreShare >= 0.1 && cfg.ExploreShare <= 1) {
-		return fmt.Errorf("explore_share must be between 0.1 and 1 (a share of the context window), not %v", cfg.ExploreShare)
+		add(fmt.Errorf("explore_share must be between 0.1 and 1 (a share of the context window), not %v", cfg.ExploreShare))
 	}
 	if cfg.ExploreTurns < 1 || cfg.ExploreTurns > 50 {
-		return fmt.Errorf("explore_turns must be between 1 and 50, not %d", cfg.ExploreTurns)
+		add(fmt.Errorf("explore_turns must be between 1 and 50, not %d", cfg.ExploreTurns))
 	}
-	return nil
+	return errs
 }
 
 // checkTiers checks the tier settings, naming them as the user wrote them.
@@ -121,36 +123,33 @@ func (r valueRange) check(v float64, byFlag bool) error {
 // num writes v in full, never in exponent form.
 func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
-// checkValues checks the numeric settings of cfg, named as config keys.
-func checkValues(cfg Config) error {
+// checkValues checks the numeric settings of cfg, named as config keys,
+// and returns every value out of range.
+func checkValues(cfg Config) []error {
+	var errs []error
+	add := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if cfg.Ctx != 0 { // 0: planned from the VRAM budget
-		if err := ctxRange.check(float64(cfg.Ctx), false); err != nil {
-			return err
-		}
+		add(ctxRange.check(float64(cfg.Ctx), false))
 	}
-	if err := vramRange.check(cfg.VRAMGiB, false); err != nil {
-		return err
-	}
-	if err := maxTurnsRange.check(float64(cfg.MaxTurns), false); err != nil {
-		return err
-	}
-	if err := thinkRange.check(float64(cfg.ThinkBudget), false); err != nil {
-		return err
-	}
+	add(vramRange.check(cfg.VRAMGiB, false))
+	add(maxTurnsRange.check(float64(cfg.MaxTurns), false))
+	add(thinkRange.check(float64(cfg.ThinkBudget), false))
 	if cfg.Temperature != nil {
-		if err := temperatureRng.check(*cfg.Temperature, false); err != nil {
-			return err
-		}
+		add(temperatureRng.check(*cfg.Temperature, false))
 	}
 	for _, name := range slices.Sorted(maps.Keys(cfg.Profiles)) {
 		if t := cfg.Profiles[name].Temperature; t != nil {
 			if err := temperatureRng.check(*t, false); err != nil {
-				return fmt.Errorf("profiles.%s: %w", name, err)
+				add(fmt.Errorf("profiles.%s: %w", name, err))
 			}
 		}
 	}
 	if h := cfg.KeepAlive.Hours(); h > keepAliveMax {
-		return fmt.Errorf("keep_alive must be at most a year, not %v", cfg.KeepAlive.Duration)
+		add(fmt.Errorf("keep_alive must be at most a year, not %v", cfg.KeepAlive.Duration))
 	}
 	for _, v := range []struct {
 		key      string
@@ -161,8 +160,8 @@ func checkValues(cfg Config) error {
 		{"rag_share", cfg.RAGShare, 0.05, 0.5, "a share of the context window"},
 	} {
 		if !(v.v >= v.lo && v.v <= v.h) || math.IsNaN(v.v) {
-			return fmt.Errorf("%s must be between %v and %v (%s), not %v", v.key, v.lo, v.h, v.why, v.v)
+			add(fmt.Errorf("%s must be between %v and %v (%s), not %v", v.key, v.lo, v.h, v.why, v.v))
 		}
 	}
-	return nil
+	return errs
 }

@@ -21,8 +21,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/BurntSushi/toml"
-
 	"github.com/ternhq/tern/agent"
 	"github.com/ternhq/tern/disclosure"
 	"github.com/ternhq/tern/models"
@@ -200,25 +198,26 @@ func Paths(root string, getenv func(string) string) []string {
 
 // Load merges the user and project files over the defaults. A file
 // that does not exist is skipped; one that does not parse, names a key
-// tern does not know or holds a value out of range is an error naming the
-// file (every unknown key, with the known key it was probably meant as).
+// tern does not know or holds a value of the wrong type or out of range
+// is an error naming the file and every problem in it (FileError; each
+// unknown key with the known key it was probably meant as), both files'
+// problems together.
 func Load(root string, getenv func(string) string) (Config, []string, error) {
-	cfg, read, problems := loadFiles(root, getenv, false)
-	if len(problems) > 0 {
-		return cfg, read, problems[0]
-	}
-	return cfg, read, nil
+	cfg, read, problems := loadFiles(root, getenv)
+	return cfg, read, errors.Join(problems...)
 }
 
 // LoadLenient loads the config as Load does, but a file with
 // a problem is left out instead of stopping: the config is what the
-// remaining files make, and problems lists every problem found, each
+// remaining files make, and problems lists every file's problems, each
 // naming its file. tern doctor reports them and goes on.
 func LoadLenient(root string, getenv func(string) string) (cfg Config, read []string, problems []error) {
-	return loadFiles(root, getenv, true)
+	return loadFiles(root, getenv)
 }
 
-func loadFiles(root string, getenv func(string) string, lenient bool) (Config, []string, []error) {
+// loadFiles reads the user's file, then the project's, leaving out a
+// file with problems; each file's problems are found all at once.
+func loadFiles(root string, getenv func(string) string) (Config, []string, []error) {
 	cfg := Default()
 	var read []string
 	var problems []error
@@ -233,9 +232,6 @@ func loadFiles(root string, getenv func(string) string, lenient bool) (Config, [
 		}
 		if err != nil {
 			problems = append(problems, fmt.Errorf("read config: %w", err))
-			if !lenient {
-				return cfg, read, problems
-			}
 			continue
 		}
 		// The user's file is decoded over the defaults; the project's on
@@ -246,32 +242,21 @@ func loadFiles(root string, getenv func(string) string, lenient bool) (Config, [
 		if path == project {
 			into = &proj
 		}
-		md, err := toml.Decode(string(data), into)
+		md, bad, err := decodeFile(string(data), into)
 		if err != nil {
-			problems = append(problems, fmt.Errorf("config %s: %w", path, err))
-			if !lenient {
-				return cfg, read, problems
-			}
-			continue
-		}
-		bad := false
-		if undecoded := md.Undecoded(); len(undecoded) > 0 {
-			problems = append(problems, unknownKeys(path, undecoded))
-			bad = true
-		}
-		if path == project {
-			next.mergeProject(proj, md, path)
+			bad = []string{tomlProblem(err)}
 		} else {
-			next.MCP.NoteSources(md, path)
-		}
-		if err := checkConfig(next); err != nil {
-			problems = append(problems, fmt.Errorf("config %s: %w", path, err))
-			bad = true
-		}
-		if bad {
-			if !lenient {
-				return cfg, read, problems
+			if path == project {
+				next.mergeProject(proj, md, path)
+			} else {
+				next.MCP.NoteSources(md, path)
 			}
+			for _, err := range checkConfig(next) {
+				bad = append(bad, err.Error())
+			}
+		}
+		if len(bad) > 0 {
+			problems = append(problems, FileError{Path: path, Problems: bad})
 			continue
 		}
 		cfg = next

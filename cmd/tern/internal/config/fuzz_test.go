@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -69,7 +70,7 @@ func FuzzLoadConfig(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if err := checkValues(cfg); err != nil {
+		if err := errors.Join(checkValues(cfg)...); err != nil {
 			t.Errorf("loaded with a value out of range: %v", err)
 		}
 		same := func(name string, got, want any) {

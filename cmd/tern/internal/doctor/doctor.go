@@ -192,10 +192,10 @@ func (d *doctor) config() (config.Config, error) {
 		return cfg, nil
 	}
 	for _, p := range problems {
-		var uk config.UnknownKeysError
-		if errors.As(p, &uk) && len(uk.Keys) > 1 {
-			r.bad("Config", "%s: %d unknown keys", uk.Path, len(uk.Keys))
-			for _, k := range uk.Keys {
+		var fe config.FileError
+		if errors.As(p, &fe) && len(fe.Problems) > 1 {
+			r.bad("Config", "%s: %d problems", fe.Path, len(fe.Problems))
+			for _, k := range fe.Problems {
 				r.detail("%s", k)
 			}
 			continue

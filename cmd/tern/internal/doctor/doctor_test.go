@@ -186,9 +186,9 @@ func TestBrokenConfigFilesAreLeftOut(t *testing.T) {
 	}
 	user := filepath.Join(c.xdg, "tern", "config.toml")
 	lines(t, report,
-		"Config      ✗ "+filepath.Join(c.env.Root, ".tern.toml")+": 2 unknown keys",
-		`              "modle" (did you mean "model"?)`,
-		`              "max_turn" (did you mean "max_turns"?)`,
+		"Config      ✗ "+filepath.Join(c.env.Root, ".tern.toml")+": 2 problems",
+		`              unknown key "modle" (did you mean "model"?)`,
+		`              unknown key "max_turn" (did you mean "max_turns"?)`,
 		"              the checks below use "+user+" and leave out the files above",
 		"              tern ask and the TUI refuse to start until they are fixed",
 		"Ollama      ✓ "+srv.URL()+" (version 0.17.4)",
