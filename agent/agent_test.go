@@ -75,7 +75,7 @@ func (b *barrierTool) Spec() models.ToolSpec {
 func (b *barrierTool) Effect() tools.Effect { return tools.ReadOnly }
 func (b *barrierTool) Run(ctx context.Context, in tools.Input) tools.Result {
 	b.arrived <- struct{}{}
-	deadline := time.After(5 * time.Second)
+	deadline := time.After(30 * time.Second) // calls run one after another never all arrive
 	for len(b.arrived) < b.n {
 		select {
 		case <-deadline:

@@ -65,13 +65,16 @@ func assertCallsAnswered(t *testing.T, msgs []api.Message) {
 func TestAskCancelledCallKeepsHistory(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	f.srv.Script(ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "run_command", Args: `{"command":"sleep 30"}`}}})
+	f.srv.Script(ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "run_command", Args: `{"command":"touch started && sleep 30"}`}}})
 	ctx, cancel := context.WithCancel(t.Context())
 	go func() {
-		for len(f.srv.Requests()) == 0 && ctx.Err() == nil {
+		// Cancel once the command runs, whatever the machine's load.
+		for ctx.Err() == nil {
+			if _, err := os.Stat(filepath.Join(f.dir, "started")); err == nil {
+				break
+			}
 			time.Sleep(20 * time.Millisecond)
 		}
-		time.Sleep(time.Second) // the command is running
 		cancel()
 	}()
 	code, _, stderr := f.tern(ctx, "ask", "--yes", "--tier", "2", "run it")

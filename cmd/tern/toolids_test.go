@@ -71,7 +71,9 @@ func TestTUIResumeShowsCallsAndCancel(t *testing.T) {
 	for range 200 {
 		chunks = append(chunks, " more")
 	}
-	f.srv.Script(ollamatest.Reply{Chunks: chunks, ChunkDelay: 20 * time.Millisecond})
+	// 200 chunks 100 ms apart: the reply still streams when the cancel
+	// comes, however slow a loaded machine is to start the turn.
+	f.srv.Script(ollamatest.Reply{Chunks: chunks, ChunkDelay: 100 * time.Millisecond})
 	ctx, cancel := context.WithCancel(t.Context())
 	go func() {
 		for len(f.srv.Requests()) < 4 {
