@@ -316,6 +316,9 @@ func TestApproval(t *testing.T) {
 			if len(asked) != 1 || asked[0].Tool != "touch" || asked[0].Effect != tools.Writes {
 				t.Fatalf("approvals asked = %+v", asked)
 			}
+			if end := toolEnds(h)[0]; asked[0].ID == "" || asked[0].ID != end.ID {
+				t.Errorf("the approval names call %q, the call is %q", asked[0].ID, end.ID)
+			}
 			if wt.ran != allow {
 				t.Errorf("tool ran = %v, want %v", wt.ran, allow)
 			}

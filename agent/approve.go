@@ -9,6 +9,8 @@ import (
 
 // Approval asks whether a call that changes something may run.
 type Approval struct {
+	// ID is the call's, as its ToolStart event gave it.
+	ID     string
 	Tool   string
 	Effect tools.Effect
 	Args   json.RawMessage

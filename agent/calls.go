@@ -110,7 +110,7 @@ func (a *Agent) call(ctx context.Context, p plannedCall, limit int, progress fun
 		if rv.Refused != nil {
 			return *rv.Refused
 		}
-		if res, ok := a.approve(ctx, t, args, rv); !ok {
+		if res, ok := a.approve(ctx, c.ID, t, args, rv); !ok {
 			return res
 		}
 	}
@@ -147,7 +147,7 @@ func (a *Agent) toolNames() []string {
 // configuration allows run without asking; destructive calls, and those
 // reviewed as "once", ask every time. ok is false when the call may not
 // run; res then says so.
-func (a *Agent) approve(ctx context.Context, t tools.Tool, args json.RawMessage, rv tools.Review) (res tools.Result, ok bool) {
+func (a *Agent) approve(ctx context.Context, id string, t tools.Tool, args json.RawMessage, rv tools.Review) (res tools.Result, ok bool) {
 	name := t.Spec().Name
 	once := rv.Once || rv.Destructive != ""
 	if rv.Allowed && rv.Destructive == "" || a.always[name] && !once {
@@ -156,7 +156,7 @@ func (a *Agent) approve(ctx context.Context, t tools.Tool, args json.RawMessage,
 	if a.approver == nil {
 		return tools.Errorf("%s is not allowed in this session.", name), false
 	}
-	d, err := a.approver.Approve(ctx, Approval{Tool: name, Effect: t.Effect(), Args: args,
+	d, err := a.approver.Approve(ctx, Approval{ID: id, Tool: name, Effect: t.Effect(), Args: args,
 		Preview: rv.Preview, Destructive: rv.Destructive != "", Why: rv.Destructive, Once: once})
 	if err != nil {
 		return tools.Errorf("not run: approval failed: %v", err), false

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -28,8 +29,9 @@ type target struct {
 // loadTarget resolves path for writing and, when the file exists, reads it.
 // It refuses, with a result for the model, anything tern must not change:
 // paths outside the workspace, directories, ignored, binary, huge or
-// non-UTF-8 files.
-func (w *Workspace) loadTarget(tool, path string) (target, *Result) {
+// non-UTF-8 files. With an editor, the content is the editor's (unsaved
+// changes included); the file's checks are still made on disk.
+func (w *Workspace) loadTarget(ctx context.Context, tool, path string) (target, *Result) {
 	refuse := func(what, format string, args ...any) (target, *Result) {
 		r := fail(tool+" "+path+": "+what, format, args...)
 		return target{}, &r
@@ -70,6 +72,11 @@ func (w *Workspace) loadTarget(tool, path string) (target, *Result) {
 	if looksBinary(data[:min(len(data), sniffSize)]) {
 		return refuse("binary", "%s is a binary file (%s); %s changes text files only", rel, humanSize(info.Size()), tool)
 	}
+	if text, ok, err := w.editorText(ctx, abs); err != nil {
+		return refuse("error", "cannot read %s: %v", rel, err)
+	} else if ok {
+		data = []byte(text)
+	}
 	if !utf8.Valid(data) {
 		return refuse("not UTF-8", "%s is not valid UTF-8 (a legacy encoding such as Latin-1?); %s would corrupt it. Use run_command (e.g. iconv or sed) instead", rel, tool)
 	}
@@ -77,15 +84,15 @@ func (w *Workspace) loadTarget(tool, path string) (target, *Result) {
 	return t, nil
 }
 
-// write replaces the file's content atomically (a temporary file renamed
-// over it), keeping its permissions, and creates missing directories, all
-// through the workspace's root.
-func (t target) write(content string) error {
+// write replaces the file's content, keeping its permissions, and creates
+// missing directories, all through the workspace's root: atomically on
+// disk (a temporary file renamed over it), or through the editor.
+func (t target) write(ctx context.Context, content string) error {
 	mode := t.mode
 	if !t.exists {
 		mode = 0o644
 	}
-	return t.ws.writeAtomic(t.abs, content, mode)
+	return t.ws.writeFile(ctx, t.abs, content, mode)
 }
 
 // unifiedDiff returns the diff from old to new of the file rel, with

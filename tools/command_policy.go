@@ -21,6 +21,9 @@ type CommandPolicy struct {
 	// child subreaper (see RunReaper) so that nothing it starts outlives
 	// it or tern. Empty means a process group only, which setsid escapes.
 	Reaper string
+	// Terminal, when set, runs the commands where the user watches them
+	// (the editor's terminal, tern acp) instead of in tern's own process.
+	Terminal Terminal
 }
 
 // commandRules is a CommandPolicy made ready to check commands, for one

@@ -59,7 +59,7 @@ func (t *editFile) Run(ctx context.Context, in Input) Result {
 		return *refused
 	}
 	t.cp.Save(ctx)
-	if err := p.file.write(p.after); err != nil {
+	if err := p.file.write(ctx, p.after); err != nil {
 		return fail("edit_file "+p.file.rel+": error", "cannot write %s: %v", p.file.rel, err)
 	}
 	t.ws.reads.mark(p.file.abs)
@@ -89,7 +89,7 @@ func (t *editFile) plan(ctx context.Context, raw json.RawMessage) (editPlan, *Re
 	if err := decodeArgs(raw, &args); err != nil {
 		return refuse("bad arguments", "%v", err)
 	}
-	f, refused := t.ws.loadTarget("edit_file", args.Path)
+	f, refused := t.ws.loadTarget(ctx, "edit_file", args.Path)
 	if refused != nil {
 		return editPlan{}, refused
 	}

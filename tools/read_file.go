@@ -80,6 +80,13 @@ func (t *readFile) Run(ctx context.Context, in Input) Result {
 		return fail("read_file "+rel+": binary", "%s is a binary file (%s); read_file shows text files only", rel, humanSize(info.Size()))
 	}
 
+	var src io.Reader = f
+	if text, ok, err := t.ws.editorText(ctx, abs); err != nil {
+		return fail("read_file "+rel+": error", "cannot read %s: %v", rel, err)
+	} else if ok {
+		src = strings.NewReader(text)
+	}
+
 	offset := max(args.Offset.or(1), 1)
 	lines := args.Limit.or(readFileLines)
 	if lines < 1 {
@@ -89,7 +96,7 @@ func (t *readFile) Run(ctx context.Context, in Input) Result {
 	if limit <= 0 {
 		limit = DefaultLimit
 	}
-	p, err := readPage(ctx, f, offset, lines, limit-min(160, limit/4))
+	p, err := readPage(ctx, src, offset, lines, limit-min(160, limit/4))
 	if err != nil {
 		return fail("read_file "+rel+": error", "cannot read %s: %v", rel, err)
 	}

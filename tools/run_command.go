@@ -40,6 +40,8 @@ type runCommand struct {
 	// reaper is tern's binary, which runs commands as a subreaper; empty
 	// means a process group only.
 	reaper string
+	// terminal, when set, runs the commands in the editor's terminal.
+	terminal Terminal
 }
 
 // NewRunCommand returns the run_command tool: a shell command run with
@@ -57,10 +59,11 @@ func NewRunCommand(ws *Workspace, cp *Checkpoint, policy CommandPolicy) (Tool, e
 	if err != nil {
 		shell = "sh"
 	}
-	if policy.Reaper != "" {
+	if policy.Reaper != "" && policy.Terminal == nil {
 		becomeSubreaper()
 	}
-	return &runCommand{ws: ws, cp: cp, rules: rules, shell: shell, reaper: policy.Reaper, Decl: Declare[commandArgs]("run_command", runCommandDoc)}, nil
+	return &runCommand{ws: ws, cp: cp, rules: rules, shell: shell, reaper: policy.Reaper, terminal: policy.Terminal,
+		Decl: Declare[commandArgs]("run_command", runCommandDoc)}, nil
 }
 
 func (t *runCommand) Effect() Effect { return Executes }
@@ -133,9 +136,12 @@ func (t *runCommand) Run(ctx context.Context, in Input) Result {
 	sink := newOutputSink(max(limit-300, 256), func() (*os.File, string, error) { return t.ws.openSpill("run_command") })
 	var ended ending
 	var err error
-	if t.reaper != "" {
+	switch {
+	case t.terminal != nil:
+		ended, err = runInTerminal(ctx, t.terminal, in.CallID, t.shell, args.Command, t.ws.root, timeout, sink)
+	case t.reaper != "":
 		ended, err = runReaped(ctx, t.reaper, t.shell, args.Command, t.ws.root, timeout, sink)
-	} else {
+	default:
 		ended, err = runGroup(ctx, t.shell, args.Command, t.ws.root, timeout, sink)
 	}
 	sink.close()

@@ -38,6 +38,7 @@ type Workspace struct {
 	allowRead []readArea // outside the root, each with its own ignore rules
 	now       func() time.Time
 	reads     readLog // files read_file showed the model in this session
+	editor    Editor  // the user's editor, when the file tools go through it
 }
 
 type readArea struct {

@@ -35,7 +35,7 @@ type writeArgs struct {
 
 // Review checks the call and shows the new file, or the change to the old.
 func (t *writeFile) Review(ctx context.Context, raw json.RawMessage) Review {
-	f, args, refused := t.check(raw)
+	f, args, refused := t.check(ctx, raw)
 	if refused != nil {
 		return Review{Refused: refused}
 	}
@@ -44,12 +44,12 @@ func (t *writeFile) Review(ctx context.Context, raw json.RawMessage) Review {
 }
 
 func (t *writeFile) Run(ctx context.Context, in Input) Result {
-	f, args, refused := t.check(in.Args)
+	f, args, refused := t.check(ctx, in.Args)
 	if refused != nil {
 		return *refused
 	}
 	t.cp.Save(ctx)
-	if err := f.write(args.Content); err != nil {
+	if err := f.write(ctx, args.Content); err != nil {
 		return fail("write_file "+f.rel+": error", "cannot write %s: %v", f.rel, err)
 	}
 	t.ws.reads.mark(f.abs)
@@ -69,13 +69,13 @@ func (t *writeFile) Run(ctx context.Context, in Input) Result {
 
 // check decodes the call and loads the file, refusing what must not be
 // written.
-func (t *writeFile) check(raw json.RawMessage) (target, writeArgs, *Result) {
+func (t *writeFile) check(ctx context.Context, raw json.RawMessage) (target, writeArgs, *Result) {
 	var args writeArgs
 	if err := decodeArgs(raw, &args); err != nil {
 		r := fail("write_file: bad arguments", "%v", err)
 		return target{}, args, &r
 	}
-	f, refused := t.ws.loadTarget("write_file", args.Path)
+	f, refused := t.ws.loadTarget(ctx, "write_file", args.Path)
 	if refused != nil {
 		return f, args, refused
 	}
