@@ -35,6 +35,7 @@ var allowed = map[string][]string{
 	"disclosure":        {"models", "tools"},
 	"agent":             {"models", "tools", "session", "context/", "prompts"},
 	"tui":               {"agent", "session", "models"}, // shows the window's use the agent reports; computes none
+	"acp":               {"agent", "session", "models"}, // the editor's front end (tern acp): tui's rules
 	"cmd/fakeollama":    {"models/ollamatest"},
 	"cmd/tern":          {""}, // the top: may import anything
 	// The eval suite reads transcripts and plays them on the fake servers;
@@ -70,6 +71,8 @@ var allowed = map[string][]string{
 	"cmd/tern/internal/undocmd": {"cmd/tern/internal/checkpoint", "cmd/tern/internal/words", "tools"},
 	// The tern diff command: flags, the diff from a session's checkpoint.
 	"cmd/tern/internal/diffcmd": {"cmd/tern/internal/checkpoint", "tools"},
+	// The tern acp command: flags, the places sessions may open in.
+	"cmd/tern/internal/acpcmd": {},
 	// The tern version command and the version string; nothing of tern.
 	"cmd/tern/internal/versioncmd": {},
 	// The workspace's code index as tern opens and updates it.

@@ -62,6 +62,8 @@ type Run struct {
 	// (nil headless: no one to ask).
 	explorer *agent.Explorer
 	asker    tools.Asker
+	// terminal, when set, runs run_command's commands (tern acp).
+	terminal tools.Terminal
 }
 
 // Env is what the sessions one tern process opens share: the workspace
@@ -99,6 +101,11 @@ type Options struct {
 	TierFlag bool
 	// RAG turns RAG on at the start; Plan starts in plan mode.
 	RAG, Plan bool
+	// Editor, when set, is the user's editor as the file tools' hands,
+	// and Terminal where run_command runs (tern acp); nil ones leave
+	// them on the disk and in tern's own processes.
+	Editor   tools.Editor
+	Terminal tools.Terminal
 }
 
 // Open opens a session in the workspace: it reaches the model server,
@@ -121,6 +128,7 @@ func Open(ctx context.Context, w Env, o Options) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	ws.UseEditor(o.Editor)
 	store, code := w.Store, w.Code
 	if store == nil {
 		if store, err = session.OpenWorkspace(ctx, w.Root); err != nil {
@@ -131,7 +139,7 @@ func Open(ctx context.Context, w Env, o Options) (*Run, error) {
 		code = codeindex.New(w.Root, back.Resolved(cfg))
 	}
 	r := &Run{root: w.Root, cfg: cfg, back: back, store: store, ws: ws, counter: counter,
-		tierFlag: o.TierFlag, code: code, rag: o.RAG, plan: o.Plan, reaper: w.Reaper, asker: o.Asker}
+		tierFlag: o.TierFlag, code: code, rag: o.RAG, plan: o.Plan, reaper: w.Reaper, asker: o.Asker, terminal: o.Terminal}
 	if clamp := back.Plan.Clamp(); clamp != "" {
 		r.notices = append(r.notices, clamp)
 	}
@@ -159,10 +167,20 @@ func Open(ctx context.Context, w Env, o Options) (*Run, error) {
 func Find(ctx context.Context, store *session.Store, root, id string) (session.Session, error) {
 	s, err := store.Get(ctx, id)
 	if errors.Is(err, session.ErrNotFound) {
-		return session.Session{}, fmt.Errorf("no session %q in %s; list them with `tern sessions`", id, root)
+		return session.Session{}, missing{fmt.Sprintf("no session %q in %s; list them with `tern sessions`", id, root), err}
 	}
 	return s, err
 }
+
+// missing is Find's error for a session that is not there: worded for
+// the user, and still a session.ErrNotFound.
+type missing struct {
+	msg string
+	err error
+}
+
+func (e missing) Error() string { return e.msg }
+func (e missing) Unwrap() error { return e.err }
 
 func (r *Run) openSession(ctx context.Context, resume string) error {
 	if resume == "" {

@@ -30,14 +30,16 @@ type toolOptions struct {
 	// questions to the user; nil ones make the tools say they cannot.
 	explorer tools.Explorer
 	asker    tools.Asker
-	// reaper runs each command as a subreaper (tools.CommandPolicy).
-	reaper string
+	// reaper runs each command as a subreaper, terminal in the editor's
+	// terminal (tools.CommandPolicy).
+	reaper   string
+	terminal tools.Terminal
 }
 
 // buildToolSet makes the tools of every tier and the disclosure set that
 // shows them to the model.
 func buildToolSet(o toolOptions) (*disclosure.Set, error) {
-	policy := tools.CommandPolicy{Allow: o.cfg.AllowCommands, Deny: o.cfg.DenyCommands, Reaper: o.reaper}
+	policy := tools.CommandPolicy{Allow: o.cfg.AllowCommands, Deny: o.cfg.DenyCommands, Reaper: o.reaper, Terminal: o.terminal}
 	builtins, err := tools.Builtins(tools.Deps{Workspace: o.ws, Checkpoint: o.cp, Commands: policy,
 		Search: o.search, Explorer: o.explorer, Asker: o.asker, FetchAllow: o.cfg.FetchAllow})
 	if err != nil {
@@ -73,7 +75,7 @@ func (r *Run) toolSet(ctx context.Context, tierFlag bool) (*disclosure.Set, erro
 	cp := tools.NewCheckpoint(r.ws, r.sess.ID, checkpoint.Recorder(r.store, r.sess.ID, func(n string) { set.Notify(n) }))
 	o := toolOptions{ws: r.ws, cfg: r.cfg, cp: cp, save: func(ctx context.Context, st disclosure.State) error {
 		return r.store.SetMeta(context.WithoutCancel(ctx), r.sess.ID, metaTools, st.String())
-	}, asker: r.asker, reaper: r.reaper}
+	}, asker: r.asker, reaper: r.reaper, terminal: r.terminal}
 	if r.explorer != nil {
 		o.explorer = r.explorer
 	}

@@ -1,0 +1,91 @@
+package acp
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/ternhq/tern/agent"
+)
+
+// Permission options of a call.
+const (
+	optAllowOnce   = "allow-once"
+	optAllowAlways = "allow-always"
+	optReject      = "reject"
+)
+
+// Approve asks the user, through the editor, whether a call may run:
+// allow once, allow the tool for the rest of the session, or reject. A
+// destructive command, and any call the agent asks about one at a time,
+// is never offered "always". tern's own policy has decided first: what
+// it denies never gets here, and what the configuration allows does not
+// ask. A client that never answers keeps the turn waiting until it is
+// cancelled or the connection ends.
+func (l *live) Approve(ctx context.Context, ap agent.Approval) (agent.Decision, error) {
+	title := "Allow " + ap.Tool + "?"
+	if ap.Destructive {
+		title = "Allow " + ap.Tool + "? It " + ap.Why
+	}
+	options := []sdk.PermissionOption{{OptionId: optAllowOnce, Name: "Allow once", Kind: sdk.PermissionOptionKindAllowOnce}}
+	if !ap.Once {
+		options = append(options, sdk.PermissionOption{OptionId: optAllowAlways, Name: "Allow " + ap.Tool + " for this session",
+			Kind: sdk.PermissionOptionKindAllowAlways})
+	}
+	options = append(options, sdk.PermissionOption{OptionId: optReject, Name: "Reject", Kind: sdk.PermissionOptionKindRejectOnce})
+	call := sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId(ap.ID), Title: &title, Kind: sdk.Ptr(toolKind(ap.Tool)),
+		Status: sdk.Ptr(sdk.ToolCallStatusPending), Content: l.previewContent(ap), RawInput: rawArgs(ap.Args)}
+	if locs := l.locations(ap.Args); len(locs) > 0 {
+		call.Locations = locs
+	}
+	resp, err := l.a.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{SessionId: sdk.SessionId(l.id), ToolCall: call, Options: options})
+	if err != nil {
+		if ctx.Err() != nil {
+			return agent.Decision{}, ctx.Err()
+		}
+		var re *sdk.RequestError
+		if errors.As(err, &re) {
+			return agent.Decision{}, errors.New(requestErrorText(re))
+		}
+		return agent.Decision{}, err
+	}
+	switch {
+	case resp.Outcome.Selected == nil:
+		return agent.Decision{Reason: "the user cancelled the question"}, nil
+	case resp.Outcome.Selected.OptionId == optAllowOnce:
+		return agent.Decision{Allow: true}, nil
+	case resp.Outcome.Selected.OptionId == optAllowAlways && !ap.Once:
+		return agent.Decision{Allow: true, Always: true}, nil
+	}
+	return agent.Decision{}, nil
+}
+
+// previewContent shows what the call would do: an edit's diff, a
+// command line, and why a destructive one is asked about every time.
+func (l *live) previewContent(ap agent.Approval) []sdk.ToolCallContent {
+	var out []sdk.ToolCallContent
+	if ap.Destructive && ap.Why != "" {
+		out = append(out, textContent("⚠ This call "+ap.Why+"; tern asks about it every time.")...)
+	}
+	if strings.TrimSpace(ap.Preview) == "" {
+		return out
+	}
+	if d := diffContent(l.dir, ap.Preview); len(d) > 0 {
+		return append(out, d...)
+	}
+	return append(out, textContent(fenced(clipText(ap.Preview, maxShownOutput)))...)
+}
+
+// requestErrorText is the words of a client's error, without its JSON.
+func requestErrorText(re *sdk.RequestError) string {
+	if m, ok := re.Data.(map[string]any); ok {
+		for _, k := range []string{"error", "message", "details"} {
+			if s, ok := m[k].(string); ok && s != "" {
+				return re.Message + ": " + s
+			}
+		}
+	}
+	return re.Message
+}

@@ -1,0 +1,51 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/ternhq/tern/models"
+)
+
+// replay sends a loaded session's conversation as updates, as it was
+// shown live: the user's prompts, the answers and thoughts, and each call
+// with its title, kind, files and what it returned.
+func (l *live) replay(ctx context.Context) {
+	calls, err := l.s.Calls(ctx)
+	if err != nil {
+		l.a.deps.Log.Warn("replay: tool calls", "session", l.id, "err", err)
+	}
+	for _, m := range l.s.History() {
+		switch m.Role {
+		case models.RoleUser:
+			l.update(sdk.UpdateUserMessageText(m.Content))
+		case models.RoleAssistant:
+			if m.Thinking != "" {
+				l.update(sdk.UpdateAgentThoughtText(m.Thinking))
+			}
+			if m.Content != "" {
+				l.update(sdk.UpdateAgentMessageText(m.Content))
+			}
+			for _, c := range m.ToolCalls {
+				args := json.RawMessage(c.Arguments)
+				l.update(sdk.StartToolCall(sdk.ToolCallId(c.ID), callTitle(c.Name, l.s.Describe(c.Name, args)),
+					sdk.WithStartKind(toolKind(c.Name)), sdk.WithStartStatus(sdk.ToolCallStatusInProgress),
+					sdk.WithStartLocations(l.locations(args)), sdk.WithStartRawInput(rawArgs(args))))
+			}
+		case models.RoleTool:
+			rec, ok := calls[m.ToolCallID]
+			status := sdk.ToolCallStatusCompleted
+			if ok && rec.IsError {
+				status = sdk.ToolCallStatusFailed
+			}
+			opts := []sdk.ToolCallUpdateOpt{sdk.WithUpdateStatus(status),
+				sdk.WithUpdateContent(textContent(fenced(clipText(m.Content, maxShownOutput))))}
+			if ok && rec.Summary != "" && !rec.IsError {
+				opts = append(opts, sdk.WithUpdateTitle(callTitle(m.ToolName, rec.Summary)))
+			}
+			l.update(sdk.UpdateToolCall(sdk.ToolCallId(m.ToolCallID), opts...))
+		}
+	}
+}

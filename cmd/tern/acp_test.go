@@ -1,0 +1,280 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/ternhq/tern/models/ollamatest"
+)
+
+// acpClient is an editor as the ACP SDK's own client: it records the
+// updates, serves its buffers as the file system, and answers permission
+// requests with answer (nil: never).
+type acpClient struct {
+	mu      sync.Mutex
+	updates []sdk.SessionNotification
+	files   map[string]string
+	asked   chan sdk.RequestPermissionRequest
+	answer  func(sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome
+}
+
+func (c *acpClient) SessionUpdate(_ context.Context, n sdk.SessionNotification) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.updates = append(c.updates, n)
+	return nil
+}
+
+func (c *acpClient) RequestPermission(ctx context.Context, p sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+	c.asked <- p
+	c.mu.Lock()
+	answer := c.answer
+	c.mu.Unlock()
+	if answer == nil {
+		<-ctx.Done() // an editor that never answers
+		return sdk.RequestPermissionResponse{}, ctx.Err()
+	}
+	return sdk.RequestPermissionResponse{Outcome: answer(p)}, nil
+}
+
+func (c *acpClient) ReadTextFile(_ context.Context, p sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if text, ok := c.files[p.Path]; ok {
+		return sdk.ReadTextFileResponse{Content: text}, nil
+	}
+	data, err := os.ReadFile(p.Path)
+	return sdk.ReadTextFileResponse{Content: string(data)}, err
+}
+
+func (c *acpClient) WriteTextFile(_ context.Context, p sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.files[p.Path] = p.Content
+	return sdk.WriteTextFileResponse{}, nil
+}
+
+func (c *acpClient) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
+	return sdk.CreateTerminalResponse{}, errors.New("no terminals here")
+}
+func (c *acpClient) KillTerminal(context.Context, sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
+	return sdk.KillTerminalResponse{}, nil
+}
+func (c *acpClient) TerminalOutput(context.Context, sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
+	return sdk.TerminalOutputResponse{}, nil
+}
+func (c *acpClient) ReleaseTerminal(context.Context, sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
+	return sdk.ReleaseTerminalResponse{}, nil
+}
+func (c *acpClient) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
+	return sdk.WaitForTerminalExitResponse{}, nil
+}
+
+// acpRun is tern acp running in-process, with the SDK's client on its
+// stdio; raw holds every line tern wrote.
+type acpRun struct {
+	conn   *sdk.ClientSideConnection
+	client *acpClient
+	in     *io.PipeWriter
+	raw    *syncBuffer
+	stderr *syncBuffer
+	exited chan int
+}
+
+func (f *fixture) startACP(t *testing.T, args ...string) *acpRun {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	r := &acpRun{client: &acpClient{files: map[string]string{}, asked: make(chan sdk.RequestPermissionRequest, 4)},
+		in: inW, raw: &syncBuffer{}, stderr: &syncBuffer{}, exited: make(chan int, 1)}
+	go func() {
+		args := append([]string{"acp", "--dir", f.dir, "--root", f.dir}, args...)
+		r.exited <- Main(context.WithoutCancel(t.Context()), args, inR, io.MultiWriter(outW, r.raw), r.stderr, func(k string) string { return f.env[k] })
+		outW.Close()
+	}()
+	r.conn = sdk.NewClientSideConnection(r.client, inW, outR)
+	r.conn.SetLogger(slog.New(slog.DiscardHandler)) // it logs the error replies it reads as strays
+	t.Cleanup(func() {
+		inW.Close()
+		select {
+		case <-r.exited:
+		case <-time.After(30 * time.Second):
+			t.Error("tern acp did not exit after its stdin closed")
+		}
+	})
+	return r
+}
+
+// newSession initializes the connection as an editor with a file system
+// and opens a session in the fixture's workspace.
+func (r *acpRun) newSession(t *testing.T, dir string) sdk.SessionId {
+	t.Helper()
+	ctx := t.Context()
+	if _, err := r.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber,
+		ClientCapabilities: sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}}}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := r.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: dir, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatalf("session/new: %v\nstderr:\n%s", err, r.stderr.String())
+	}
+	return s.SessionId
+}
+
+// wantCode checks that err is the protocol's error code, with words.
+func wantCode(t *testing.T, what string, err error, code int, words string) {
+	t.Helper()
+	var re *sdk.RequestError
+	if !errors.As(err, &re) || re.Code != code || !strings.Contains(re.Error(), words) {
+		t.Errorf("%s: error %v, want code %d saying %q", what, err, code, words)
+	}
+}
+
+// waitLine waits for tern to have written a line holding all of wants.
+func (r *acpRun) waitLine(t *testing.T, wants ...string) string {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		for line := range strings.SplitSeq(r.raw.String(), "\n") {
+			ok := true
+			for _, w := range wants {
+				ok = ok && strings.Contains(line, w)
+			}
+			if ok {
+				return line
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("tern never wrote a line with %q; it wrote:\n%s", wants, r.raw.String())
+	return ""
+}
+
+// Bad input from an editor gets the protocol's error, and loses nothing:
+// the connection and its sessions go on.
+func TestACPBadInput(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	r := f.startACP(t)
+	id := r.newSession(t, f.dir)
+	ctx := t.Context()
+
+	io.WriteString(r.in, "{not json\n")
+	r.waitLine(t, `"code":-32700`, `"id":null`, "not JSON")
+	io.WriteString(r.in, `{"jsonrpc":"2.0","id":"x1","method":"session/teleport","params":{}}`+"\n")
+	r.waitLine(t, `"id":"x1"`, `"code":-32601`, "session/teleport")
+	io.WriteString(r.in, `{"jsonrpc":"2.0","id":7}`+"\n")
+	r.waitLine(t, `"id":7`, `"code":-32600`)
+	io.WriteString(r.in, `[1,2]`+"\n")
+	r.waitLine(t, `"code":-32600`, "batches")
+
+	_, err := r.conn.Prompt(ctx, sdk.PromptRequest{SessionId: "20200101-0000-dead", Prompt: []sdk.ContentBlock{sdk.TextBlock("hi")}})
+	wantCode(t, "prompt for an unknown session", err, -32002, "no session")
+	_, err = r.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: t.TempDir(), McpServers: []sdk.McpServer{}})
+	wantCode(t, "cwd outside the roots", err, -32602, "outside the directories tern acp may work in")
+	_, err = r.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: "relative/dir", McpServers: []sdk.McpServer{}})
+	wantCode(t, "relative cwd", err, -32602, "not an absolute path")
+	_, err = r.conn.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: "20200101-0000-dead", Cwd: f.dir, McpServers: []sdk.McpServer{}})
+	wantCode(t, "load of an unknown session", err, -32002, "no session")
+	_, err = r.conn.SetSessionMode(ctx, sdk.SetSessionModeRequest{SessionId: id, ModeId: "yolo"})
+	wantCode(t, "unknown mode", err, -32602, "the modes are read, edit, commands, external, plan")
+	resp, err := r.conn.Prompt(ctx, sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{sdk.ImageBlock("aGk=", "image/png")}})
+	if err != nil || resp.StopReason != sdk.StopReasonRefusal {
+		t.Errorf("an image-only prompt: %v, %v; want a refusal", resp, err)
+	}
+
+	// After all that, the session still answers.
+	f.srv.Script(ollamatest.Reply{Content: "Still here."})
+	resp, err = r.conn.Prompt(ctx, sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{sdk.TextBlock("are you there?")}})
+	if err != nil || resp.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt after bad input: %v, %v\nstderr:\n%s", resp, err, r.stderr.String())
+	}
+	if !strings.Contains(r.raw.String(), "Still here.") && !strings.Contains(r.raw.String(), "Still") {
+		t.Errorf("the answer was not streamed:\n%s", r.raw.String())
+	}
+}
+
+// An editor that never answers a permission request keeps the turn
+// waiting; session/cancel ends it (cancelled) and leaves a session that
+// takes the next prompt; and a question still open never holds tern's
+// exit when the editor goes.
+func TestACPUnansweredPermission(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	r := f.startACP(t, "--tier", "1")
+	id := r.newSession(t, f.dir)
+	ctx := t.Context()
+	write := ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "write_file", Args: `{"path":"notes.txt","content":"hello\n"}`}}}
+	f.srv.Script(write, ollamatest.Reply{Content: "Done after all."})
+
+	type result struct {
+		resp sdk.PromptResponse
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		resp, err := r.conn.Prompt(ctx, sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{sdk.TextBlock("write notes.txt")}})
+		done <- result{resp, err}
+	}()
+	var asked sdk.RequestPermissionRequest
+	select {
+	case asked = <-r.client.asked:
+	case res := <-done:
+		t.Fatalf("the turn ended before asking: %+v\nstderr:\n%s", res, r.stderr.String())
+	}
+	if len(asked.ToolCall.Content) == 0 || asked.ToolCall.Content[0].Diff == nil || asked.ToolCall.Content[0].Diff.NewText != "hello\n" {
+		t.Errorf("the question does not show the new file as a diff: %+v", asked.ToolCall)
+	}
+	select {
+	case res := <-done:
+		t.Fatalf("the turn ended while the question was open: %+v", res)
+	default:
+	}
+	if err := r.conn.Cancel(ctx, sdk.CancelNotification{SessionId: id}); err != nil {
+		t.Fatal(err)
+	}
+	res := <-done
+	if res.err != nil || res.resp.StopReason != sdk.StopReasonCancelled {
+		t.Fatalf("cancelled turn: %+v, %v", res.resp, res.err)
+	}
+	if _, err := os.Stat(filepath.Join(f.dir, "notes.txt")); err == nil {
+		t.Error("the unanswered write ran")
+	}
+
+	resp, err := r.conn.Prompt(ctx, sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{sdk.TextBlock("and now?")}})
+	if err != nil || resp.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt after the cancel: %+v, %v", resp, err)
+	}
+
+	// A question open when the editor goes does not hold tern.
+	f.srv.Script(write)
+	go r.conn.Prompt(ctx, sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{sdk.TextBlock("write it again")}})
+	<-r.client.asked
+	r.in.Close()
+	select {
+	case code := <-r.exited:
+		r.exited <- code // for the cleanup
+		if code != 0 {
+			t.Errorf("tern acp exited %d; stderr:\n%s", code, r.stderr.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("tern acp did not exit with a question open after the editor closed its stdin")
+	}
+}
+
+// jsonOf is v as JSON, for messages.
+func jsonOf(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
