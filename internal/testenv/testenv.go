@@ -34,3 +34,14 @@ func Program(t testing.TB, name, install string) string {
 	t.Skipf("%s is not on PATH; install it to run this test: %s", name, install)
 	return ""
 }
+
+// Missing stops the test for something else it needs that is not there,
+// such as the npm packages of a test's client: a skip saying how to get
+// it ("npm ci in cmd/tern/testdata/acpclient"), or, in CI, a failure.
+func Missing(t testing.TB, what, install string) {
+	t.Helper()
+	if InCI() {
+		t.Fatalf("%s is missing, and CI must run this test: .ci/run should install it (%s)", what, install)
+	}
+	t.Skipf("%s is missing; install it to run this test: %s", what, install)
+}
