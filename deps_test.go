@@ -71,6 +71,9 @@ var allowed = map[string][]string{
 	"cmd/tern/internal/undocmd": {"cmd/tern/internal/checkpoint", "cmd/tern/internal/words", "tools"},
 	// The tern diff command: flags, the diff from a session's checkpoint.
 	"cmd/tern/internal/diffcmd": {"cmd/tern/internal/checkpoint", "tools"},
+	// The tern mcp command: the code index as an MCP server; the index
+	// comes from package main.
+	"cmd/tern/internal/mcpserve": {},
 	// The tern acp command: flags, the places sessions may open in.
 	"cmd/tern/internal/acpcmd": {},
 	// The tern version command and the version string; nothing of tern.

@@ -198,7 +198,7 @@ Run 'tern doctor' first to check Ollama, the model and the context plan.`,
 	root.Flags().Bool("version", false, "print tern's version and exit")
 	root.SetVersionTemplate("tern {{.Version}}\n")
 	root.AddCommand(a.askCommand(), a.doctorCommand(), a.sessionsCommand(), a.promptCommand(), a.undoCommand(), a.evalCommand(),
-		a.indexCommand(), a.searchCommand(), a.versionCommand(), a.diffCommand(), a.acpCommand())
+		a.indexCommand(), a.searchCommand(), a.versionCommand(), a.diffCommand(), a.acpCommand(), a.mcpCommand())
 	complete.Register(root, a.completionSources())
 	return root
 }
