@@ -9,12 +9,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ternhq/tern/cmd/tern/internal/acpcmd"
 	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/cmd/tern/internal/diffcmd"
 	"github.com/ternhq/tern/cmd/tern/internal/doctor"
 	"github.com/ternhq/tern/cmd/tern/internal/evalcmd"
 	"github.com/ternhq/tern/cmd/tern/internal/headless"
 	"github.com/ternhq/tern/cmd/tern/internal/indexcmd"
+	"github.com/ternhq/tern/cmd/tern/internal/mcpserve"
 	"github.com/ternhq/tern/cmd/tern/internal/promptview"
 	"github.com/ternhq/tern/cmd/tern/internal/searchcmd"
 	"github.com/ternhq/tern/cmd/tern/internal/sessionscmd"
@@ -98,6 +100,9 @@ func TestCommandFlags(t *testing.T) {
 		{args: []string{"prompt", "--json"}, want: &promptview.Options{JSON: true}},
 		{args: []string{"doctor"}, want: &doctor.Options{}},
 		{args: []string{"version"}, want: &versioncmd.Options{}},
+		{args: []string{"acp", "--root", "/a", "--root", "/b"}, want: &acpcmd.Options{Roots: []string{"/a", "/b"}}},
+		{args: []string{"acp", "extra"}, err: `unknown command "extra"`},
+		{args: []string{"mcp"}, want: &mcpserve.Options{}},
 		{args: []string{"eval"}, want: &evalcmd.Options{Timeout: 10 * time.Minute}},
 		{args: []string{"sessions", "extra"}, err: `unknown command "extra"`},
 	} {
