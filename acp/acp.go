@@ -148,9 +148,9 @@ func (a *agentSide) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sd
 	if err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
-	// The client learns the session's id from the response; what it can
-	// type follows it.
-	go l.sendCommands()
+	// The client learns the session's id from the response; the
+	// session's notices and what the user can type follow it.
+	go l.greet()
 	return sdk.NewSessionResponse{SessionId: sdk.SessionId(l.id), Modes: l.modes()}, nil
 }
 
@@ -171,7 +171,7 @@ func (a *agentSide) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (
 		return sdk.LoadSessionResponse{}, err
 	}
 	l.replay(ctx)
-	l.sendCommands()
+	l.greet()
 	return sdk.LoadSessionResponse{Modes: l.modes()}, nil
 }
 
@@ -184,7 +184,7 @@ func (a *agentSide) open(ctx context.Context, dir, resume string) (*live, error)
 	caps := a.client
 	a.mu.Unlock()
 	l := &live{a: a, dir: dir}
-	o := OpenOptions{Dir: dir, Resume: resume, Approver: l}
+	o := OpenOptions{Dir: dir, Resume: resume, Approver: l, Ask: l.Ask}
 	if caps.Fs.ReadTextFile && caps.Fs.WriteTextFile {
 		o.Files = editorFiles{l}
 	}
@@ -203,9 +203,6 @@ func (a *agentSide) open(ctx context.Context, dir, resume string) (*live, error)
 	a.mu.Lock()
 	a.sessions[l.id] = l
 	a.mu.Unlock()
-	for _, n := range s.Notices() {
-		a.deps.Log.Info("session "+l.id, "notice", n)
-	}
 	return l, nil
 }
 

@@ -122,9 +122,8 @@ func (l *live) offerPlan(ctx context.Context, t *turnView) error {
 	if resp.Outcome.Selected == nil || resp.Outcome.Selected.OptionId != optAcceptPlan {
 		return nil
 	}
-	l.update(sdk.UpdatePlan(planEntries(t.plan)...))
 	t.plan = ""
-	return l.s.AcceptPlan(ctx, "", t.emit)
+	return l.acceptPlan(ctx, t, "")
 }
 
 // planStep matches a step of a plan: a numbered or bulleted line.

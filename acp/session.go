@@ -57,8 +57,10 @@ type OpenOptions struct {
 	Dir string
 	// Resume names a stored session; "" creates one.
 	Resume string
-	// Approver asks the user through the editor.
+	// Approver asks the user through the editor; Ask puts ask_user's
+	// questions to them there.
 	Approver agent.Approver
+	Ask      func(ctx context.Context, qs []Question) ([]string, error)
 	// Files, when set, is the editor's file system, for the file tools.
 	Files FileSystem
 	// Terminal, when set, runs run_command's commands in the editor.
@@ -142,6 +144,9 @@ func (l *live) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.Promp
 	t := newTurnView(l)
 	var err error
 	if name, arg, ok := slashCommand(text); ok {
+		if name == acceptCommand.Name {
+			return l.finish(ctx, t, l.acceptPlan(ctx, t, arg))
+		}
 		if cmd, found := l.command(name); found {
 			err = cmd.Run(ctx, arg, t.emit)
 			return l.finish(ctx, t, err)
@@ -238,10 +243,37 @@ func (l *live) command(name string) (Command, bool) {
 	return Command{}, false
 }
 
+// acceptCommand accepts the plan waiting for an answer, as the TUI's
+// /plan does; the rest of the line adds to it.
+var acceptCommand = Command{Name: "accept", Hint: "anything to add to the plan",
+	Description: "carry out the plan waiting for your answer (plan mode)"}
+
+// acceptPlan carries out the session's proposed plan, sent as a plan
+// update first.
+func (l *live) acceptPlan(ctx context.Context, t *turnView, note string) error {
+	plan := l.s.ProposedPlan()
+	if plan == "" {
+		l.update(sdk.UpdateAgentMessageText("There is no plan waiting: switch to plan mode and ask for one.\n"))
+		return nil
+	}
+	l.update(sdk.UpdatePlan(planEntries(plan)...))
+	return l.s.AcceptPlan(ctx, note, t.emit)
+}
+
+// greet tells the user what they should know about how the session
+// opened (the model chosen, a window lowered, a text tool protocol), and
+// the client the slash commands it may offer.
+func (l *live) greet() {
+	for _, n := range l.s.Notices() {
+		l.notice(agent.Notice{Level: agent.Info, Text: n})
+	}
+	l.sendCommands()
+}
+
 // sendCommands tells the client the slash commands it may offer.
 func (l *live) sendCommands() {
 	var list []sdk.AvailableCommand
-	for _, c := range l.s.Commands() {
+	for _, c := range append([]Command{acceptCommand}, l.s.Commands()...) {
 		ac := sdk.AvailableCommand{Name: c.Name, Description: c.Description}
 		if c.Hint != "" {
 			ac.Input = &sdk.AvailableCommandInput{Unstructured: &sdk.UnstructuredCommandInput{Hint: c.Hint}}

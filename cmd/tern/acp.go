@@ -79,6 +79,9 @@ func (a *app) openACP(ctx context.Context, o acp.OpenOptions, counter func() (*b
 	}
 	ro := runner.Options{Resume: o.Resume, Approver: approver, RAG: cfg.RAG,
 		TierFlag: a.cmd.PersistentFlags().Changed("tier")}
+	if o.Ask != nil {
+		ro.Asker = acpAsker(o.Ask)
+	}
 	if o.Files != nil {
 		ro.Editor = o.Files
 	}
@@ -104,6 +107,21 @@ func listSessions(ctx context.Context, dir string) ([]session.Session, error) {
 	}
 	defer store.Close()
 	return store.List(ctx, 200)
+}
+
+// acpAsker puts ask_user's questions in the editor's permission prompts.
+type acpAsker func(ctx context.Context, qs []acp.Question) ([]string, error)
+
+func (ask acpAsker) Ask(ctx context.Context, qs []tools.Question) ([]string, error) {
+	list := make([]acp.Question, len(qs))
+	for i, q := range qs {
+		list[i] = acp.Question{Text: q.Text, Options: q.Options}
+	}
+	answers, err := ask(ctx, list)
+	if errors.Is(err, acp.ErrNotAnswered) {
+		return nil, tools.ErrNotAnswered
+	}
+	return answers, err
 }
 
 // acpTerminal is the editor's terminal as run_command's.
@@ -170,7 +188,16 @@ func (s *acpSession) Describe(tool string, args json.RawMessage) string {
 	return s.r.Agent().Describe(tool, args)
 }
 
-func (s *acpSession) Notices() []string { return s.r.Notices() }
+// Notices are how the session opened: the model, when tern chose it, and
+// what the runner noted.
+func (s *acpSession) Notices() []string {
+	c := s.r.Conn()
+	var out []string
+	if c.Why != "requested" {
+		out = append(out, fmt.Sprintf("using %s (%s; choose with --model)", c.Info.Name, c.Why))
+	}
+	return append(out, s.r.Notices()...)
+}
 func (s *acpSession) Close() error      { return s.r.Close() }
 
 // Commands are the TUI's slash commands that make sense in an editor;

@@ -278,3 +278,62 @@ func jsonOf(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// ask_user's questions reach the editor as permission prompts whose
+// options are the answers; a plan kept for later is carried out with
+// /accept, sent as a plan update, and the accepted plan's tier comes as a
+// mode update; how the session opened (the model tern chose) is said.
+func TestACPQuestionsAndPlans(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	r := f.startACP(t)
+	id := r.newSession(t, f.dir)
+	ctx := t.Context()
+	r.client.answer = func(p sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome {
+		want := map[string]string{"Which greeting?": "hello", "Accept the plan and carry it out?": "Keep planning (your next prompt comments on it)"}[*p.ToolCall.Title]
+		for _, o := range p.Options {
+			if o.Name == want {
+				return sdk.NewRequestPermissionOutcomeSelected(o.OptionId)
+			}
+		}
+		return sdk.NewRequestPermissionOutcomeCancelled()
+	}
+	f.srv.Script(
+		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "ask_user", Args: `{"questions":[{"question":"Which greeting?","options":["hi","hello"]}]}`}}},
+		ollamatest.Reply{Content: "Going with hello."},
+		ollamatest.Reply{Content: "1. Change the greeting\n2. Run the tests"},
+		ollamatest.Reply{Content: "Done as planned."},
+	)
+	prompt := func(text string) sdk.StopReason {
+		t.Helper()
+		resp, err := r.conn.Prompt(ctx, sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{sdk.TextBlock(text)}})
+		if err != nil {
+			t.Fatalf("prompt %q: %v\nstderr:\n%s", text, err, r.stderr.String())
+		}
+		return resp.StopReason
+	}
+	prompt("greet the user")
+	<-r.client.asked
+	if got := f.srv.Requests()[1].Messages; !strings.Contains(got[len(got)-1].Content, "hello") {
+		t.Errorf("the model did not get the answer: %+v", got[len(got)-1])
+	}
+	if _, err := r.conn.SetSessionMode(ctx, sdk.SetSessionModeRequest{SessionId: id, ModeId: "plan"}); err != nil {
+		t.Fatal(err)
+	}
+	prompt("plan the change")
+	<-r.client.asked
+	if stop := prompt("/accept and be quick"); stop != sdk.StopReasonEndTurn {
+		t.Errorf("/accept stopped with %s", stop)
+	}
+	last := f.srv.Requests()[3].Messages
+	if !strings.Contains(last[len(last)-1].Content, "and be quick") {
+		t.Errorf("the accepting turn lacks the note: %+v", last[len(last)-1])
+	}
+	raw := r.raw.String()
+	for _, want := range []string{`"sessionUpdate":"plan"`, `"content":"Change the greeting"`, `"currentModeId":"edit"`, `"text":" planned."`,
+		"using qwen3:8b (best installed model", `"name":"accept"`} {
+		if !strings.Contains(raw, want) {
+			t.Errorf("tern never wrote %s:\n%s", want, raw)
+		}
+	}
+}
