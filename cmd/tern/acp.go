@@ -198,7 +198,7 @@ func (s *acpSession) Notices() []string {
 	}
 	return append(out, s.r.Notices()...)
 }
-func (s *acpSession) Close() error      { return s.r.Close() }
+func (s *acpSession) Close() error { return s.r.Close() }
 
 // Commands are the TUI's slash commands that make sense in an editor;
 // the modes stand for /tier and /plan.
