@@ -85,6 +85,7 @@ func TestSlashCommand(t *testing.T) {
 		{"/compact", "compact", ""},
 		{"  /diff  now ", "diff", "now"},
 		{"//etc/hosts is odd", "", ""},
+		{"/usr/bin is slow", "usr/bin", "is slow"},
 		{"fix /tmp handling", "", ""},
 	} {
 		name, arg, _ := slashCommand(tt.in)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -151,6 +152,14 @@ func (l *live) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.Promp
 			err = cmd.Run(ctx, arg, t.emit)
 			return l.finish(ctx, t, err)
 		}
+		if commandName.MatchString(name) {
+			l.update(sdk.UpdateAgentMessageText(fmt.Sprintf("There is no command /%s; the commands are %s. (To send a prompt that starts with a slash, start it with two.)\n",
+				name, l.commandNames())))
+			return l.finish(ctx, t, nil)
+		}
+	}
+	if strings.HasPrefix(strings.TrimSpace(text), "//") {
+		text = strings.Replace(text, "/", "", 1) // "//path" is a prompt that starts with "/"
 	}
 	switch {
 	case l.s.PlanMode() && l.s.ProposedPlan() != "":
@@ -232,6 +241,19 @@ func slashCommand(text string) (name, arg string, ok bool) {
 	}
 	name, arg, _ = strings.Cut(t[1:], " ")
 	return name, strings.TrimSpace(arg), name != ""
+}
+
+// commandName is what a slash command's name looks like; "/usr/bin is
+// slow" is a prompt.
+var commandName = regexp.MustCompile(`^[a-z][a-z-]*$`)
+
+// commandNames lists the slash commands: "/accept, /compact, …".
+func (l *live) commandNames() string {
+	var names []string
+	for _, c := range append([]Command{acceptCommand}, l.s.Commands()...) {
+		names = append(names, "/"+c.Name)
+	}
+	return strings.Join(names, ", ")
 }
 
 func (l *live) command(name string) (Command, bool) {

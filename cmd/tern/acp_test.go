@@ -194,6 +194,13 @@ func TestACPBadInput(t *testing.T) {
 		t.Errorf("an image-only prompt: %v, %v; want a refusal", resp, err)
 	}
 
+	before := len(f.srv.Requests())
+	resp, err = r.conn.Prompt(ctx, sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{sdk.TextBlock("/compcat")}})
+	if err != nil || resp.StopReason != sdk.StopReasonEndTurn || len(f.srv.Requests()) != before {
+		t.Errorf("an unknown command: %v, %v; %d model requests", resp, err, len(f.srv.Requests())-before)
+	}
+	r.waitLine(t, "There is no command /compcat", "/compact")
+
 	// After all that, the session still answers.
 	f.srv.Script(ollamatest.Reply{Content: "Still here."})
 	resp, err = r.conn.Prompt(ctx, sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{sdk.TextBlock("are you there?")}})
