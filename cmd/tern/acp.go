@@ -49,6 +49,9 @@ func (a *app) acp(ctx context.Context, o *acpcmd.Options) error {
 	if err != nil {
 		return exitCodeError{exitUsage, err}
 	}
+	if isTerminal(a.stdin) {
+		fmt.Fprintln(a.stderr, "tern acp: waiting for an editor's Agent Client Protocol messages on stdin; start it from your editor instead (docs/editors.md). Ctrl+D ends it.")
+	}
 	level := slog.LevelWarn
 	if a.verbose {
 		level = slog.LevelDebug
