@@ -254,15 +254,17 @@ func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event)) error 
 		if err != nil {
 			return err
 		}
-		return a.planTurn(ctx, text, prompt, emit)
+		return a.planTurn(ctx, text, prompt, prompt, emit)
 	}
-	return a.runTurn(ctx, prompt, prompt, true, emit)
+	return a.runTurn(ctx, prompt, prompt, "", true, emit)
 }
 
 // runTurn runs one turn on text, the user message the model gets; words are
-// the user's own in it, for retrieval. With unlock the toolbox reads them
-// for the tools the request needs; turns of plan mode unlock nothing.
-func (a *Agent) runTurn(ctx context.Context, text, words string, unlock bool, emit func(Event)) (err error) {
+// the user's own in it, for retrieval, and shown what the user sees of
+// it when that is not text (models.Message.Shown). With unlock the
+// toolbox reads the words for the tools the request needs; turns of plan
+// mode unlock nothing.
+func (a *Agent) runTurn(ctx context.Context, text, words, shown string, unlock bool, emit func(Event)) (err error) {
 	var mu sync.Mutex
 	send := func(e Event) {
 		mu.Lock()
@@ -289,7 +291,7 @@ func (a *Agent) runTurn(ctx context.Context, text, words string, unlock bool, em
 	} else {
 		a.relayNotices(send)
 	}
-	if err := a.append(ctx, t, models.Message{Role: models.RoleUser, Content: text}); err != nil {
+	if err := a.append(ctx, t, models.Message{Role: models.RoleUser, Content: text, Shown: shown}); err != nil {
 		return err
 	}
 	if err := a.retrieve(ctx, t, cmp.Or(words, text), send); err != nil {

@@ -67,7 +67,7 @@ func (a *Agent) RevisePlan(ctx context.Context, comment string, emit func(Event)
 	if err != nil {
 		return err
 	}
-	return a.planTurn(ctx, text, comment, emit)
+	return a.planTurn(ctx, text, comment, strings.TrimSpace("(plan sent back) "+comment), emit)
 }
 
 // AcceptPlan pins the proposed plan as the goal, leaves plan mode and runs
@@ -88,7 +88,7 @@ func (a *Agent) AcceptPlan(ctx context.Context, note string, emit func(Event)) e
 	}
 	a.planMode = false
 	a.setProposed(ctx, "")
-	return a.runTurn(ctx, text, note, false, emit)
+	return a.runTurn(ctx, text, note, strings.TrimSpace("(plan accepted: carry it out) "+note), false, emit)
 }
 
 // pin makes plan the goal pinned in the prompt, cut to an eighth of the
@@ -137,11 +137,12 @@ func (a *Agent) system() string {
 }
 
 // planTurn runs a turn in plan mode on text, the user's words already in
-// the plan prompt; words are theirs alone. The answer it ends with
-// becomes the proposed plan, announced by a PlanReady event before Done.
-func (a *Agent) planTurn(ctx context.Context, text, words string, emit func(Event)) error {
+// the plan prompt; words are theirs alone, shown what the user sees of
+// the message. The answer it ends with becomes the proposed plan,
+// announced by a PlanReady event before Done.
+func (a *Agent) planTurn(ctx context.Context, text, words, shown string, emit func(Event)) error {
 	var answer string
-	return a.runTurn(ctx, text, words, false, func(e Event) {
+	return a.runTurn(ctx, text, words, shown, false, func(e Event) {
 		switch e := e.(type) {
 		case Message:
 			answer = ""

@@ -39,6 +39,11 @@ type Message struct {
 	// ToolName and ToolCallID identify the call a tool message answers.
 	ToolName   string `json:"tool_name,omitempty"`
 	ToolCallID string `json:"tool_call_id,omitempty"`
+	// Shown, on a user message whose Content wraps the user's words in
+	// tern's own instructions (plan mode), is what the user is shown of
+	// it: their words, or what they did ("(plan accepted: carry it
+	// out)"). It never goes to the model; "" when Content is the user's.
+	Shown string `json:"-"`
 }
 
 // ToolCall is a request from the model to run a tool.

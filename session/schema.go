@@ -111,6 +111,9 @@ CREATE TABLE sub_messages (
 	UNIQUE (session_id, call_id, seq)
 );
 `,
+	// 3: what the user is shown of a user message whose content wraps
+	// their words in tern's instructions (plan mode).
+	`ALTER TABLE messages ADD COLUMN shown TEXT NOT NULL DEFAULT '';`,
 }
 
 // dbState is what the file's header and catalogue say about it.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -63,7 +64,7 @@ func TestOpenSetsUpTheFile(t *testing.T) {
 		"foreign_keys":   "1",
 		"busy_timeout":   "5000",
 		"synchronous":    "1",
-		"user_version":   "2",
+		"user_version":   strconv.Itoa(len(migrations)),
 		"application_id": "1952805486",
 	} {
 		if got := pragma(t, s.DB(), name); got != want {
@@ -94,7 +95,7 @@ func TestReopenKeepsDataAndSchema(t *testing.T) {
 		if _, err := s.Get(t.Context(), sess.ID); err != nil {
 			t.Errorf("session lost on reopen: %v", err)
 		}
-		if v := pragma(t, s.DB(), "user_version"); v != "2" {
+		if v := pragma(t, s.DB(), "user_version"); v != strconv.Itoa(len(migrations)) {
 			t.Errorf("user_version = %s after reopen", v)
 		}
 		s.Close()
@@ -262,7 +263,7 @@ func TestMigrateComponent(t *testing.T) {
 	if err := s.Migrate(ctx, "index", v1); !errors.Is(err, ErrNewerSchema) {
 		t.Errorf("older code on a newer file: %v, want ErrNewerSchema", err)
 	}
-	if v := pragma(t, s.DB(), "user_version"); v != "2" {
+	if v := pragma(t, s.DB(), "user_version"); v != strconv.Itoa(len(migrations)) {
 		t.Errorf("another component moved the session schema version to %s", v)
 	}
 }

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -388,7 +389,7 @@ func historyBlocks(th theme, md *markdown, history []models.Message, calls map[s
 	for _, m := range history {
 		switch m.Role {
 		case models.RoleUser:
-			out = append(out, &block{kind: kindUser, short: userLines(th, m.Content)})
+			out = append(out, &block{kind: kindUser, short: userLines(th, cmp.Or(m.Shown, m.Content))})
 		case models.RoleAssistant:
 			if strings.TrimSpace(m.Content) != "" {
 				out = append(out, &block{kind: kindAssistant, short: md.render(m.Content)})

@@ -18,15 +18,13 @@ import (
 
 // startTUIWith runs `tern ARGS` in-process on a simulation screen of w×h.
 func (f *fixture) startTUIWith(ctx context.Context, w, h int, args ...string) (*lockedScreen, <-chan error) {
-	sim := &lockedScreen{SimulationScreen: tcell.NewSimulationScreen("UTF-8")}
+	sim := &lockedScreen{SimulationScreen: tcell.NewSimulationScreen("UTF-8"), w: w, h: h}
 	a := &app{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{},
 		getenv: func(k string) string { return f.env[k] }, screen: sim}
 	root := a.rootCommand()
 	root.SetArgs(append([]string{"--dir", f.dir}, args...))
 	done := make(chan error, 1)
 	go func() { done <- root.ExecuteContext(ctx) }()
-	waitScreen(f.t, sim, "│") // drawn
-	sim.SetSize(w, h)
 	return sim, done
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -122,6 +123,21 @@ func TestPlanHeadless(t *testing.T) {
 	reqs = f.srv.Requests()
 	if system := reqs[len(reqs)-1].Messages[0].Content; !strings.Contains(system, revisedPlan) {
 		t.Errorf("a later run lost the goal:\n%s", system)
+	}
+
+	// tern sessions and the resumed TUI show what the user typed, not
+	// plan mode's instructions around it.
+	_, out, _ = f.tern(t.Context(), "sessions")
+	if !strings.Contains(out, "make main print bonjour and run the tests\n") || strings.Contains(out, "[Plan mode") {
+		t.Errorf("tern sessions shows:\n%s", out)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	sim, _ := f.startTUIWith(ctx, 120, 60, "--resume", id)
+	screen := waitScreen(t, sim, "resumed session", "› make main print bonjour and run the tests", "› (plan sent back) say how to check it",
+		"› (plan accepted: carry it out)", "› is it done?")
+	if strings.Contains(screen, "Plan mode") || strings.Contains(screen, "The user accepted the plan") {
+		t.Errorf("the resumed TUI shows plan mode's instructions as the user's words:\n%s", screen)
 	}
 }
 

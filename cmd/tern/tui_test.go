@@ -20,12 +20,19 @@ import (
 type lockedScreen struct {
 	tcell.SimulationScreen
 	mu sync.Mutex
+	// w and h, when set, are the size the screen has from its Init on
+	// (a simulation screen starts at 80×25).
+	w, h int
 }
 
 func (s *lockedScreen) Init() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.SimulationScreen.Init()
+	err := s.SimulationScreen.Init()
+	if err == nil && s.w > 0 {
+		s.SimulationScreen.SetSize(s.w, s.h)
+	}
+	return err
 }
 
 func (s *lockedScreen) Fini() {
