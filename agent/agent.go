@@ -123,6 +123,10 @@ type Config struct {
 	// PlanMode starts the session in plan mode (plan.go).
 	Goal, ProposedPlan string
 	PlanMode           bool
+
+	// Grants keeps the tools the user allowed for the rest of the
+	// session; nil starts an empty set of the agent's own.
+	Grants *Grants
 }
 
 // Agent runs the turns of one session and keeps what outlives a turn;
@@ -148,8 +152,8 @@ type Agent struct {
 	// bounded is set while costs and prefixCost are upper bounds of the
 	// counts rather than counts (see settle).
 	bounded bool
-	// always remembers tools the user allowed for the rest of the session.
-	always map[string]bool
+	// grants are the tools the user allowed for the rest of the session.
+	grants *Grants
 
 	// win is the window with its reserve and the calibration that corrects
 	// token counts toward the model's.
@@ -202,7 +206,7 @@ func New(cfg Config, model chatModel, tb toolbox, rec recorder, ap Approver, cou
 	a := &Agent{
 		cfg: cfg, model: model, tools: tb, rec: rec, approver: ap, counter: counter,
 		log: cfg.Logger, now: cfg.Now,
-		always:    make(map[string]bool),
+		grants:    cmp.Or(cfg.Grants, &Grants{}),
 		prefixKey: "\xff", // no tool list
 		win: budget.Window{
 			NumCtx: cfg.NumCtx, Limit: cfg.Window, Reserve: cfg.Reserve, Calibration: cfg.Calibration,

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"sync"
 
 	"github.com/ternhq/tern/tools"
 )
@@ -47,3 +48,30 @@ type ApproverFunc func(ctx context.Context, a Approval) (Decision, error)
 
 // Approve calls f.
 func (f ApproverFunc) Approve(ctx context.Context, a Approval) (Decision, error) { return f(ctx, a) }
+
+// Grants are the tools the user allowed for the rest of a session
+// (Decision.Always). They belong to the session, not to one Agent: the
+// TUI keeps them across the agents it opens for the same session, so that
+// a reconnect to the model keeps what the user allowed. Safe for
+// concurrent use; the zero value allows nothing.
+type Grants struct {
+	mu    sync.Mutex
+	tools map[string]bool
+}
+
+// Allow allows tool for the rest of the session.
+func (g *Grants) Allow(tool string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.tools == nil {
+		g.tools = map[string]bool{}
+	}
+	g.tools[tool] = true
+}
+
+// Allowed reports whether tool was allowed for the rest of the session.
+func (g *Grants) Allowed(tool string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.tools[tool]
+}

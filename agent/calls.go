@@ -150,7 +150,7 @@ func (a *Agent) toolNames() []string {
 func (a *Agent) approve(ctx context.Context, id string, t tools.Tool, args json.RawMessage, rv tools.Review) (res tools.Result, ok bool) {
 	name := t.Spec().Name
 	once := rv.Once || rv.Destructive != ""
-	if rv.Allowed && rv.Destructive == "" || a.always[name] && !once {
+	if rv.Allowed && rv.Destructive == "" || a.grants.Allowed(name) && !once {
 		return tools.Result{}, true
 	}
 	if a.approver == nil {
@@ -169,7 +169,7 @@ func (a *Agent) approve(ctx context.Context, id string, t tools.Tool, args json.
 		return tools.Result{Output: msg, IsError: true, Summary: "denied"}, false
 	}
 	if d.Always && !once {
-		a.always[name] = true
+		a.grants.Allow(name)
 	}
 	return tools.Result{}, true
 }

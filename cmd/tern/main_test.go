@@ -25,6 +25,9 @@ type fixture struct {
 	dir string
 	srv *ollamatest.Server
 	env map[string]string
+	// retry, when set, is how often the TUI tries to reach the model
+	// while it is offline (startTUIWith).
+	retry time.Duration
 }
 
 func newFixture(t *testing.T, models ...ollamatest.Model) *fixture {

@@ -20,7 +20,7 @@ import (
 func (f *fixture) startTUIWith(ctx context.Context, w, h int, args ...string) (*lockedScreen, <-chan error) {
 	sim := &lockedScreen{SimulationScreen: tcell.NewSimulationScreen("UTF-8"), w: w, h: h}
 	a := &app{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{},
-		getenv: func(k string) string { return f.env[k] }, screen: sim}
+		getenv: func(k string) string { return f.env[k] }, screen: sim, retryEvery: f.retry}
 	root := a.rootCommand()
 	root.SetArgs(append([]string{"--dir", f.dir}, args...))
 	done := make(chan error, 1)

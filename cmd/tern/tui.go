@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/ternhq/tern/agent"
 	"github.com/ternhq/tern/cmd/tern/internal/checkpoint"
 	"github.com/ternhq/tern/cmd/tern/internal/codeindex"
 	"github.com/ternhq/tern/cmd/tern/internal/runner"
@@ -88,12 +89,24 @@ func (a *app) runTUI(ctx context.Context, o *tuiOptions) (string, error) {
 	defer code.Close()
 	var ragOn atomic.Bool
 	ragOn.Store(cfg.RAG || o.rag)
+	// What the user allowed for the rest of a session outlives the
+	// session's agent: a reconnect to the model keeps it.
+	var grantsMu sync.Mutex
+	grants := map[string]*agent.Grants{}
+	grantsFor := func(id string) *agent.Grants {
+		grantsMu.Lock()
+		defer grantsMu.Unlock()
+		if grants[id] == nil {
+			grants[id] = &agent.Grants{}
+		}
+		return grants[id]
+	}
 
 	connect := func(ctx context.Context, req tui.ConnectRequest) (*tui.Backend, error) {
 		w := a.runEnv(root, cfg, counter)
 		w.Store, w.Code = store, code
 		r, err := runner.Open(ctx, w, runner.Options{Resume: req.Resume, Model: req.Model,
-			Approver: req.Approver, Asker: asker(req.Asker), RAG: ragOn.Load()})
+			Approver: req.Approver, Asker: asker(req.Asker), RAG: ragOn.Load(), Grants: grantsFor})
 		if err != nil {
 			return nil, err
 		}

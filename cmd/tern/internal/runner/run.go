@@ -106,6 +106,10 @@ type Options struct {
 	// them on the disk and in tern's own processes.
 	Editor   tools.Editor
 	Terminal tools.Terminal
+	// Grants, when set, gives the session's tools allowed for the rest
+	// of it, which outlive the run: the TUI keeps them across its
+	// reconnects. Unset, each run starts with none.
+	Grants func(sessionID string) *agent.Grants
 }
 
 // Open opens a session in the workspace: it reaches the model server,
@@ -146,7 +150,11 @@ func Open(ctx context.Context, w Env, o Options) (*Run, error) {
 	err = r.openSession(ctx, o.Resume)
 	if err == nil {
 		r.recallToolMode(ctx)
-		err = r.newAgent(ctx, o.Approver)
+		var grants *agent.Grants
+		if o.Grants != nil {
+			grants = o.Grants(r.sess.ID)
+		}
+		err = r.newAgent(ctx, o.Approver, grants)
 	}
 	if err != nil {
 		r.CloseTools()
@@ -202,7 +210,7 @@ func (r *Run) openSession(ctx context.Context, resume string) error {
 	return nil
 }
 
-func (r *Run) newAgent(ctx context.Context, approver agent.Approver) error {
+func (r *Run) newAgent(ctx context.Context, approver agent.Approver, grants *agent.Grants) error {
 	if r.mcp == nil {
 		m, err := newMCPManager(r.cfg, r.ws, func() []string { return disclosure.ReservedNames(r.ws) }, trustGate(r.root, approver))
 		if err != nil {
@@ -282,6 +290,7 @@ func (r *Run) newAgent(ctx context.Context, approver agent.Approver) error {
 		Goal:         goal,
 		ProposedPlan: proposed,
 		PlanMode:     r.plan,
+		Grants:       grants,
 	}, r.back.Client, set, r.store, approver, r.counter)
 	return nil
 }
