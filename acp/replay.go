@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 
@@ -20,7 +21,7 @@ func (l *live) replay(ctx context.Context) {
 	for _, m := range l.s.History() {
 		switch m.Role {
 		case models.RoleUser:
-			l.update(sdk.UpdateUserMessageText(m.Content))
+			l.update(sdk.UpdateUserMessageText(cmp.Or(m.Shown, m.Content)))
 		case models.RoleAssistant:
 			if m.Thinking != "" {
 				l.update(sdk.UpdateAgentThoughtText(m.Thinking))
