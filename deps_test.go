@@ -32,6 +32,7 @@ var allowed = map[string][]string{
 	"tools":             {"models", "index/ignore", "context/budget", "tools/", "statedir"},
 	"tools/mcp":         {"models", "tools"},
 	"tools/shell":       {},
+	"tools/sandbox":     {}, // the kernel sandbox of commands; nothing of tern
 	"disclosure":        {"models", "tools"},
 	"agent":             {"models", "tools", "session", "context/", "prompts"},
 	"tui":               {"agent", "session", "models"}, // shows the window's use the agent reports; computes none
@@ -42,14 +43,14 @@ var allowed = map[string][]string{
 	// cmd/tern runs the agent on it.
 	"cmd/tern/internal/eval": {"models/ollamatest", "models/openaitest"},
 	// tern's configuration: the settings it holds are those packages'.
-	"cmd/tern/internal/config": {"agent", "disclosure", "models", "models/ollama", "tools/mcp", "cmd/tern/internal/words"},
+	"cmd/tern/internal/config": {"agent", "disclosure", "models", "models/ollama", "tools/mcp", "tools/sandbox", "cmd/tern/internal/words"},
 	"cmd/tern/internal/words":  {}, // wording of messages; nothing of tern
 	// The model server a run talks to, and the wording of its errors.
 	"cmd/tern/internal/backend": {"cmd/tern/internal/config", "models", "models/ollama", "models/openai", "prompts", "rag"},
 	// tern doctor checks what a run would use, so it reads every part of
 	// it, but starts no session and builds no agent.
 	"cmd/tern/internal/doctor": {"agent", "cmd/tern/internal/backend", "cmd/tern/internal/config", "cmd/tern/internal/words",
-		"context/budget", "models", "models/ollama", "models/openai", "prompts", "rag", "session", "statedir", "tools", "tools/mcp"},
+		"context/budget", "models", "models/ollama", "models/openai", "prompts", "rag", "session", "statedir", "tools", "tools/mcp", "tools/sandbox"},
 	// tern ask's front end: renders agent events, answers approvals by policy.
 	"cmd/tern/internal/headless": {"agent", "tools", "tools/mcp", "cmd/tern/internal/words"},
 	// What tern index and tern search print: progress, summary, hits.
@@ -87,7 +88,7 @@ var allowed = map[string][]string{
 	"cmd/tern/internal/cmdtest": {"cmd/tern/internal/checkpoint", "models", "session", "tools"},
 	// The one session constructor of ask, eval and the TUI: the model's
 	// connection, the store, the tool set and its tiers, MCP, the agent.
-	"cmd/tern/internal/runner": {"agent", "context/budget", "disclosure", "models", "prompts", "rag", "session", "tools", "tools/mcp",
+	"cmd/tern/internal/runner": {"agent", "context/budget", "disclosure", "models", "prompts", "rag", "session", "tools", "tools/mcp", "tools/sandbox",
 		"cmd/tern/internal/backend", "cmd/tern/internal/checkpoint", "cmd/tern/internal/codeindex", "cmd/tern/internal/config"},
 }
 

@@ -3,6 +3,7 @@ package tools
 import (
 	"strings"
 
+	"github.com/ternhq/tern/tools/sandbox"
 	"github.com/ternhq/tern/tools/shell"
 )
 
@@ -24,6 +25,11 @@ type CommandPolicy struct {
 	// Terminal, when set, runs the commands where the user watches them
 	// (the editor's terminal, tern acp) instead of in tern's own process.
 	Terminal Terminal
+	// Sandbox confines every command and what it starts; nil, or one
+	// that is not Active, runs them unconfined.
+	Sandbox *sandbox.Sandbox
+	// RequireSandbox refuses commands when Sandbox is not Active.
+	RequireSandbox bool
 }
 
 // commandRules is a CommandPolicy made ready to check commands, for one

@@ -36,7 +36,8 @@ const ReaperFlag = "--tern-reaper"
 // reaperStatusFD is where the reaper writes how the command ended.
 const reaperStatusFD = 3
 
-// RunReaper runs args (a shell, "-c", a command) as a child subreaper and
+// RunReaper runs args (a shell, "-c", a command, perhaps behind the
+// sandbox's own command) as a child subreaper and
 // returns the exit code for the process. The caller is main, when its
 // first argument is ReaperFlag.
 func RunReaper(args []string) int {
@@ -160,7 +161,9 @@ func signalAll(sig syscall.Signal) {
 
 // killAll kills every descendant, freezing each first so that none can
 // start more while the others die, until none is left. It reports whether
-// there were any.
+// there were any of the command's: bubblewrap's own process, which may
+// outlive the command's end by a moment (its PID namespace's first
+// process, taking the rest down with it), does not count.
 func killAll() bool {
 	found := false
 	for round := 0; round < 200; round++ {
@@ -168,7 +171,11 @@ func killAll() bool {
 		if len(pids) == 0 {
 			return found
 		}
-		found = true
+		for _, pid := range pids {
+			if comm, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm"); strings.TrimSpace(string(comm)) != "bwrap" {
+				found = true
+			}
+		}
 		for _, pid := range pids {
 			syscall.Kill(pid, syscall.SIGSTOP)
 		}
@@ -310,11 +317,11 @@ func subtree(table map[int]procInfo, pid int) []int {
 	return out
 }
 
-// runReaped runs command through the reaper at exe. It behaves like
+// runReaped runs argv through the reaper at exe. It behaves like
 // runGroup, but nothing the command starts outlives it, whatever process
 // group or session it moves to, and nothing outlives tern: the reaper
 // has tern's death as its signal to stop.
-func runReaped(ctx context.Context, exe, shell, command, dir string, timeout time.Duration, out io.Writer) (ending, error) {
+func runReaped(ctx context.Context, exe string, argv []string, dir string, timeout time.Duration, out io.Writer) (ending, error) {
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return ending{}, err
@@ -325,7 +332,7 @@ func runReaped(ctx context.Context, exe, shell, command, dir string, timeout tim
 		pw.Close()
 		return ending{}, err
 	}
-	cmd := exec.Command(exe, ReaperFlag, shell, "-c", command)
+	cmd := exec.Command(exe, append([]string{ReaperFlag}, argv...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), commandEnv...)
 	cmd.Stdout, cmd.Stderr = pw, pw

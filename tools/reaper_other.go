@@ -16,10 +16,10 @@ const ReaperFlag = "--tern-reaper"
 // RunReaper is not available on this system.
 func RunReaper(args []string) int { return 125 }
 
-// runReaped runs command in a process group: this system has no child
+// runReaped runs argv in a process group: this system has no child
 // subreaper.
-func runReaped(ctx context.Context, exe, shell, command, dir string, timeout time.Duration, out io.Writer) (ending, error) {
-	return runGroup(ctx, shell, command, dir, timeout, out)
+func runReaped(ctx context.Context, exe string, argv []string, dir string, timeout time.Duration, out io.Writer) (ending, error) {
+	return runGroup(ctx, argv, dir, timeout, out)
 }
 
 // becomeSubreaper does nothing: this system has no child subreapers.

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ternhq/tern/tools/sandbox"
 )
 
 // TestMain lets the test binary act as tern's reaper, as tern's own main
@@ -17,6 +19,9 @@ import (
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == ReaperFlag {
 		os.Exit(RunReaper(os.Args[2:]))
+	}
+	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperFlag {
+		os.Exit(sandbox.RunHelper(os.Args[2:]))
 	}
 	if cmd := os.Getenv(holdEnv); cmd != "" {
 		os.Exit(holdCommand(cmd))

@@ -11,6 +11,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/ternhq/tern/tools/sandbox"
 )
 
 //go:embed run_command.md
@@ -42,6 +44,9 @@ type runCommand struct {
 	reaper string
 	// terminal, when set, runs the commands in the editor's terminal.
 	terminal Terminal
+	// sandbox confines commands; required refuses them when it cannot.
+	sandbox  *sandbox.Sandbox
+	required bool
 }
 
 // NewRunCommand returns the run_command tool: a shell command run with
@@ -63,7 +68,7 @@ func NewRunCommand(ws *Workspace, cp *Checkpoint, policy CommandPolicy) (Tool, e
 		becomeSubreaper()
 	}
 	return &runCommand{ws: ws, cp: cp, rules: rules, shell: shell, reaper: policy.Reaper, terminal: policy.Terminal,
-		Decl: Declare[commandArgs]("run_command", runCommandDoc)}, nil
+		sandbox: policy.Sandbox, required: policy.RequireSandbox, Decl: Declare[commandArgs]("run_command", runCommandDoc)}, nil
 }
 
 func (t *runCommand) Effect() Effect { return Executes }
@@ -86,6 +91,12 @@ func (t *runCommand) check(raw json.RawMessage) (commandArgs, time.Duration, []s
 	args.Command = strings.TrimSpace(args.Command)
 	if args.Command == "" {
 		return refuse("run_command: no command", `command is required, e.g. {"command":"go test ./..."}`)
+	}
+	if t.required {
+		if err := t.sandbox.Require(); err != nil {
+			return refuse("$ "+oneLineCommand(args.Command)+": no sandbox",
+				"Commands cannot run here: the user's configuration requires the sandbox ([sandbox] required = true), and %v. Do the task without running commands, or tell the user.", err)
+		}
 	}
 	if pat, ok := t.rules.denied(args.Command); ok {
 		return refuse("$ "+oneLineCommand(args.Command)+": denied",
@@ -134,24 +145,34 @@ func (t *runCommand) Run(ctx context.Context, in Input) Result {
 	t.cp.Save(ctx)
 	began := time.Now()
 	sink := newOutputSink(max(limit-300, 256), func() (*os.File, string, error) { return t.ws.openSpill("run_command") })
+	summary := "$ " + oneLineCommand(args.Command)
+	argv, err := t.sandbox.Command([]string{t.shell, "-c", args.Command})
+	if err != nil {
+		return fail(summary+": not started", "the sandbox could not be set up: %v", err)
+	}
 	var ended ending
-	var err error
 	switch {
 	case t.terminal != nil:
-		ended, err = runInTerminal(ctx, t.terminal, in.CallID, t.shell, args.Command, t.ws.root, timeout, sink)
+		ended, err = runInTerminal(ctx, t.terminal, in.CallID, argv, t.ws.root, timeout, sink)
 	case t.reaper != "":
-		ended, err = runReaped(ctx, t.reaper, t.shell, args.Command, t.ws.root, timeout, sink)
+		ended, err = runReaped(ctx, t.reaper, argv, t.ws.root, timeout, sink)
 	default:
-		ended, err = runGroup(ctx, t.shell, args.Command, t.ws.root, timeout, sink)
+		ended, err = runGroup(ctx, argv, t.ws.root, timeout, sink)
 	}
 	sink.close()
 	took := time.Since(began).Round(10 * time.Millisecond)
-	summary := "$ " + oneLineCommand(args.Command)
 	if err != nil {
 		return fail(summary+": not started", "the command could not be started: %v", err)
 	}
 
+	out := sink.text()
+	// What the sandbox stopped comes first: it is what the model must
+	// act on, and the line tern ask shows.
+	blocked := t.sandbox.Blocked(out, t.ws.root)
 	var b strings.Builder
+	for _, line := range blocked {
+		b.WriteString(line + "\n")
+	}
 	for _, n := range notes {
 		b.WriteString("(" + n + ")\n")
 	}
@@ -161,7 +182,6 @@ func (t *runCommand) Run(ctx context.Context, in Input) Result {
 	case endCancel:
 		b.WriteString("Cancelled by the user: the command and everything it started were stopped. Output so far:\n")
 	}
-	out := sink.text()
 	if out == "" {
 		out = "(no output)"
 	}
@@ -170,7 +190,7 @@ func (t *runCommand) Run(ctx context.Context, in Input) Result {
 	if ended.strays {
 		b.WriteString("(processes it left running in the background were stopped)\n")
 	}
-	res := Result{IsError: ended.how != endExit || ended.code != 0}
+	res := Result{IsError: ended.how != endExit || ended.code != 0 || len(blocked) > 0}
 	switch ended.how {
 	case endExit:
 		fmt.Fprintf(&b, "exit code %d", ended.code)
@@ -184,6 +204,9 @@ func (t *runCommand) Run(ctx context.Context, in Input) Result {
 	case endSignal:
 		fmt.Fprintf(&b, "killed by a signal (%s)", ended.signal)
 		summary += " → killed (" + ended.signal + ")"
+	}
+	if len(blocked) > 0 {
+		summary += " · blocked by the sandbox"
 	}
 	res.Output, res.Summary = b.String(), summary
 	return res
@@ -205,18 +228,17 @@ type ending struct {
 	strays bool
 }
 
-// runGroup runs command with shell -c in dir, in a process group of its
-// own, writing its combined output to out. On timeout or cancellation it
+// runGroup runs argv in dir, in a process group of its own, writing its combined output to out. On timeout or cancellation it
 // stops the group (SIGTERM, then SIGKILL after stopGrace); when the command
 // exits it kills what it left behind in the group. It returns when the
 // command has ended and its output is drained; an error means it did not
 // start.
-func runGroup(ctx context.Context, shell, command, dir string, timeout time.Duration, out io.Writer) (ending, error) {
+func runGroup(ctx context.Context, argv []string, dir string, timeout time.Duration, out io.Writer) (ending, error) {
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return ending{}, err
 	}
-	cmd := exec.Command(shell, "-c", command)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), commandEnv...)
 	cmd.Stdout, cmd.Stderr = pw, pw // one pipe, so the output stays in order

@@ -50,13 +50,14 @@ type TerminalExit struct {
 // from it as any command's output is.
 const terminalOutputLimit = 1 << 20
 
-// runInTerminal runs command with shell -c in dir in the terminal term,
+// runInTerminal runs argv (the shell, perhaps behind the sandbox) in dir
+// in the terminal term,
 // writing its output to out; as runGroup does, it tells a timeout from a
 // cancel.
-func runInTerminal(ctx context.Context, term Terminal, callID, shell, command, dir string, timeout time.Duration, out io.Writer) (ending, error) {
+func runInTerminal(ctx context.Context, term Terminal, callID string, argv []string, dir string, timeout time.Duration, out io.Writer) (ending, error) {
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	x, err := term.Run(tctx, TerminalCommand{CallID: callID, Argv: []string{shell, "-c", command}, Dir: dir,
+	x, err := term.Run(tctx, TerminalCommand{CallID: callID, Argv: argv, Dir: dir,
 		Env: commandEnv, OutputLimit: terminalOutputLimit})
 	if err != nil {
 		return ending{}, err

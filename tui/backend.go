@@ -162,6 +162,10 @@ type Backend struct {
 	Describe func(tool string, args json.RawMessage) string
 	// Notices are shown once, when the session opens.
 	Notices []string
+	// Sandbox names what confines the commands the model runs
+	// ("bubblewrap", "Landlock"); "" means nothing does, which the status
+	// bar shows as a warning.
+	Sandbox string
 	// Installed lists the models /model can switch to.
 	Installed []models.ModelInfo
 

@@ -88,6 +88,13 @@ func (a *App) statusSpans(width int) []span {
 		rag = "RAG on"
 	}
 	add(4, span{text: rag, style: th.bar})
+	if a.back != nil {
+		if a.back.Sandbox == "" {
+			add(6, span{text: "unconfined", style: th.offline})
+		} else {
+			add(2, span{text: "sandbox: " + a.back.Sandbox, style: th.barDim})
+		}
+	}
 	add(3, span{text: filepath.Base(a.cfg.Root), style: th.bar})
 	if a.back != nil {
 		add(1, span{text: a.back.SessionID, style: th.barDim})

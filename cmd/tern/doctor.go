@@ -34,6 +34,7 @@ func (a *app) doctor(ctx context.Context) error {
 		Out:       a.stdout,
 		Configure: a.overrideConfig,
 		VRAM:      a.vramBytes,
+		Helper:    reaper(),
 		// Doctor has no one to ask: a server the repository's .tern.toml
 		// names starts only with --yes.
 		MCP: func(cfg config.Config, ws *tools.Workspace) (*mcp.Manager, error) {

@@ -12,7 +12,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ternhq/tern/models/ollamatest"
-	"github.com/ternhq/tern/tools"
 )
 
 // mcpFixtureEnv makes the test binary serve MCP on stdio instead of
@@ -20,8 +19,8 @@ import (
 const mcpFixtureEnv = "TERN_TEST_MCP_FIXTURE"
 
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == tools.ReaperFlag {
-		os.Exit(tools.RunReaper(os.Args[2:]))
+	if code, ok := runHelper(os.Args); ok {
+		os.Exit(code)
 	}
 	if os.Getenv(runMainEnv) == "1" {
 		// The test binary stands in for tern (start-up benchmarks).

@@ -22,6 +22,7 @@ import (
 	"github.com/ternhq/tern/session"
 	"github.com/ternhq/tern/statedir"
 	"github.com/ternhq/tern/tools"
+	"github.com/ternhq/tern/tools/sandbox"
 	"github.com/ternhq/tern/tui"
 )
 
@@ -130,6 +131,7 @@ func (a *app) runTUI(ctx context.Context, o *tuiOptions) (string, error) {
 			Calls:        calls,
 			Describe:     ag.Describe,
 			Notices:      r.Notices(),
+			Sandbox:      sandboxLabel(r.Sandbox()),
 			Installed:    back.Installed,
 			Close:        func() error { r.CloseTools(); return nil },
 			Tiers:        tierControl{set: r.Tools(), counter: cnt},
@@ -319,4 +321,16 @@ func repoFiles(ctx context.Context, root string) ([]string, error) {
 		return nil
 	})
 	return out, err
+}
+
+// sandboxLabel names what confines commands in the status bar; "" when
+// nothing does.
+func sandboxLabel(sb *sandbox.Sandbox) string {
+	switch sb.Mechanism() {
+	case sandbox.Bubblewrap:
+		return "bubblewrap"
+	case sandbox.Landlock:
+		return "Landlock"
+	}
+	return ""
 }

@@ -28,6 +28,7 @@ func checkConfig(cfg Config) []error {
 	}
 	add(checkTiers(cfg, "tier", "max_tier"))
 	errs = append(errs, checkValues(cfg)...)
+	add(cfg.Sandbox.check())
 	_, err := cfg.MCP.List()
 	add(err)
 	if !(cfg.ExploreShare >= 0.1 && cfg.ExploreShare <= 1) {

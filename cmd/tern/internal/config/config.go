@@ -136,6 +136,10 @@ type Config struct {
 	// resolve to loopback, private or other special addresses.
 	FetchAllow []string `toml:"fetch_allow"`
 
+	// How the kernel confines commands: where they may write, what they
+	// cannot read, the network (`[sandbox]`, below).
+	Sandbox Sandbox `toml:"sandbox"`
+
 	// notices say what of the project file was ignored, and why
 	// (Notices).
 	notices []string
@@ -156,6 +160,7 @@ func Default() Config {
 		RAGShare:         agent.DefaultRAGShare,
 		ExploreShare:     agent.DefaultExploreShare,
 		ExploreTurns:     agent.DefaultExploreTurns,
+		Sandbox:          DefaultSandbox(),
 	}
 }
 

@@ -24,6 +24,9 @@ import (
 //   - deny_commands from the project are added to the user's, never
 //     replacing them;
 //   - max_tier can only go down, and tier is kept at or below it;
+//   - [sandbox] can only tighten the user's: hidden paths are added, the
+//     network turned off, the sandbox required; writable and mechanism
+//     are ignored, with a notice;
 //   - MCP servers the project names are marked as the project's, so they
 //     start only after the user approves (--yes does not cover them);
 //   - every other key (model, ctx, rag, profiles, …) is taken as written.
@@ -58,6 +61,7 @@ var mergedKeys = map[string]string{
 	"max_tier":      "lowers it only",
 	"tier":          "kept at or below `max_tier`",
 	"mcp":           "added to yours; its servers start only after you approve",
+	"sandbox":       "tightens yours only: `hidden` added, `network = false` and `required = true` taken",
 }
 
 // tomlKey is the key a Config field is read from, "" for none.
@@ -135,6 +139,9 @@ func (cfg *Config) mergeProject(proj Config, md toml.MetaData, path string) {
 		cfg.notices = append(cfg.notices, fmt.Sprintf("%s: tier %d lowered to %d, the highest tier you allow", path, cfg.Tier, cfg.MaxTier))
 		cfg.Tier = cfg.MaxTier
 	}
+	take("sandbox", func() {
+		cfg.notices = append(cfg.notices, cfg.Sandbox.mergeProject(proj.Sandbox, md, path)...)
+	})
 	take("mcp", func() {
 		if cfg.MCP.Servers == nil {
 			cfg.MCP.Servers = map[string]mcp.ServerTable{}

@@ -45,6 +45,8 @@ type Env struct {
 	Configure func(config.Config) (config.Config, error)
 	// VRAM is the GPU memory a run would plan the window for.
 	VRAM func(context.Context, config.Config) int64
+	// Helper is tern's own binary, the sandbox's Landlock helper.
+	Helper string
 	// MCP returns the manager of cfg's MCP servers as a run would make it
 	// (nil when there are none); doctor starts them and closes it.
 	MCP func(config.Config, *tools.Workspace) (*mcp.Manager, error)
@@ -314,6 +316,7 @@ func (d *doctor) workspace(ctx context.Context, cfg config.Config) {
 	} else {
 		r.ok("Sessions", "%s", filepath.Join(".tern", "tern.db"))
 	}
+	d.sandbox(cfg)
 	d.index(ctx, cfg)
 }
 

@@ -28,6 +28,7 @@ import (
 	"github.com/ternhq/tern/session"
 	"github.com/ternhq/tern/tools"
 	"github.com/ternhq/tern/tools/mcp"
+	"github.com/ternhq/tern/tools/sandbox"
 )
 
 // Run is one agent session, wired: the workspace, the store, the model
@@ -47,6 +48,8 @@ type Run struct {
 	agent    *agent.Agent
 	tools    *disclosure.Set
 	notices  []string
+	// sandbox confines the commands run_command runs.
+	sandbox *sandbox.Sandbox
 	// mcp runs the configured MCP servers (tier 3); nil when there are none.
 	mcp *mcp.Manager
 	// code is the workspace's search index, for search_code and RAG;
@@ -133,6 +136,11 @@ func Open(ctx context.Context, w Env, o Options) (*Run, error) {
 		return nil, err
 	}
 	ws.UseEditor(o.Editor)
+	cfg.Sandbox.MakeWritable()
+	sb, notice, err := cfg.Sandbox.Open(ws.Root(), w.Reaper)
+	if err != nil {
+		return nil, err
+	}
 	store, code := w.Store, w.Code
 	if store == nil {
 		if store, err = session.OpenWorkspace(ctx, w.Root); err != nil {
@@ -143,7 +151,10 @@ func Open(ctx context.Context, w Env, o Options) (*Run, error) {
 		code = codeindex.New(w.Root, back.Resolved(cfg))
 	}
 	r := &Run{root: w.Root, cfg: cfg, back: back, store: store, ws: ws, counter: counter,
-		tierFlag: o.TierFlag, code: code, rag: o.RAG, plan: o.Plan, reaper: w.Reaper, asker: o.Asker, terminal: o.Terminal}
+		tierFlag: o.TierFlag, code: code, rag: o.RAG, plan: o.Plan, reaper: w.Reaper, asker: o.Asker, terminal: o.Terminal, sandbox: sb}
+	if notice != "" {
+		r.notices = append(r.notices, notice)
+	}
 	if clamp := back.Plan.Clamp(); clamp != "" {
 		r.notices = append(r.notices, clamp)
 	}
@@ -367,6 +378,9 @@ func (r *Run) Conn() *backend.Conn { return r.back }
 // clamped window, another model than the session's, a text tool protocol,
 // a broken index, a subagent model that cannot be used.
 func (r *Run) Notices() []string { return r.notices }
+
+// Sandbox is what confines the run's commands.
+func (r *Run) Sandbox() *sandbox.Sandbox { return r.sandbox }
 
 // Tools is the session's tool set, with its tiers.
 func (r *Run) Tools() *disclosure.Set { return r.tools }

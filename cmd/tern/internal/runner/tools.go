@@ -8,6 +8,7 @@ import (
 	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/disclosure"
 	"github.com/ternhq/tern/tools"
+	"github.com/ternhq/tern/tools/sandbox"
 )
 
 // metaTools is the session meta key of the disclosure state: tier and
@@ -34,12 +35,15 @@ type toolOptions struct {
 	// terminal (tools.CommandPolicy).
 	reaper   string
 	terminal tools.Terminal
+	// sandbox confines commands; nil runs them unconfined.
+	sandbox *sandbox.Sandbox
 }
 
 // buildToolSet makes the tools of every tier and the disclosure set that
 // shows them to the model.
 func buildToolSet(o toolOptions) (*disclosure.Set, error) {
-	policy := tools.CommandPolicy{Allow: o.cfg.AllowCommands, Deny: o.cfg.DenyCommands, Reaper: o.reaper, Terminal: o.terminal}
+	policy := tools.CommandPolicy{Allow: o.cfg.AllowCommands, Deny: o.cfg.DenyCommands, Reaper: o.reaper, Terminal: o.terminal,
+		Sandbox: o.sandbox, RequireSandbox: o.cfg.Sandbox.Required}
 	builtins, err := tools.Builtins(tools.Deps{Workspace: o.ws, Checkpoint: o.cp, Commands: policy,
 		Search: o.search, Explorer: o.explorer, Asker: o.asker, FetchAllow: o.cfg.FetchAllow})
 	if err != nil {
@@ -75,7 +79,7 @@ func (r *Run) toolSet(ctx context.Context, tierFlag bool) (*disclosure.Set, erro
 	cp := tools.NewCheckpoint(r.ws, r.sess.ID, checkpoint.Recorder(r.store, r.sess.ID, func(n string) { set.Notify(n) }))
 	o := toolOptions{ws: r.ws, cfg: r.cfg, cp: cp, save: func(ctx context.Context, st disclosure.State) error {
 		return r.store.SetMeta(context.WithoutCancel(ctx), r.sess.ID, metaTools, st.String())
-	}, asker: r.asker, reaper: r.reaper, terminal: r.terminal}
+	}, asker: r.asker, reaper: r.reaper, terminal: r.terminal, sandbox: r.sandbox}
 	if r.explorer != nil {
 		o.explorer = r.explorer
 	}
