@@ -293,3 +293,36 @@ func run(t *testing.T, name string, args ...string) string {
 	}
 	return string(out)
 }
+
+// BenchmarkSandboxStart is what confinement adds to a command's start:
+// run_command running `true` through the reaper, unconfined and under
+// each mechanism.
+func BenchmarkSandboxStart(b *testing.B) {
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	root := b.TempDir()
+	ws, err := NewWorkspace(root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, mech := range []string{sandbox.Off, sandbox.Bubblewrap, sandbox.Landlock} {
+		b.Run(mech, func(b *testing.B) {
+			sb, err := sandbox.New(sandbox.Policy{Root: root, Hidden: []string{"/root/.ssh"}, Network: true},
+				sandbox.Options{Mechanism: mech, Helper: exe})
+			if err != nil {
+				b.Skip(err)
+			}
+			tool, err := NewRunCommand(ws, nil, CommandPolicy{Reaper: exe, Sandbox: sb})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if r := call(b, tool, `{"command":"true"}`, 0); r.IsError {
+					b.Fatal(r.Output)
+				}
+			}
+		})
+	}
+}
