@@ -1,6 +1,8 @@
 package shell
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -44,6 +46,11 @@ func (j *judge) interpreter(c *cmd) {
 					j.opaque("runs inline " + c.prog + " code (-" + string(ch) + ")")
 					return
 				case in.module != "" && ch == in.module[0]:
+					module := t[k+1:]
+					if module == "" && i+1 < len(args) {
+						module = args[i+1].text
+					}
+					j.module(c.prog, module)
 					return
 				case strings.IndexByte(in.attached, ch) >= 0:
 					k = len(t)
@@ -238,4 +245,40 @@ func (j *judge) flock(c *cmd, depth int) []word {
 	}
 	inner, _ := j.unwrap(c, wrapper{flags: "sxunoFv", values: "wEc", long: []string{"--shared", "--exclusive", "--unlock", "--nonblock", "--close", "--no-fork", "--verbose"}, values2: []string{"--timeout", "--conflict-exit-code"}, skip: 1})
 	return inner
+}
+
+// subscriptCode matches an array element whose subscript holds code:
+// bash evaluates the subscript of a name given to read, printf -v,
+// unset, declare, test -v and the like, and runs any command in it.
+var subscriptCode = regexp.MustCompile("\\[[^]]*(\\$\\(|`|\\$\\{|\\$[A-Za-z_])")
+
+// subscripts makes a builtin's command opaque when a name it is given
+// is an array element whose subscript holds code (a[$(…)]).
+func (j *judge) subscripts(c *cmd) {
+	for _, a := range c.argWords() {
+		j.subscript(a.text)
+	}
+}
+
+func (j *judge) subscript(text string) {
+	if subscriptCode.MatchString(text) {
+		j.opaque("names an array element whose subscript bash evaluates, running the command in it (a[$(…)])")
+	}
+}
+
+// module judges python -m NAME: a module in the workspace is code the
+// model may have written, and pdb runs debugger commands and scripts.
+func (j *judge) module(prog, name string) {
+	first, _, _ := strings.Cut(name, ".")
+	switch {
+	case name == "pdb":
+		j.opaque("runs debugger commands and a script (" + prog + " -m pdb)")
+	case first != "" && j.rules.root != "" && (exists(filepath.Join(j.rules.root, first+".py")) || exists(filepath.Join(j.rules.root, first))):
+		j.opaque("runs the module " + name + " from the workspace, which the model may have written")
+	}
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

@@ -20,9 +20,16 @@ func (j *judge) gitGlobals(c *cmd) {
 		}
 		name, _, eq := strings.Cut(t, "=")
 		switch {
-		case t == "-C" || t == "--git-dir" || t == "--work-tree" || t == "--namespace" || t == "--super-prefix":
+		case t == "-C" || t == "--git-dir":
+			if i+1 < len(args) {
+				j.otherRepo(t, args[i+1])
+			}
 			i++
-		case eq && (name == "--git-dir" || name == "--work-tree" || name == "--namespace" || name == "--super-prefix"):
+		case eq && name == "--git-dir":
+			j.otherRepo(name, lit(strings.TrimPrefix(t, name+"=")))
+		case t == "--work-tree" || t == "--namespace" || t == "--super-prefix":
+			i++
+		case eq && (name == "--work-tree" || name == "--namespace" || name == "--super-prefix"):
 		case t == "-c" || strings.HasPrefix(t, "-c") && !strings.HasPrefix(t, "--"):
 			v := strings.TrimPrefix(t, "-c")
 			if v == "" && i+1 < len(args) {
@@ -107,17 +114,21 @@ func (j *judge) git(c *cmd, depth int) []word {
 			return args[1:]
 		}
 	case "config":
+		// Any word may be the key (git config -f FILE KEY VALUE).
 		for _, a := range args {
-			if !strings.HasPrefix(a.text, "-") {
-				if gitCodeKey.MatchString(a.text) || !a.static {
-					j.opaque("changes git configuration " + a.text + ", which can make git run a program")
-				}
+			if !strings.HasPrefix(a.text, "-") && (gitCodeKey.MatchString(a.text) || !a.static) {
+				j.opaque("changes git configuration " + a.text + ", which can make git run a program")
 				break
 			}
 		}
+	case "init":
+		j.newRepo(c)
 	case "difftool", "mergetool":
 		j.flagged(c, "gives git a program to run", "-x", "--extcmd", "-t", "--tool")
 	case "fetch", "pull", "clone", "push", "ls-remote", "archive", "submodule-update":
+		if sub == "clone" {
+			j.newRepo(c)
+		}
 		j.flagged(c, "gives git a program to run", "--upload-pack", "-u", "--receive-pack", "--exec", "--remote-exec")
 	case "grep":
 		j.flagged(c, "gives git a program to run", "-O", "--open-files-in-pager")
@@ -162,6 +173,38 @@ func (j *judge) goTool(c *cmd) {
 		if !a.static && a.unknown {
 			j.opaque("runs go with arguments only known when they run (" + a.text + ")")
 			return
+		}
+	}
+}
+
+// otherRepo judges git -C DIR and --git-dir DIR: another repository than
+// the workspace's has a config of its own, which the model may have
+// written, and which can name programs git runs (core.fsmonitor,
+// core.pager, hooks).
+func (j *judge) otherRepo(opt string, dir word) {
+	d := strings.TrimSuffix(dir.text, "/")
+	if dir.static && (d == "." || d == "" || j.rules.root != "" && (d == j.rules.root || d == j.rules.root+"/.git") || d == ".git") {
+		return
+	}
+	j.opaque("runs git on another repository (" + opt + " " + dir.text + "), whose own config can name programs to run")
+}
+
+// newRepo judges git init and git clone: hooks from a template directory,
+// and configuration given to the new repository that names a program
+// (core.hooksPath, core.fsmonitor), run as soon as it is made.
+func (j *judge) newRepo(c *cmd) {
+	j.flagged(c, "gives git hooks from a template directory", "--template")
+	args := c.argWords()
+	for i, a := range args {
+		v, ok := "", false
+		switch {
+		case (a.text == "-c" || a.text == "--config") && i+1 < len(args):
+			v, ok = args[i+1].text, true
+		case strings.HasPrefix(a.text, "--config="):
+			v, ok = strings.TrimPrefix(a.text, "--config="), true
+		}
+		if key, _, _ := strings.Cut(v, "="); ok && gitCodeKey.MatchString(key) {
+			j.opaque("sets git configuration " + key + " in the new repository, which makes git run a program")
 		}
 	}
 }

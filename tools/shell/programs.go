@@ -15,7 +15,7 @@ var codeVars = map[string]bool{
 	"GOFLAGS": true, "CC": true, "CXX": true, "GOTOOLCHAIN": true, "CGO_LDFLAGS": true, "CGO_CFLAGS": true,
 	"GIT_SSH": true, "GIT_SSH_COMMAND": true, "GIT_EXTERNAL_DIFF": true, "GIT_PAGER": true,
 	"GIT_EDITOR": true, "GIT_ASKPASS": true, "GIT_EXEC_PATH": true, "GIT_DIR": true, "GIT_PROXY_COMMAND": true,
-	"GIT_SEQUENCE_EDITOR": true, "SSH_ASKPASS": true,
+	"GIT_SEQUENCE_EDITOR": true, "SSH_ASKPASS": true, "GIT_TEMPLATE_DIR": true,
 	"PAGER": true, "EDITOR": true, "VISUAL": true, "BROWSER": true, "MANPAGER": true,
 	"PYTHONPATH": true, "PYTHONSTARTUP": true, "PYTHONHOME": true, "PYTHONUSERBASE": true,
 	"PERL5LIB": true, "PERL5OPT": true, "PERLLIB": true, "RUBYOPT": true, "RUBYLIB": true,
@@ -196,15 +196,34 @@ func (j *judge) program(c *cmd, depth int) (inner []word, transparent bool) {
 				j.opaque("gives " + p + " a local command to run")
 			}
 		}
-	case p == "vi" || p == "vim" || p == "nvim" || p == "ex" || p == "view" || p == "gvim":
+	case p == "ed" || p == "red" || p == "ex":
+		j.opaque("runs " + p + " commands from its input, which can run programs (!)")
+	case p == "vi" || p == "vim" || p == "nvim" || p == "view" || p == "gvim":
 		for _, a := range args {
 			// Single-letter options combine (-es, -Nc): any that holds c,
-			// S or s gives the editor commands, from the line or its input.
+			// S or s gives the editor commands, from the line or its
+			// input; e and E read them from the input as ex does.
 			if strings.HasPrefix(a.text, "+") || a.text == "--cmd" ||
-				strings.HasPrefix(a.text, "-") && !strings.HasPrefix(a.text, "--") && strings.ContainsAny(a.text, "cSs") {
+				strings.HasPrefix(a.text, "-") && !strings.HasPrefix(a.text, "--") && strings.ContainsAny(a.text, "cSseE") {
 				j.opaque("runs editor commands, which can run programs")
 			}
 		}
+	case p == "kak":
+		j.flagged(c, "runs editor commands, which can run programs", "-e", "-E")
+	case p == "lldb":
+		j.flagged(c, "runs debugger commands, which can run programs", "-o", "-O", "-s", "-S", "-k", "-K",
+			"--one-line", "--one-line-before-file", "--one-line-on-crash", "--source", "--source-before-file", "--source-on-crash")
+	case p == "mapfile" || p == "readarray":
+		j.flagged(c, "runs a callback given as shell code", "-C")
+		j.subscripts(c)
+	case p == "complete" || p == "compgen":
+		j.flagged(c, "runs a command or function to complete words", "-C", "-F")
+	case p == "bind":
+		j.flagged(c, "binds a key to shell code", "-x")
+	case p == "fc":
+		j.opaque("runs commands again from the shell's history (fc)")
+	case p == "printf" || p == "read" || p == "unset" || p == "test" || p == "[" || p == "wait" || p == "getopts":
+		j.subscripts(c)
 	case p == "less" || p == "more" || p == "most":
 		for _, a := range args {
 			if strings.HasPrefix(a.text, "+") || strings.HasPrefix(a.text, "--cmd") {

@@ -1,6 +1,8 @@
 package shell
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -60,7 +62,8 @@ func TestJudge(t *testing.T) {
 		{"go test ./... 2>&1", allowed},
 		{"go test ./... > /dev/null", allowed},
 		{"timeout 60 go test ./...", allowed},
-		{"go test ./... ; rm x", plain},
+		{"go test ./... ; touch x", plain},
+		{"go test ./... ; rm x", destructive},
 		{"go test ./... > out.txt", plain},
 		{"ls; touch x", plain},
 		{"GOFLAGS=-toolexec=/tmp/x go test ./...", opaque},
@@ -88,16 +91,16 @@ func TestJudge(t *testing.T) {
 		{`rm -{r,f} .`, destructive},
 		{"rm . -rf", destructive},
 		{"rm --recursive x", destructive},
-		{"rm -f x", plain},
+		{"rm -f x", destructive},
 		{"rm $FLAGS x", destructive},
 		{"rm *", destructive},
-		{"rm ./*.o", plain},
+		{"rm ./*.o", destructive},
 
 		// Absolute paths, wrappers and the shell's own builtins.
 		{"/usr/bin/rm -rf .", destructive},
 		{"/usr/bin/touch x", plain},
 		{"env rm -rf .", destructive},
-		{"env -i PATH=/x rm -f y", opaque},
+		{"env -i PATH=/x touch y", opaque},
 		{"env -S 'rm -rf .'", opaque},
 		{"xargs rm -rf < list", destructive},
 		{"echo x | xargs rm", destructive},
@@ -242,6 +245,62 @@ func TestJudge(t *testing.T) {
 		{"diff <(sort a) <(sort b)", plain},
 		{"npm publish", denied},
 		{"cd x && npm publish --tag y", denied},
+
+		// Programs that run another program from an argument, an option,
+		// their input or a config (issue 28's classes).
+		{"ed -s notes.txt <<< '!rm -rf ~/work'", opaque},
+		{"red -s file.txt < cmds", opaque},
+		{"ex -s notes.txt < cmds.txt", opaque},
+		{"vim -e notes.txt < script.vim", opaque},
+		{"kak -e 'nop %sh{rm -rf ~}' file", opaque},
+		{"lldb -o 'platform shell rm -rf ~' /bin/true", opaque},
+		{"lldb --batch ./a.out", plain},
+		{"mapfile -C 'rm -rf ~' -c 1 < lines.txt", opaque},
+		{"readarray -C 'sh -c x' -c 1 arr < f", opaque},
+		{"complete -C 'rm -rf ~' x", opaque},
+		{"compgen -C 'rm -rf ~' x", opaque},
+		{"bind -x '\"\\C-t\":rm -rf ~'", opaque},
+		{"fc -s", opaque},
+		{"printf -v 'a[$(rm -rf ~)]' %s x", opaque},
+		{"read 'a[$(rm -rf ~)]' <<< 1", opaque},
+		{"unset 'a[$(rm -rf ~)]'", opaque},
+		{"declare 'a[$(rm -rf ~)]=1'", opaque},
+		{"[[ -v 'a[$(rm -rf ~)]' ]]", opaque},
+		{"test -v 'a[`id`]'", opaque},
+		{"printf -v out %s x", plain},
+		{"python3 -m pdb -c 'import shutil' -c c x.py", opaque},
+		{"git --git-dir=sub/.git log", opaque},
+		{"git --git-dir ../other/.git diff", opaque},
+		{"git -C vendor/lib status", opaque},
+		{"git -C /work/repo status", plain},
+		{"git -C . status", plain},
+		{"git config -f .git/config core.pager 'rm -rf ~'", opaque},
+		{"git config -f x.cfg user.name t", plain},
+		{"git clone --template=./tpl https://example.com/r.git r", opaque},
+		{"git clone -c core.hooksPath=hooks https://example.com/r.git r", opaque},
+		{"git clone https://example.com/r.git r", plain},
+		{"git init --template=/tmp/t repo", opaque},
+		{"GIT_TEMPLATE_DIR=./tpl git init x", opaque},
+
+		// Commands that move, truncate or unlink files, and archive
+		// options that remove their inputs.
+		{"mv src /tmp/gone", destructive},
+		{"mv -f a.go b.go", destructive},
+		{"rm notes.txt", destructive},
+		{"unlink main.go", destructive},
+		{"truncate -s 0 main.go", destructive},
+		{"ln -sf /dev/null main.go", destructive},
+		{"ln -s a b", plain},
+		{"tar --remove-files -czf /dev/null src", destructive},
+		{"tar --remove -czf out.tgz src", destructive},
+		{"tar -czf out.tgz src", plain},
+		{"zip -m out.zip main.go", destructive},
+		{"zip -r out.zip src", plain},
+		{"7z a -sdel archive.7z src", destructive},
+		{"rsync -a --remove-source-files src/ /tmp/backup/", destructive},
+		{"zstd --rm big.log", destructive},
+		{"which rm", plain},
+		{"echo mv", allowed},
 	}
 	for _, c := range cases {
 		v := r.Judge(c.line)
@@ -453,6 +512,30 @@ func TestJudgeAttacks(t *testing.T) {
 		v := r.Judge(c.line)
 		if got := classify(v); got != c.want {
 			t.Errorf("%q: got %v, want %v (%+v)", c.line, got, c.want, v)
+		}
+	}
+}
+
+// TestJudgeWorkspaceModule: python -m runs a module from the workspace,
+// which the model may have written, and asks; an installed module does
+// not.
+func TestJudgeWorkspaceModule(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "helper.py"), []byte("import os\n"), 0o644)
+	os.MkdirAll(filepath.Join(root, "tool"), 0o755)
+	r, err := NewRules(Policy{Allow: []string{"python3 -m *"}, Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line, want := range map[string]want{
+		"python3 -m helper":        opaque,
+		"python3 -m tool.cli --x":  opaque,
+		"python3 -mhelper":         opaque,
+		"python3 -m pytest -q":     allowed,
+		"python3 -m json.tool a.j": allowed,
+	} {
+		if got := classify(r.Judge(line)); got != want {
+			t.Errorf("%q: got %v, want %v", line, got, want)
 		}
 	}
 }

@@ -57,6 +57,19 @@ func (j *judge) script(src string, depth int) {
 				if a.Naked && strings.HasPrefix(flag, "-") && strings.Contains(flag, "i") {
 					j.opaque(arithWhy)
 				}
+				if a.Name != nil {
+					j.subscript(a.Name.Value)
+				}
+				if a.Value != nil {
+					j.subscript(resolve(a.Value).text)
+				}
+				if a.Index != nil {
+					j.arithm(a.Index)
+				}
+			}
+		case *syntax.UnaryTest:
+			if w, ok := n.X.(*syntax.Word); ok && n.Op == syntax.TsVarSet {
+				j.subscript(resolve(w).text)
 			}
 		case *syntax.BinaryTest:
 			switch n.Op {
@@ -294,6 +307,9 @@ func (j *judge) suffixes(words []word) {
 			continue
 		}
 		base := path.Base(w.text)
+		if i == len(words)-1 {
+			break // a program named last is given nothing to act on (which rm, echo mv)
+		}
 		next := i+1 < len(words) && strings.HasPrefix(words[i+1].text, "-")
 		code := next && (shells[base] || interpreters[interpreterName(base)].inline != "") || base == "eval"
 		if !code && !j.rules.dangerous(base) && !j.rules.denyNames(base) {
