@@ -24,6 +24,7 @@ var allowed = map[string][]string{
 	"context/budget":    {"models"},
 	"context/compact":   {"models", "context/budget", "prompts"},
 	"statedir":          {},
+	"termtext":          {}, // text made safe for a terminal; nothing of tern
 	"internal/testenv":  {}, // what tests need from the machine; nothing of tern
 	"session":           {"models", "statedir"},
 	"index/ignore":      {},

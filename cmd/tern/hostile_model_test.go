@@ -69,3 +69,29 @@ func TestAskHostileModelStaysContained(t *testing.T) {
 		t.Errorf("%d commands refused as destructive or unchecked, want 10:\n%s", n, errOut)
 	}
 }
+
+// TestAskPrintsNoControlSequences: what the model and the server send
+// reaches the terminal with its control sequences made visible, in the
+// answer, in the tool lines and in the error line: no clipboard write,
+// window title or cleared screen.
+func TestAskPrintsNoControlSequences(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	evil := "\x1b]52;c;cm0gLXJmIH4=\x07\x1b]0;title\x07\x1b[2J\rspoof"
+	path, _ := json.Marshal(map[string]string{"path": evil})
+	f.srv.Script(
+		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "read_file", Args: string(path)}}},
+		ollamatest.Reply{Content: "answer " + evil},
+		ollamatest.Reply{StreamError: "server says " + evil},
+	)
+	_, out, errOut := f.tern(t.Context(), "ask", "--max-turns", "5", "hi")
+	_, _, errOut2 := f.tern(t.Context(), "ask", "again")
+	for name, s := range map[string]string{"answer": out, "tool lines": errOut, "error line": errOut2} {
+		if strings.ContainsAny(s, "\x1b\x07\r") {
+			t.Errorf("the %s carry control characters: %q", name, s)
+		}
+	}
+	if !strings.Contains(out, "answer ^[]52;c;cm0gLXJmIH4=^G") || !strings.Contains(errOut2, "server says ^[") {
+		t.Errorf("the text was not shown visibly:\n%q\n%q", out, errOut2)
+	}
+}

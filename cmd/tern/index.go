@@ -42,7 +42,7 @@ func (a *app) index(ctx context.Context, o *indexcmd.Options) error {
 	}
 	ctx, stop := interruptible(ctx)
 	defer stop()
-	err := indexcmd.Run(ctx, indexcmd.Env{Out: a.stdout, Err: a.stderr, TTY: isTerminal(a.stderr), Open: a.openCodeIndex}, o)
+	err := indexcmd.Run(ctx, indexcmd.Env{Out: a.stdout, Err: a.stderr, Bar: a.rawStderr, TTY: isTerminal(a.rawStderr), Open: a.openCodeIndex}, o)
 	if errors.Is(err, indexcmd.ErrInterrupted) {
 		return exitCodeError{code: exitCanceled, err: err}
 	}

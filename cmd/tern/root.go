@@ -20,6 +20,7 @@ import (
 	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/cmd/tern/internal/headless"
 	"github.com/ternhq/tern/cmd/tern/internal/versioncmd"
+	"github.com/ternhq/tern/termtext"
 )
 
 // Exit codes.
@@ -38,7 +39,11 @@ const (
 type app struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
-	getenv         func(string) string
+	// rawStdout and rawStderr are the writers beneath stdout and stderr,
+	// which clean what tern prints (termtext): for terminal checks and
+	// the progress bars.
+	rawStdout, rawStderr io.Writer
+	getenv               func(string) string
 
 	globalOptions
 
@@ -92,7 +97,13 @@ func (e exitCodeError) Unwrap() error { return e.err }
 // Main runs tern with args and returns the process exit code. Tests call it
 // directly; main calls it with the real process streams.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
+	// Everything tern prints may carry text it did not write (the model's,
+	// a server's, a repository's), so its control sequences are made
+	// visible on the way out; only the index's progress bars, tern's own,
+	// draw on the terminal as they are.
+	a := &app{stdin: stdin, stdout: termtext.NewWriter(stdout), stderr: termtext.NewWriter(stderr),
+		rawStdout: stdout, rawStderr: stderr, getenv: getenv}
+	stdout, stderr = a.stdout, a.stderr
 	root := a.rootCommand()
 	root.SetArgs(args)
 	root.SetIn(stdin)

@@ -29,7 +29,7 @@ import (
 // openTUI runs the TUI on the terminal (or on a.screen in tests). Without
 // a terminal it says what to use instead.
 func (a *app) openTUI(ctx context.Context, o *tuiOptions) error {
-	if a.screen == nil && !(isTerminal(a.stdin) && isTerminal(a.stdout)) {
+	if a.screen == nil && !(isTerminal(a.stdin) && isTerminal(a.rawStdout)) {
 		return errors.New("the TUI needs a terminal; for one headless turn use tern ask \"PROMPT\"")
 	}
 	ctx, stop := interruptible(ctx)

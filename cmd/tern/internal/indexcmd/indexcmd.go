@@ -76,9 +76,9 @@ var ErrInterrupted = errors.New("interrupted; the index is consistent: run tern 
 // Env is what Run works with.
 type Env struct {
 	// Out gets the summary; Err the notices and the progress, drawn as
-	// bars when TTY says Err is a terminal.
-	Out, Err io.Writer
-	TTY      bool
+	// bars on Bar (Err when nil) when TTY says it is a terminal.
+	Out, Err, Bar io.Writer
+	TTY           bool
 	// Open returns the workspace's code index, embedding with embedModel
 	// when set, lexical with noEmbed.
 	Open func(embedModel string, noEmbed bool) (*codeindex.Index, error)
@@ -113,7 +113,11 @@ func Run(ctx context.Context, env Env, o *Options) error {
 		return err
 	}
 	indexview.WritePlan(env.Err, plan.Why, plan.Previous, plan.Model.Key())
-	view := indexview.NewProgress(env.Err, env.TTY, plan.Model.Key())
+	bar := env.Err
+	if env.TTY && env.Bar != nil {
+		bar = env.Bar
+	}
+	view := indexview.NewProgress(bar, env.TTY, plan.Model.Key())
 	st, err := c.Update(ctx, ix, plan, view.Update)
 	view.Finish()
 	var ee backend.EmbedError
