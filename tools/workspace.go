@@ -150,31 +150,53 @@ func (w *Workspace) lexical(p string) string {
 	return l
 }
 
+// maxPathBytes is the longest path the kernel takes (PATH_MAX on Linux);
+// a longer one is refused before anything is resolved.
+const maxPathBytes = 4096
+
 // resolveExisting resolves the symbolic links of p, an absolute clean path;
-// when p does not exist, those of its deepest existing ancestor.
+// when p does not exist, those of its deepest existing ancestor, found by
+// walking down from the root once: walking up, resolving each shorter
+// prefix whole, took time in the square of the depth (minutes for a path
+// 10,000 directories deep).
 func resolveExisting(orig, p string) (string, error) {
-	var rest []string
-	cur := p
-	for {
-		real, err := filepath.EvalSymlinks(cur)
-		if err == nil {
-			slices.Reverse(rest)
-			return filepath.Join(append([]string{real}, rest...)...), nil
-		}
-		if info, lerr := os.Lstat(cur); lerr == nil {
-			if info.Mode()&fs.ModeSymlink != 0 {
-				target, _ := os.Readlink(cur)
-				return "", fmt.Errorf("path %q goes through a broken symbolic link (%s -> %s); use another path", orig, cur, target)
-			}
-			return "", fmt.Errorf("resolve %q: %w", orig, err)
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return p, nil
-		}
-		rest = append(rest, filepath.Base(cur))
-		cur = parent
+	if len(p) >= maxPathBytes {
+		return "", fmt.Errorf("path %q is longer than the system allows (%d bytes); use a shorter path", shorten(orig), maxPathBytes)
 	}
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		return real, nil
+	}
+	sep := string(filepath.Separator)
+	vol := filepath.VolumeName(p)
+	parts := strings.Split(strings.TrimPrefix(p[len(vol):], sep), sep)
+	cur, i := vol+sep, 0
+	for ; i < len(parts); i++ {
+		next := filepath.Join(cur, parts[i])
+		if _, err := os.Lstat(next); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				break
+			}
+			return "", fmt.Errorf("resolve %q: %w", shorten(orig), err)
+		}
+		cur = next
+	}
+	real, err := filepath.EvalSymlinks(cur)
+	if err != nil {
+		if info, lerr := os.Lstat(cur); lerr == nil && info.Mode()&fs.ModeSymlink != 0 {
+			target, _ := os.Readlink(cur)
+			return "", fmt.Errorf("path %q goes through a broken symbolic link (%s -> %s); use another path", shorten(orig), cur, target)
+		}
+		return "", fmt.Errorf("resolve %q: %w", shorten(orig), err)
+	}
+	return filepath.Join(append([]string{real}, parts[i:]...)...), nil
+}
+
+// shorten cuts a path for a message.
+func shorten(p string) string {
+	if len(p) <= 200 {
+		return p
+	}
+	return p[:100] + "…" + p[len(p)-60:]
 }
 
 // rootedAlternative reads an absolute path that exists nowhere as a path

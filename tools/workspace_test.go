@@ -223,3 +223,24 @@ func TestSpillAndFit(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestDeepPathRefusedAtOnce: a path nested 10,000 directories deep is
+// refused with a short message before anything is resolved (walking up
+// it one prefix at a time took minutes); one just under the limit, most
+// of it missing, resolves in one walk down.
+func TestDeepPathRefusedAtOnce(t *testing.T) {
+	ws := newFixture(t)
+	deep := strings.Repeat("d/", 10000) + "x.go"
+	for _, tool := range []Tool{NewReadFile(ws), NewWriteFile(ws, nil)} {
+		r := call(t, tool, `{"path":"`+deep+`","content":"x"}`, 0)
+		if !r.IsError || !strings.Contains(r.Output, "longer than the system allows") || len(r.Output) > 1000 {
+			t.Errorf("%T: %.300s", tool, r.Output)
+		}
+	}
+	os.MkdirAll(filepath.Join(ws.Root(), strings.Repeat("e/", 500)), 0o755)
+	long := strings.Repeat("e/", 500) + strings.Repeat("m/", 1400) + "x.go"
+	abs, _, err := ws.Resolve(long, Write)
+	if err != nil || abs != filepath.Join(ws.Root(), long) {
+		t.Errorf("Resolve = %.100q, %v", abs, err)
+	}
+}
