@@ -54,7 +54,10 @@ type runCommand struct {
 // output capped (the whole spilled to .tern/outputs), and its whole process
 // group stopped when it ends, times out or is cancelled. The policy's deny
 // patterns are refused outright; its allow patterns run without approval.
-// cp, which may be nil, is saved before the first command runs.
+// Its sandbox, when active, confines each command and everything it
+// starts, and what it stopped is said first in the result ("blocked by
+// the sandbox: …"). cp, which may be nil, is saved before the first
+// command runs.
 func NewRunCommand(ws *Workspace, cp *Checkpoint, policy CommandPolicy) (Tool, error) {
 	rules, err := newCommandRules(policy, ws.root)
 	if err != nil {
@@ -228,9 +231,10 @@ type ending struct {
 	strays bool
 }
 
-// runGroup runs argv in dir, in a process group of its own, writing its combined output to out. On timeout or cancellation it
-// stops the group (SIGTERM, then SIGKILL after stopGrace); when the command
-// exits it kills what it left behind in the group. It returns when the
+// runGroup runs argv in dir, in a process group of its own, writing its
+// combined output to out. On timeout or cancellation it stops the group
+// (SIGTERM, then SIGKILL after stopGrace); when the command exits it
+// kills what it left behind in the group. It returns when the
 // command has ended and its output is drained; an error means it did not
 // start.
 func runGroup(ctx context.Context, argv []string, dir string, timeout time.Duration, out io.Writer) (ending, error) {

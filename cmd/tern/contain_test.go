@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ternhq/tern/internal/testenv"
 	"github.com/ternhq/tern/models/ollamatest"
 )
 
@@ -37,6 +38,7 @@ func TestBinaryNothingOutlivesTern(t *testing.T) {
 		t.Run(sig.String(), func(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
+			withoutSandbox(t, f)
 			f.srv.Script(
 				ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "run_command", Args: `{"command":` + strconv.Quote(command) + `,"timeout":100}`}}},
 				ollamatest.Reply{Content: "done"},
@@ -80,6 +82,90 @@ func TestBinaryNothingOutlivesTern(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withoutSandbox turns the command sandbox off in the fixture's user
+// config, for a test that reads the pids its command writes: in the
+// sandbox's PID namespace they are numbered its own way. The sandboxed
+// case is TestBinarySandboxedNothingOutlivesTern.
+func withoutSandbox(t *testing.T, f *fixture) {
+	t.Helper()
+	dir := filepath.Join(f.env["XDG_CONFIG_HOME"], "tern")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte("[sandbox]\nmechanism = \"off\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestBinarySandboxedNothingOutlivesTern: under bubblewrap, what a command
+// started (setsid -f, a background job, nohup) is found by a marker in its
+// command line, pids being the PID namespace's own; none outlives tern
+// killed with SIGKILL.
+func TestBinarySandboxedNothingOutlivesTern(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("bubblewrap is Linux only")
+	}
+	testenv.Program(t, "bwrap", "apt-get install bubblewrap")
+	bin := buildTern(t)
+	f := newFixture(t)
+	dir := filepath.Join(f.env["XDG_CONFIG_HOME"], "tern")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "config.toml"), []byte("[sandbox]\nmechanism = \"bubblewrap\"\n"), 0o644)
+	marker := "299." + strconv.Itoa(os.Getpid())
+	command := `setsid -f sh -c 'exec sleep ` + marker + `'; (sleep ` + marker + ` &); nohup sleep ` + marker + ` >/dev/null 2>&1 & sleep ` + marker
+	f.srv.Script(
+		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "run_command", Args: `{"command":` + strconv.Quote(command) + `,"timeout":100}`}}},
+		ollamatest.Reply{Content: "done"},
+	)
+	cmd := exec.Command(bin, "ask", "--yes", "--tier", "2", "--dir", f.dir, "run the server")
+	cmd.Env = append(os.Environ(), "OLLAMA_HOST="+f.srv.URL(), "XDG_CONFIG_HOME="+f.env["XDG_CONFIG_HOME"], "HOME="+f.env["HOME"])
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for len(withMarker(marker)) < 4 {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("the command did not start (%d processes); stderr:\n%s", len(withMarker(marker)), stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	deadline = time.Now().Add(5 * time.Second)
+	for len(withMarker(marker)) > 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if left := withMarker(marker); len(left) > 0 {
+		t.Errorf("processes %v outlived tern", left)
+		for _, pid := range left {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// withMarker lists the running processes whose command line holds marker.
+func withMarker(marker string) []int {
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || !running(pid) {
+			continue
+		}
+		if data, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && strings.Contains(string(data), marker) {
+			out = append(out, pid)
+		}
+	}
+	return out
 }
 
 func readPids(path string) []int {

@@ -168,6 +168,7 @@ func TestBinaryKilledKeepsHistory(t *testing.T) {
 		pidFile := filepath.Join(t.TempDir(), "pid")
 		f.srv.Script(ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "run_command",
 			Args: `{"command":"echo $$ > ` + pidFile + `; sleep 30"}`}}})
+		withoutSandbox(t, f)
 		cmd, _ := start(f, "ask", "--yes", "--tier", "2", "run it")
 		waitFor("the command to start", func() bool { return len(readPids(pidFile)) > 0 })
 		cmd.Process.Signal(syscall.SIGKILL)

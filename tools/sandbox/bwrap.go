@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -102,6 +103,7 @@ func (s *Sandbox) bwrapCommand(argv []string) []string {
 		}
 		mounts = append(mounts, mount{p, mountProtected})
 	}
+	mounts = slices.Compact(mounts) // a hidden link and its target are one path
 	sort.SliceStable(mounts, func(i, j int) bool {
 		di, dj := strings.Count(mounts[i].path, "/"), strings.Count(mounts[j].path, "/")
 		if di != dj {

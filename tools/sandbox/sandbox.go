@@ -111,7 +111,15 @@ func New(p Policy, o Options) (*Sandbox, error) {
 		}
 	}
 	s.writable = cleanAll(append(append([]string{p.Root}, tempDirs()...), p.Writable...))
-	s.hidden = cleanAll(append(p.Hidden, ipcPaths()...))
+	// A hidden path that is a symbolic link hides where it leads too.
+	var hidden []string
+	for _, h := range append(append([]string(nil), p.Hidden...), ipcPaths()...) {
+		hidden = append(hidden, h)
+		if real, err := filepath.EvalSymlinks(h); err == nil {
+			hidden = append(hidden, real)
+		}
+	}
+	s.hidden = cleanAll(hidden)
 	s.protected = protectedPaths(filepath.Clean(p.Root))
 
 	switch o.Mechanism {
@@ -210,7 +218,7 @@ func (s *Sandbox) hiddenNames() []string {
 func (s *Sandbox) Gaps() []string {
 	switch s.Mechanism() {
 	case Bubblewrap:
-		var gaps []string
+		gaps := []string{"UNIX sockets on the disk other than those hidden (the system bus, a database's) stay reachable"}
 		if s.policy.Network {
 			gaps = append(gaps, "with the network on, commands reach abstract UNIX sockets (X11's, an old D-Bus) and every local service by TCP")
 		}

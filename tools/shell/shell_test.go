@@ -247,7 +247,7 @@ func TestJudge(t *testing.T) {
 		{"cd x && npm publish --tag y", denied},
 
 		// Programs that run another program from an argument, an option,
-		// their input or a config (issue 28's classes).
+		// their input or a config.
 		{"ed -s notes.txt <<< '!rm -rf ~/work'", opaque},
 		{"red -s file.txt < cmds", opaque},
 		{"ex -s notes.txt < cmds.txt", opaque},

@@ -32,6 +32,10 @@ func NewCmd(run func(context.Context, *Options) error) *cobra.Command {
 - its trained context, the Modelfile's num_ctx, and the context window tern
   will use with the VRAM arithmetic behind it;
 - the tool mode, the embedding model, the workspace;
+- the sandbox that confines commands (bubblewrap or Landlock, on Linux),
+  proved by a confined write outside the workspace that must fail, with
+  what it does not enforce; "none" with how to get one, a failed check
+  when [sandbox] required is set;
 - MCP servers with their tools and token cost;
 - the search index: files, chunks, embeddings and their model, last
   update, or "not built"; whether embed_model matches the index's, and
