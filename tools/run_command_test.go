@@ -243,7 +243,7 @@ func TestCommandPolicy(t *testing.T) {
 		{command: "rm -fr build", destructive: true},
 		{command: "rm -f -R build", destructive: true},
 		{command: "rm --recursive build", destructive: true},
-		{command: "rm build/out.txt"},
+		{command: "rm build/out.txt", destructive: true}, // unlinks a file
 		{command: "git push --force", destructive: true},
 		{command: "git push -f origin main", destructive: true},
 		{command: "git push origin +main", destructive: true},
