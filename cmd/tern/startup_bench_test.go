@@ -74,9 +74,7 @@ func BenchmarkAskStartup(b *testing.B) {
 	}))
 	defer proxy.Close()
 
-	home := b.TempDir()
-	env := append(os.Environ(), runMainEnv+"=1", "OLLAMA_HOST="+proxy.URL,
-		"HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, "config"), "XDG_STATE_HOME="+filepath.Join(home, "state"))
+	env := processEnv(b, proxy.URL)
 	var startup, cpuStart, cpu time.Duration
 	b.ResetTimer()
 	for range b.N {
@@ -118,6 +116,16 @@ func BenchmarkAskStartup(b *testing.B) {
 		b.ReportMetric(float64(cpuStart.Microseconds())/1e3/float64(b.N), "cpu-ms-to-request")
 	}
 	b.ReportMetric(float64(cpu.Microseconds())/1e3/float64(b.N), "cpu-ms/run")
+}
+
+// processEnv is the environment of a tern process a benchmark starts: the
+// test binary runs tern's main against the server at host, with a home
+// of its own.
+func processEnv(b *testing.B, host string, more ...string) []string {
+	home := b.TempDir()
+	env := append(os.Environ(), runMainEnv+"=1", "OLLAMA_HOST="+host,
+		"HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, "config"), "XDG_STATE_HOME="+filepath.Join(home, "state"))
+	return append(env, more...)
 }
 
 // processCPU is the CPU time pid's threads have used so far, from Linux's

@@ -32,9 +32,7 @@ func BenchmarkTUIStartup(b *testing.B) {
 		b.Fatal(err)
 	}
 	srv := ollamatest.New(b, ollamatest.WithModels(ollamatest.Qwen3(), ollamatest.NomicEmbed()))
-	home := b.TempDir()
-	env := append(os.Environ(), runMainEnv+"=1", "OLLAMA_HOST="+srv.URL(), "TERM=xterm-256color", "COLUMNS=100", "LINES=30",
-		"HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, "config"), "XDG_STATE_HOME="+filepath.Join(home, "state"))
+	env := processEnv(b, srv.URL(), "TERM=xterm-256color", "COLUMNS=100", "LINES=30")
 	var wall, cpu time.Duration
 	b.ResetTimer()
 	for range b.N {
