@@ -153,6 +153,7 @@ func (t *runCommand) Run(ctx context.Context, in Input) Result {
 	if err != nil {
 		return fail(summary+": not started", "the sandbox could not be set up: %v", err)
 	}
+	restore := t.sandbox.Guard()
 	var ended ending
 	switch {
 	case t.terminal != nil:
@@ -171,7 +172,7 @@ func (t *runCommand) Run(ctx context.Context, in Input) Result {
 	out := sink.text()
 	// What the sandbox stopped comes first: it is what the model must
 	// act on, and the line tern ask shows.
-	blocked := t.sandbox.Blocked(out, t.ws.root)
+	blocked := append(restore(), t.sandbox.Blocked(out, t.ws.root)...)
 	var b strings.Builder
 	for _, line := range blocked {
 		b.WriteString(line + "\n")

@@ -188,8 +188,39 @@ func TestSandboxProtectsGitAndTern(t *testing.T) {
 		t.Errorf("git cannot commit in the sandbox:\n%s", r.Output)
 	}
 
-	l := newSandboxed(t, sandbox.Landlock, true)
-	if gaps := strings.Join(l.sb.Gaps(), "\n"); !strings.Contains(gaps, ".git/hooks, .git/config and .tern stay writable") {
+}
+
+// TestSandboxLandlockPutsGitBack: Landlock cannot keep .git/hooks and
+// .git/config read-only, so tern puts back what a command changed there,
+// and says so; the gap is listed.
+func TestSandboxLandlockPutsGitBack(t *testing.T) {
+	s := newSandboxed(t, sandbox.Landlock, true)
+	root := s.ws.Root()
+	config := filepath.Join(root, ".git", "config")
+	before, _ := os.ReadFile(config)
+	for _, command := range []string{
+		"echo 'rm -rf ~' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit",
+		"git config core.fsmonitor 'rm -rf ~'",
+		"rm -rf .git/hooks",
+	} {
+		r := s.run(t, command)
+		if !strings.Contains(r.Output, "blocked by the sandbox: the command changed") || !strings.Contains(r.Output, "tern put it back") || !r.IsError {
+			t.Errorf("%s: not said:\n%s", command, r.Output)
+		}
+	}
+	if after, _ := os.ReadFile(config); string(before) != string(after) {
+		t.Errorf(".git/config was not put back:\n%s", after)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".git", "hooks", "pre-commit")); err == nil {
+		t.Error("the planted hook is still there")
+	}
+	if _, err := os.Stat(filepath.Join(root, ".git", "hooks", "pre-commit.sample")); err != nil {
+		t.Errorf("the hooks removed were not put back: %v", err)
+	}
+	if r := s.run(t, "git add main.go && git -c user.name=t -c user.email=t@t commit -qm x"); r.IsError {
+		t.Errorf("git cannot commit in the sandbox:\n%s", r.Output)
+	}
+	if gaps := strings.Join(s.sb.Gaps(), "\n"); !strings.Contains(gaps, ".git/hooks, .git/config and .tern stay writable") {
 		t.Errorf("Landlock's gaps do not say .git stays writable:\n%s", gaps)
 	}
 }

@@ -62,7 +62,7 @@ func (s *Sandbox) landlockCommand(argv []string) ([]string, error) {
 
 // landlockGaps says what Landlock leaves open at this ABI.
 func (s *Sandbox) landlockGaps() []string {
-	gaps := []string{".git/hooks, .git/config and .tern stay writable (Landlock cannot make part of a writable directory read-only; bubblewrap can)"}
+	gaps := []string{".git/hooks, .git/config and .tern stay writable (Landlock cannot make part of a writable directory read-only; bubblewrap can): tern puts hooks and config back after a command that changed them, .tern not"}
 	for _, h := range s.hidden {
 		for _, w := range s.writable {
 			if within(w, h) {

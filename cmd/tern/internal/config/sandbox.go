@@ -132,7 +132,7 @@ func (s Sandbox) Open(root, helper string) (sb *sandbox.Sandbox, notice string, 
 	case !sb.Active() && s.Mechanism != sandbox.Off:
 		notice = "commands run unconfined, judged by their text alone: " + sb.Why() + " (tern doctor says more)"
 	case sb.Mechanism() == sandbox.Landlock:
-		notice = "commands confined by Landlock, which leaves .git/hooks, .git/config and .tern writable to them; install bubblewrap to protect those (tern doctor lists what else is open)"
+		notice = "commands confined by Landlock, which cannot keep .git/hooks, .git/config and .tern read-only (tern puts back hooks and config a command changed); install bubblewrap for that (tern doctor lists what else is open)"
 	}
 	return sb, notice, nil
 }
