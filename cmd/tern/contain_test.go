@@ -88,13 +88,16 @@ func TestBinaryNothingOutlivesTern(t *testing.T) {
 // config, for a test that reads the pids its command writes: in the
 // sandbox's PID namespace they are numbered its own way. The sandboxed
 // case is TestBinarySandboxedNothingOutlivesTern.
-func withoutSandbox(t *testing.T, f *fixture) {
+func withoutSandbox(t *testing.T, f *fixture) { sandboxMechanism(t, f, "off") }
+
+// sandboxMechanism sets [sandbox] mechanism in the fixture's user config.
+func sandboxMechanism(t *testing.T, f *fixture, mechanism string) {
 	t.Helper()
 	dir := filepath.Join(f.env["XDG_CONFIG_HOME"], "tern")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte("[sandbox]\nmechanism = \"off\"\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte("[sandbox]\nmechanism = \""+mechanism+"\"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -114,9 +117,7 @@ func TestBinarySandboxedNothingOutlivesTern(t *testing.T) {
 	testenv.Program(t, "bwrap", "apt-get install bubblewrap")
 	bin := buildTern(t)
 	f := newFixture(t)
-	dir := filepath.Join(f.env["XDG_CONFIG_HOME"], "tern")
-	os.MkdirAll(dir, 0o755)
-	os.WriteFile(filepath.Join(dir, "config.toml"), []byte("[sandbox]\nmechanism = \"bubblewrap\"\n"), 0o644)
+	sandboxMechanism(t, f, "bubblewrap")
 	marker := "299." + strconv.Itoa(os.Getpid())
 	command := `setsid -f sh -c 'exec sleep ` + marker + `'; (sleep ` + marker + ` &); nohup sleep ` + marker + ` >/dev/null 2>&1 & sleep ` + marker
 	f.srv.Script(
