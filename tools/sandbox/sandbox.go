@@ -124,18 +124,15 @@ func New(p Policy, o Options) (*Sandbox, error) {
 
 	switch o.Mechanism {
 	case "", Auto:
-		why := []string{}
-		if err := s.useBubblewrap(); err == nil {
+		errB := s.useBubblewrap()
+		if errB == nil {
 			return s, nil
-		} else {
-			why = append(why, err.Error())
 		}
-		if err := s.useLandlock(); err == nil {
+		errL := s.useLandlock()
+		if errL == nil {
 			return s, nil
-		} else {
-			why = append(why, err.Error())
 		}
-		s.why = strings.Join(why, "; ")
+		s.why = errB.Error() + "; " + errL.Error()
 		return s, nil
 	case Bubblewrap:
 		if err := s.useBubblewrap(); err != nil {
