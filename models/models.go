@@ -187,11 +187,38 @@ type ModelInfo struct {
 	SSMStateSize  int `json:"ssm_state_size,omitempty"`
 	SSMGroupCount int `json:"ssm_group_count,omitempty"`
 
+	// A mixture-of-experts model has ExpertCount routed experts in each
+	// of its layers, of which ExpertUsedCount work on each token, and
+	// ExpertSharedCount shared experts that work on every token (all 0 for
+	// a dense model). ExpertFFLength is one routed expert's width
+	// (expert_feed_forward_length).
+	ExpertCount       int `json:"expert_count,omitempty"`
+	ExpertUsedCount   int `json:"expert_used_count,omitempty"`
+	ExpertSharedCount int `json:"expert_shared_count,omitempty"`
+	ExpertFFLength    int `json:"expert_feed_forward_length,omitempty"`
+	// From the server's list of tensors: TensorBytes is every weight
+	// together, ExpertBytes[i] the routed experts of layer i
+	// (blk.i.ffn_*_exps, the tensors llama.cpp's --n-cpu-moe keeps in
+	// RAM) and SharedExpertBytes the shared experts (ffn_*_shexp), which
+	// stay with the attention weights. All zero when no list was read.
+	TensorBytes       int64   `json:"tensor_bytes,omitempty"`
+	ExpertBytes       []int64 `json:"expert_bytes,omitempty"`
+	SharedExpertBytes int64   `json:"shared_expert_bytes,omitempty"`
+	// GGUFPath is the model's file on the server's machine, from the
+	// Modelfile's FROM line ("" when the server does not say).
+	GGUFPath string `json:"gguf_path,omitempty"`
+
 	// ModelfileNumCtx is num_ctx from the Modelfile's PARAMETER lines (0: unset).
 	ModelfileNumCtx int `json:"modelfile_num_ctx,omitempty"`
+	// ModelfileNumGPU is num_gpu from the PARAMETER lines: how many layers
+	// Ollama offloads to the GPU (nil: unset, Ollama decides).
+	ModelfileNumGPU *int `json:"modelfile_num_gpu,omitempty"`
 	// Template is the model's chat template, when known.
 	Template string `json:"-"`
 }
+
+// MoE reports whether the model is a mixture of experts.
+func (m ModelInfo) MoE() bool { return m.ExpertCount > 0 }
 
 // Has reports whether the model lists capability c.
 func (m ModelInfo) Has(c Capability) bool { return slices.Contains(m.Capabilities, c) }

@@ -38,7 +38,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:11434", "address to listen on")
 	script := fs.String("script", "", "JSON array or NDJSON file of scripted replies, served before the built-in responder")
-	names := fs.String("models", "qwen3,nomic-embed", "installed models: tiny, tiny-tools, qwen3, llama3.2, nomic-embed")
+	names := fs.String("models", "qwen3,nomic-embed", "installed models: tiny, tiny-tools, qwen3, llama3.2, nomic-embed, qwen3.5, gemma3, qwen3.6 (a mixture of experts)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -3,8 +3,6 @@ package ollama
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/ollama/ollama/api"
 
@@ -20,13 +18,17 @@ func (c *Client) Show(ctx context.Context, name string) (models.ModelInfo, error
 		return models.ModelInfo{}, err
 	}
 	info := models.ModelInfo{
-		Name:            name,
-		Family:          sr.Details.Family,
-		Families:        sr.Details.Families,
-		ParameterSize:   sr.Details.ParameterSize,
-		Quantization:    sr.Details.QuantizationLevel,
-		Template:        sr.Template,
-		ModelfileNumCtx: paramInt(sr.Parameters, "num_ctx"),
+		Name:          name,
+		Family:        sr.Details.Family,
+		Families:      sr.Details.Families,
+		ParameterSize: sr.Details.ParameterSize,
+		Quantization:  sr.Details.QuantizationLevel,
+		Template:      sr.Template,
+		GGUFPath:      modelfileFrom(sr.Modelfile),
+	}
+	info.ModelfileNumCtx, _ = paramValue(sr.Parameters, "num_ctx")
+	if n, ok := paramValue(sr.Parameters, "num_gpu"); ok {
+		info.ModelfileNumGPU = &n
 	}
 	for _, cap := range sr.Capabilities {
 		info.Capabilities = append(info.Capabilities, models.Capability(cap))
@@ -45,15 +47,26 @@ func (c *Client) Show(ctx context.Context, name string) (models.ModelInfo, error
 		info.KeyLength = key("attention.key_length")
 		info.ValueLength = key("attention.value_length")
 		info.EmbeddingLength = key("embedding_length")
+		info.ExpertCount = key("expert_count")
+		info.ExpertUsedCount = key("expert_used_count")
+		info.ExpertSharedCount = key("expert_shared_count")
+		info.ExpertFFLength = key("expert_feed_forward_length")
 		readLayers(&info, mi)
-		if elided(mi, arch+".attention.head_count_kv") || elided(mi, arch+".attention.sliding_window_pattern") {
+		readTensors(&info, sr.Tensors)
+		elidedLayers := elided(mi, arch+".attention.head_count_kv") || elided(mi, arch+".attention.sliding_window_pattern")
+		if elidedLayers || (info.MoE() && len(sr.Tensors) == 0) {
 			// /api/show empties arrays of more than five elements unless
-			// asked to be verbose; the planner needs these per-layer ones.
-			// The verbose answer carries the whole vocabulary too, so it is
-			// asked for only when needed.
+			// asked to be verbose; the planner needs these per-layer ones,
+			// and the tensor list of a mixture of experts (Ollama 0.17
+			// sends it anyway; others only when verbose). The verbose
+			// answer carries the whole vocabulary too, so it is asked for
+			// only when needed.
 			if vr, err := c.show(ctx, &api.ShowRequest{Model: name, Verbose: true}); err == nil {
 				readLayers(&info, vr.ModelInfo)
 				info.HeadCountKV = max(info.HeadCountKV, int(number(vr.ModelInfo[arch+".attention.head_count_kv"])))
+				if info.TensorBytes == 0 {
+					readTensors(&info, vr.Tensors)
+				}
 			}
 		}
 	}
@@ -191,20 +204,6 @@ func number(v any) int64 {
 			largest = max(largest, number(e))
 		}
 		return largest
-	}
-	return 0
-}
-
-// paramInt finds key in /api/show's parameters text, whose lines read
-// "num_ctx                        8192".
-func paramInt(params, key string) int {
-	for line := range strings.Lines(params) {
-		f := strings.Fields(line)
-		if len(f) == 2 && f[0] == key {
-			if n, err := strconv.Atoi(f[1]); err == nil {
-				return n
-			}
-		}
 	}
 	return 0
 }

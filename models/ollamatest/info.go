@@ -58,7 +58,7 @@ func (s *Server) handleShow(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, show(m, req.Verbose))
 }
 
-// show builds /api/show's answer. It has no tensors and no vocabulary; when
+// show builds /api/show's answer. It has no vocabulary; when
 // not verbose, arrays of more than five elements in model_info are sent as
 // null, as the real server does (server/routes.go getModelData).
 func show(m Model, verbose bool) api.ShowResponse {
@@ -110,6 +110,7 @@ func show(m Model, verbose bool) api.ShowResponse {
 		Template:     m.Template,
 		Details:      m.details(),
 		ModelInfo:    info,
+		Tensors:      m.Tensors,
 		Capabilities: caps,
 		ModifiedAt:   m.ModifiedAt,
 	}

@@ -38,6 +38,9 @@ type Model struct {
 	// ModelInfo holds extra model_info keys, applied last so that they may
 	// also replace a standard key (a per-layer head_count_kv array, say).
 	ModelInfo map[string]any
+	// Tensors is the tensor list /api/show sends (Ollama v0.17 sends it
+	// whether or not the request is verbose).
+	Tensors []api.Tensor
 
 	// Parameters is the Modelfile's PARAMETER text, one "key value" a line,
 	// e.g. "num_ctx 8192". A num_ctx here is the default window.
@@ -235,6 +238,82 @@ func Qwen35() Model {
 	}
 }
 
+// Qwen36MoE is shaped like "qwen3.6:35b-a3b", the mixture of experts a
+// coding agent on an 8 GB laptop does best with: 40 layers, one in four
+// with full attention (2 KV heads of 256 dims) and the others recurrent,
+// 256 routed experts a layer of which 8 work on each token, and one shared
+// expert. Q4_K_M: its 20.9 GB of routed experts are most of its 22.5 GB.
+// /api/show lists its tensors, as Ollama v0.17 does.
+func Qwen36MoE() Model {
+	const layers = 40
+	kv := make([]int, layers)
+	for i := range kv {
+		if (i+1)%4 == 0 {
+			kv[i] = 2
+		}
+	}
+	return Model{
+		Name: "qwen3.6:35b-a3b", Family: "qwen35moe", ParameterSize: "34.7B", Quantization: "Q4_K_M",
+		SizeBytes:    22_497_211_392,
+		Capabilities: []string{"completion", "tools", "thinking"},
+		Arch:         "qwen35moe", ParameterCount: 34_660_610_688, ContextLength: 262144, BlockCount: layers,
+		HeadCount: 16, KeyLength: 256, ValueLength: 256, EmbeddingLength: 2048,
+		ModelInfo: map[string]any{
+			"qwen35moe.attention.head_count_kv": kv, "qwen35moe.full_attention_interval": 4,
+			"qwen35moe.ssm.conv_kernel": 4, "qwen35moe.ssm.inner_size": 4096, "qwen35moe.ssm.state_size": 128,
+			"qwen35moe.ssm.group_count": 16, "qwen35moe.ssm.time_step_rank": 32,
+			"qwen35moe.expert_count": 256, "qwen35moe.expert_used_count": 8,
+			"qwen35moe.expert_feed_forward_length": 512, "qwen35moe.expert_shared_feed_forward_length": 512,
+		},
+		Tensors:  qwen35MoETensors(layers),
+		Template: chatMLTemplate,
+	}
+}
+
+// qwen35MoETensors is the tensor list of Qwen36MoE, as a Q4_K_M file has
+// it: Q4_K matrices, Q6_K for the output, values and down projections.
+func qwen35MoETensors(layers int) []api.Tensor {
+	var ts []api.Tensor
+	add := func(name, typ string, shape ...uint64) {
+		ts = append(ts, api.Tensor{Name: name, Type: typ, Shape: shape})
+	}
+	add("token_embd.weight", "Q4_K", 2048, 248320)
+	add("output.weight", "Q6_K", 2048, 248320)
+	add("output_norm.weight", "F32", 2048)
+	for i := range layers {
+		p := fmt.Sprintf("blk.%d.", i)
+		add(p+"attn_norm.weight", "F32", 2048)
+		add(p+"post_attention_norm.weight", "F32", 2048)
+		if (i+1)%4 == 0 {
+			add(p+"attn_q.weight", "Q4_K", 2048, 8192)
+			add(p+"attn_k.weight", "Q4_K", 2048, 512)
+			add(p+"attn_v.weight", "Q6_K", 2048, 512)
+			add(p+"attn_output.weight", "Q4_K", 4096, 2048)
+			add(p+"attn_q_norm.weight", "F32", 256)
+			add(p+"attn_k_norm.weight", "F32", 256)
+		} else {
+			add(p+"attn_qkv.weight", "Q4_K", 2048, 8192)
+			add(p+"attn_gate.weight", "Q4_K", 2048, 4096)
+			add(p+"ssm_beta.weight", "Q8_0", 2048, 32)
+			add(p+"ssm_alpha.weight", "Q8_0", 2048, 32)
+			add(p+"ssm_conv1d.weight", "F32", 4, 8192)
+			add(p+"ssm_dt.bias", "F32", 32)
+			add(p+"ssm_a", "F32", 32)
+			add(p+"ssm_norm.weight", "F32", 128)
+			add(p+"ssm_out.weight", "Q4_K", 4096, 2048)
+		}
+		add(p+"ffn_gate_inp.weight", "F32", 2048, 256)
+		add(p+"ffn_gate_exps.weight", "Q4_K", 2048, 512, 256)
+		add(p+"ffn_up_exps.weight", "Q4_K", 2048, 512, 256)
+		add(p+"ffn_down_exps.weight", "Q6_K", 512, 2048, 256)
+		add(p+"ffn_gate_inp_shexp.weight", "F32", 2048)
+		add(p+"ffn_gate_shexp.weight", "Q4_K", 2048, 512)
+		add(p+"ffn_up_shexp.weight", "Q4_K", 2048, 512)
+		add(p+"ffn_down_shexp.weight", "Q6_K", 512, 2048)
+	}
+	return ts
+}
+
 // Gemma3 is shaped like "gemma3:4b": 34 layers with 4 KV heads of 256
 // dims; five layers in six keep only a 1024-token sliding window.
 func Gemma3() Model {
@@ -264,7 +343,8 @@ func NomicEmbed() Model {
 }
 
 // Preset returns a ready-made model by a short alias: "tiny", "tiny-tools",
-// "qwen3", "llama3.2", "nomic-embed", "qwen3.5" or "gemma3".
+// "qwen3", "llama3.2", "nomic-embed", "qwen3.5", "gemma3" or "qwen3.6" (a
+// mixture of experts, also "moe").
 func Preset(alias string) (Model, error) {
 	switch strings.ToLower(alias) {
 	case "tiny":
@@ -281,6 +361,8 @@ func Preset(alias string) (Model, error) {
 		return Qwen35(), nil
 	case "gemma3", "gemma3:4b":
 		return Gemma3(), nil
+	case "qwen3.6", "qwen3.6:35b-a3b", "moe":
+		return Qwen36MoE(), nil
 	}
-	return Model{}, fmt.Errorf("unknown model preset %q (have tiny, tiny-tools, qwen3, llama3.2, nomic-embed, qwen3.5, gemma3)", alias)
+	return Model{}, fmt.Errorf("unknown model preset %q (have tiny, tiny-tools, qwen3, llama3.2, nomic-embed, qwen3.5, gemma3, qwen3.6)", alias)
 }
