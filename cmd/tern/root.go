@@ -65,6 +65,7 @@ type globalOptions struct {
 	host      string
 	ctxTokens int
 	vram      float64
+	ram       float64
 	tier      int
 	maxTier   int
 	yes       bool
@@ -193,6 +194,7 @@ Run 'tern doctor' first to check Ollama, the model and the context plan.`,
 	f.StringVar(&a.backend, "backend", "", "model server: ollama, openai (llama-server, LM Studio, vLLM) or auto (default: the config's backend, else auto)")
 	f.IntVar(&a.ctxTokens, "ctx", 0, "context window in tokens (default: the largest that fits in --vram)")
 	f.Float64Var(&a.vram, "vram", 0, "GPU memory in GiB to plan the context window for (default 8, or what nvidia-smi reports)")
+	f.Float64Var(&a.ram, "ram", 0, "free system RAM in GiB for a mixture of experts' experts off the GPU (default: what the system reports available)")
 	f.IntVar(&a.tier, "tier", 0, "tool tier to start at: 0 read, 1 edit, 2 commands, 3 external")
 	f.IntVar(&a.maxTier, "max-tier", 3, "highest tool tier the session may unlock (0 makes it read-only)")
 	f.BoolVar(&a.yes, "yes", false, "allow writes and commands without asking (destructive commands are still refused)")

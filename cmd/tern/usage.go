@@ -33,7 +33,7 @@ func (a *app) flags() config.Flags {
 	flags := config.Flags{
 		Model: given(f, "model", &a.model), Host: given(f, "host", &a.host),
 		Backend: given(f, "backend", &a.backend), ToolMode: given(f, "tool-mode", &a.toolMode),
-		Ctx: given(f, "ctx", &a.ctxTokens), VRAMGiB: given(f, "vram", &a.vram), MaxTurns: given(f, "max-turns", &a.maxTurns),
+		Ctx: given(f, "ctx", &a.ctxTokens), VRAMGiB: given(f, "vram", &a.vram), RAMGiB: given(f, "ram", &a.ram), MaxTurns: given(f, "max-turns", &a.maxTurns),
 		Tier: given(f, "tier", &a.tier), MaxTier: given(f, "max-tier", &a.maxTier),
 	}
 	if f.Changed("allow-read") {

@@ -34,6 +34,6 @@ func BenchmarkChatStream(b *testing.B) {
 
 func BenchmarkPlanContext(b *testing.B) {
 	for b.Loop() {
-		_ = ollama.PlanContext(qwen3, 8<<30, 0)
+		_ = ollama.PlanContext(qwen3, ollama.Memory{VRAM: 8 << 30}, 0)
 	}
 }

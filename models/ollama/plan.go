@@ -3,6 +3,7 @@ package ollama
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -36,6 +37,12 @@ const (
 // contextSteps are the windows the planner chooses from, smallest first.
 var contextSteps = [...]int{4096, 8192, 12288, 16384, 24576, 32768}
 
+// Memory is what a plan may fill: the GPU's memory, and the system RAM
+// free for weights that stay off the GPU (0: unknown).
+type Memory struct {
+	VRAM, RAM int64
+}
+
 // Plan is the chosen context window and the arithmetic behind it.
 type Plan struct {
 	NumCtx int
@@ -48,8 +55,10 @@ type Plan struct {
 	// WeightsBytes is the planned footprint of the weights, overhead and
 	// compute buffers included (0: unknown).
 	WeightsBytes int64
-	// VRAMBytes is the budget planned for.
+	// VRAMBytes is the budget planned for; RAMBytes the free system RAM
+	// (0: unknown), which only a mixture of experts plans with.
 	VRAMBytes int64
+	RAMBytes  int64
 	// TrainedMax is the model's trained context length (0: unknown).
 	TrainedMax int
 	// Requested is a --ctx above TrainedMax that was clamped to it (0: none).
@@ -60,6 +69,10 @@ type Plan struct {
 	Candidates []Candidate
 	// Explanation shows the arithmetic, one line each, for `tern doctor`.
 	Explanation []string
+	// Experts is the placement of a mixture of experts' weights between
+	// the GPU and system RAM (moe.go); nil for a dense model, or one whose
+	// expert sizes are unknown.
+	Experts *Experts
 }
 
 // Candidate is one window the planner considered.
@@ -71,11 +84,15 @@ type Candidate struct {
 
 // PlanContext chooses num_ctx for a session: override when it is positive,
 // else the largest of 4k, 8k, 12k, 16k, 24k and 32k whose KV cache fits in
-// vramBytes next to the weights, never above the trained maximum. info
+// mem.VRAM next to the weights, never above the trained maximum. info
 // needs SizeBytes (from List) as well as the architecture numbers (from
-// Show). A vramBytes of 0 or less means DefaultVRAM.
-func PlanContext(info models.ModelInfo, vramBytes int64, override int) Plan {
-	p := Plan{TrainedMax: info.ContextLength, VRAMBytes: vramBytes}
+// Show). A mem.VRAM of 0 or less means DefaultVRAM.
+//
+// A mixture of experts whose weights do not all fit is planned with its
+// routed experts in RAM (planExperts): the window then needs VRAM only for
+// the other weights.
+func PlanContext(info models.ModelInfo, mem Memory, override int) Plan {
+	p := Plan{TrainedMax: info.ContextLength, VRAMBytes: mem.VRAM, RAMBytes: max(mem.RAM, 0)}
 	say := func(format string, args ...any) {
 		p.Explanation = append(p.Explanation, fmt.Sprintf(format, args...))
 	}
@@ -120,7 +137,7 @@ func PlanContext(info models.ModelInfo, vramBytes int64, override int) Plan {
 		} else {
 			say("cannot size the KV cache: using a conservative 8k window (%d tokens); set --ctx to choose another", p.NumCtx)
 		}
-	default:
+	case !p.planExperts(info, kv, say):
 		free := p.VRAMBytes - p.WeightsBytes
 		say("VRAM %s − weights %s = %s left for the KV cache", human(p.VRAMBytes), human(p.WeightsBytes), human(max(free, 0)))
 		p.planWindows(kv, free, say)
@@ -145,6 +162,9 @@ func PlanContext(info models.ModelInfo, vramBytes int64, override int) Plan {
 			say("%s overrides the plan", label)
 		}
 	}
+	if p.Experts != nil {
+		p.Experts.place(p.NumCtx, kv, p.VRAMBytes, p.WeightsBytes, say)
+	}
 	return p
 }
 
@@ -159,14 +179,8 @@ func (p Plan) Clamp() string {
 
 // planWindows fills Candidates and chooses the largest that fits in free.
 func (p *Plan) planWindows(kv kvCache, free int64, say func(string, ...any)) {
-	steps := contextSteps[:]
-	if p.TrainedMax > 0 && p.TrainedMax < contextSteps[0] {
-		steps = []int{p.TrainedMax}
-	}
+	steps := p.steps()
 	for _, n := range steps {
-		if p.TrainedMax > 0 && n > p.TrainedMax {
-			break
-		}
 		c := Candidate{NumCtx: n, KVBytes: kv.bytes(n)}
 		c.Fits = c.KVBytes <= free
 		p.Candidates = append(p.Candidates, c)
@@ -186,6 +200,34 @@ func (p *Plan) planWindows(kv kvCache, free int64, say func(string, ...any)) {
 		return
 	}
 	say("chosen: %d, the largest window that fits", p.NumCtx)
+}
+
+// largestFit is the largest window planWindows would choose in free bytes
+// (0: none fits).
+func (p *Plan) largestFit(kv kvCache, free int64) int {
+	best := 0
+	for _, n := range p.steps() {
+		if kv.bytes(n) <= free {
+			best = n
+		}
+	}
+	return best
+}
+
+// steps are the windows considered: contextSteps up to the trained
+// maximum, or the trained maximum alone when it is below them all.
+func (p *Plan) steps() []int {
+	if p.TrainedMax > 0 && p.TrainedMax < contextSteps[0] {
+		return []int{p.TrainedMax}
+	}
+	var out []int
+	for _, n := range contextSteps {
+		if p.TrainedMax > 0 && n > p.TrainedMax {
+			break
+		}
+		out = append(out, n)
+	}
+	return out
 }
 
 // weightsFootprint is the size on disk plus weightsOverheadPercent plus the
@@ -266,6 +308,32 @@ func DetectVRAM(ctx context.Context) (int64, bool) {
 		return 0, false
 	}
 	return parseNvidiaSMI(string(out))
+}
+
+// DetectRAM reads how much system RAM is available to a new program
+// without swapping (MemAvailable in /proc/meminfo). It reports ok=false
+// where there is no such file (not Linux): the caller then plans with
+// --ram, or without knowing.
+func DetectRAM() (int64, bool) {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0, false
+	}
+	return parseMeminfo(string(b))
+}
+
+// parseMeminfo reads MemAvailable, in kB, from /proc/meminfo's text.
+func parseMeminfo(text string) (int64, bool) {
+	for line := range strings.Lines(text) {
+		f := strings.Fields(line)
+		if len(f) >= 2 && f[0] == "MemAvailable:" {
+			kb, err := strconv.ParseInt(f[1], 10, 64)
+			if err == nil && kb > 0 {
+				return kb << 10, true
+			}
+		}
+	}
+	return 0, false
 }
 
 // parseNvidiaSMI reads one MiB figure per GPU and returns the largest in

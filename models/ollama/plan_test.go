@@ -103,7 +103,7 @@ func TestPlanContext(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := ollama.PlanContext(tt.info, tt.vram, tt.override)
+			p := ollama.PlanContext(tt.info, ollama.Memory{VRAM: tt.vram}, tt.override)
 			text := strings.Join(p.Explanation, "\n")
 			if p.NumCtx != tt.wantCtx || p.Source != tt.wantSource || p.KVBytesPerToken != tt.wantKV {
 				t.Errorf("got num_ctx %d (%s), %d B/token; want %d (%s), %d B/token\n%s",
@@ -150,7 +150,7 @@ func TestPlanTinyCapture(t *testing.T) {
 		t.Fatal(err)
 	}
 	info.SizeBytes = 1751786 // from the /api/tags capture
-	p := ollama.PlanContext(info, 8*gib, 0)
+	p := ollama.PlanContext(info, ollama.Memory{VRAM: 8 * gib}, 0)
 	// 2 × 1 layer × 2 KV heads × (8/2) head dim × 2 bytes = 32 B a token;
 	// the trained 4096 caps the window.
 	if p.KVBytesPerToken != 32 || p.NumCtx != 4096 || p.Source != "planned" || len(p.Candidates) != 1 {

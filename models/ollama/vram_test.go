@@ -45,3 +45,35 @@ func TestDetectVRAM(t *testing.T) {
 		}
 	})
 }
+
+func TestParseMeminfo(t *testing.T) {
+	text := "MemTotal:       32594448 kB\nMemFree:         1234567 kB\nMemAvailable:   20971520 kB\nBuffers:          123 kB\n"
+	if n, ok := parseMeminfo(text); !ok || n != 20<<30 {
+		t.Errorf("parseMeminfo = %d, %v; want 20 GiB", n, ok)
+	}
+	for _, bad := range []string{"", "MemTotal: 1 kB\n", "MemAvailable: lots kB\n"} {
+		if n, ok := parseMeminfo(bad); ok || n != 0 {
+			t.Errorf("parseMeminfo(%q) = %d, %v", bad, n, ok)
+		}
+	}
+}
+
+func TestModelfileFrom(t *testing.T) {
+	tests := []struct{ modelfile, want string }{
+		{"# FROM qwen3:8b\n\nFROM /usr/share/ollama/.ollama/models/blobs/sha256-abc\nPARAMETER num_gpu 12\n", "/usr/share/ollama/.ollama/models/blobs/sha256-abc"},
+		{"FROM C:\\Users\\me\\.ollama\\models\\blobs\\sha256-abc\n", "C:\\Users\\me\\.ollama\\models\\blobs\\sha256-abc"},
+		{"FROM qwen3:8b\n", ""}, // a model, not a file
+		{"", ""},
+	}
+	for _, tt := range tests {
+		if got := modelfileFrom(tt.modelfile); got != tt.want {
+			t.Errorf("modelfileFrom(%q) = %q, want %q", tt.modelfile, got, tt.want)
+		}
+	}
+	if n, ok := paramValue("num_ctx                        8192\nnum_gpu                        0", "num_gpu"); !ok || n != 0 {
+		t.Errorf("num_gpu 0 read as %d, %v", n, ok)
+	}
+	if _, ok := paramValue("num_ctx 8192", "num_gpu"); ok {
+		t.Error("num_gpu read where none is set")
+	}
+}

@@ -41,8 +41,9 @@ type Conn struct {
 	Proto models.ToolProtocol
 	// Profile is the model family's profile, with config overrides.
 	Profile models.Profile
-	// VRAM is the GPU memory planned for.
-	VRAM int64
+	// VRAM is the GPU memory planned for; RAM the free system RAM (0:
+	// unknown), which a mixture of experts' plan uses too.
+	VRAM, RAM int64
 	// Server and Tools are what an OpenAI-compatible server said about
 	// itself; Notes are notices for the session.
 	Server openai.Server
@@ -102,7 +103,7 @@ func Connect(ctx context.Context, cfg config.Config, vram func(context.Context, 
 		return nil, Explain(err, client.Host(), name, installed)
 	}
 	b.Why = why
-	b.VRAM = vram(ctx, cfg)
+	b.VRAM, b.RAM = vram(ctx, cfg), RAM(cfg)
 	if err := b.fit(cfg, info); err != nil {
 		return nil, err
 	}
@@ -142,7 +143,7 @@ func (b *Conn) Another(ctx context.Context, cfg config.Config, name string) (*Co
 	if err != nil {
 		return nil, err
 	}
-	other := &Conn{Kind: b.Kind, Addr: b.Addr, Client: b.Client, Installed: b.Installed, Why: "subagent_model", VRAM: b.VRAM}
+	other := &Conn{Kind: b.Kind, Addr: b.Addr, Client: b.Client, Installed: b.Installed, Why: "subagent_model", VRAM: b.VRAM, RAM: b.RAM}
 	if err := other.fit(cfg, info); err != nil {
 		return nil, err
 	}
@@ -168,7 +169,7 @@ func show(ctx context.Context, client *ollama.Client, name string, installed []m
 // its profile with the config's overrides, and its tool protocol.
 func (b *Conn) fit(cfg config.Config, info models.ModelInfo) error {
 	b.Info = info
-	b.Plan = ollama.PlanContext(info, b.VRAM, cfg.Ctx)
+	b.Plan = ollama.PlanContext(info, ollama.Memory{VRAM: b.VRAM, RAM: b.RAM}, cfg.Ctx)
 	var err error
 	if b.Profile, err = Profile(info, cfg); err != nil {
 		return err
@@ -187,6 +188,18 @@ func VRAM(ctx context.Context, cfg config.Config, flagged bool) int64 {
 		}
 	}
 	return int64(cfg.VRAMGiB * (1 << 30))
+}
+
+// RAM is the free system RAM to plan with: the config's ram (or --ram),
+// else what the system reports available, else 0 (unknown).
+func RAM(cfg config.Config) int64 {
+	if cfg.RAMGiB > 0 {
+		return int64(cfg.RAMGiB * (1 << 30))
+	}
+	if n, ok := ollama.DetectRAM(); ok {
+		return n
+	}
+	return 0
 }
 
 // Hint is what Explain adds to err, for the TUI, which shows the error

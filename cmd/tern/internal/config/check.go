@@ -102,6 +102,7 @@ type valueRange struct {
 var (
 	ctxRange       = valueRange{"ctx", "--ctx", 1024, 1 << 21, "tokens; the context window"}
 	vramRange      = valueRange{"vram", "--vram", 0.25, 4096, "GiB of GPU memory"}
+	ramRange       = valueRange{"ram", "--ram", 0.25, 65536, "GiB of free system RAM"}
 	maxTurnsRange  = valueRange{"max_turns", "--max-turns", 1, 10000, "model requests per prompt"}
 	thinkRange     = valueRange{"think_budget", "", 0, 1 << 20, "tokens of thinking per reply; 0 means half the reply reserve"}
 	temperatureRng = valueRange{"temperature", "", 0, 5, "the sampling temperature"}
@@ -137,6 +138,9 @@ func checkValues(cfg Config) []error {
 		add(ctxRange.check(float64(cfg.Ctx), false))
 	}
 	add(vramRange.check(cfg.VRAMGiB, false))
+	if cfg.RAMGiB != 0 { // 0: what the system reports
+		add(ramRange.check(cfg.RAMGiB, false))
+	}
 	add(maxTurnsRange.check(float64(cfg.MaxTurns), false))
 	add(thinkRange.check(float64(cfg.ThinkBudget), false))
 	if cfg.Temperature != nil {

@@ -67,6 +67,10 @@ type Config struct {
 	// GPU memory in GiB to plan the window for; without it tern asks
 	// nvidia-smi, else plans for 8 (`--vram`).
 	VRAMGiB float64 `toml:"vram"`
+	// System RAM in GiB free for the weights that stay off the GPU (a
+	// mixture of experts' experts); without it tern reads what the system
+	// reports available (Linux) (`--ram`).
+	RAMGiB float64 `toml:"ram"`
 	// The most model requests per prompt (`--max-turns`).
 	MaxTurns int `toml:"max_turns"`
 	// The embedding model `tern index` builds vectors with; search uses the

@@ -12,7 +12,7 @@ import (
 type Flags struct {
 	Model, Host, Backend, ToolMode *string
 	Ctx, MaxTurns, Tier, MaxTier   *int
-	VRAMGiB                        *float64
+	VRAMGiB, RAMGiB                *float64
 	AllowRead                      []string
 }
 
@@ -23,7 +23,7 @@ func (f Flags) Check() error {
 	for _, c := range []struct {
 		r valueRange
 		v *float64
-	}{{ctxRange, intValue(f.Ctx)}, {vramRange, f.VRAMGiB}, {maxTurnsRange, intValue(f.MaxTurns)}} {
+	}{{ctxRange, intValue(f.Ctx)}, {vramRange, f.VRAMGiB}, {ramRange, f.RAMGiB}, {maxTurnsRange, intValue(f.MaxTurns)}} {
 		if c.v != nil {
 			if err := c.r.check(*c.v, true); err != nil {
 				return err
@@ -76,6 +76,7 @@ func (cfg Config) WithFlags(f Flags) (Config, error) {
 	given(&cfg.Backend, f.Backend)
 	given(&cfg.Ctx, f.Ctx)
 	given(&cfg.VRAMGiB, f.VRAMGiB)
+	given(&cfg.RAMGiB, f.RAMGiB)
 	given(&cfg.MaxTurns, f.MaxTurns)
 	cfg.AllowRead = append(cfg.AllowRead, f.AllowRead...)
 	given(&cfg.ToolMode, f.ToolMode)

@@ -46,7 +46,7 @@ var trustKeys = map[string]string{
 // projectKeys are the keys a project file sets as it likes: they change how
 // tern works on the repository, not what it may do.
 var projectKeys = map[string]bool{
-	"model": true, "backend": true, "ctx": true, "vram": true, "max_turns": true, "embed_model": true,
+	"model": true, "backend": true, "ctx": true, "vram": true, "ram": true, "max_turns": true, "embed_model": true,
 	"think": true, "keep_alive": true, "temperature": true, "tool_mode": true, "compact_threshold": true,
 	"rag": true, "rag_share": true, "think_budget": true, "subagent_model": true, "explore_share": true,
 	"explore_turns": true,

@@ -247,7 +247,7 @@ func (d *doctor) model(ctx context.Context, client *ollama.Client, cfg config.Co
 		r.ok("Profile", "%s", prof)
 	}
 	d.tools(ctx, cfg, info, prof)
-	plan := ollama.PlanContext(info, d.VRAM(ctx, cfg), cfg.Ctx)
+	plan := ollama.PlanContext(info, ollama.Memory{VRAM: d.VRAM(ctx, cfg), RAM: backend.RAM(cfg)}, cfg.Ctx)
 	if clamp := plan.Clamp(); clamp != "" {
 		r.note("Context", "%s", clamp)
 	}
