@@ -112,6 +112,8 @@ func Run(ctx context.Context, env Env) (err error) {
 type doctor struct {
 	Env
 	r *report
+	// version is the Ollama server's.
+	version string
 }
 
 // ollama checks an Ollama server and what it serves.
@@ -140,6 +142,7 @@ func (d *doctor) ollama(ctx context.Context, cfg config.Config, addr string) err
 		return ErrProblems
 	}
 	r.ok("Ollama", "%s (version %s)", client.Host(), version)
+	d.version = version
 
 	installed, err := client.List(ctx)
 	if err != nil {
@@ -259,11 +262,11 @@ func (d *doctor) model(ctx context.Context, client *ollama.Client, cfg config.Co
 	for _, line := range plan.Explanation {
 		r.detail("%s", line)
 	}
-	if running, err := client.Running(ctx); err == nil {
-		for _, m := range running {
-			if m.Name == name && m.ContextLength > 0 && m.ContextLength != plan.NumCtx {
-				r.note("Loaded", "%s is loaded with %d tokens; tern's first request reloads it with %d", name, m.ContextLength, plan.NumCtx)
-			}
+	running, _ := client.Running(ctx)
+	d.experts(info, plan, d.version, running)
+	for _, m := range running {
+		if m.Name == name && m.ContextLength > 0 && m.ContextLength != plan.NumCtx {
+			r.note("Loaded", "%s is loaded with %d tokens; tern's first request reloads it with %d", name, m.ContextLength, plan.NumCtx)
 		}
 	}
 }
