@@ -47,9 +47,13 @@ type Server struct {
 	loaded  map[string]*loadedModel
 	reloads int
 	unloads int
+	// evictions counts models unloaded to make room (WithVRAM).
+	evictions int
 	// repeatLimit and toolParser: see WithRepeatLimit and WithToolParser.
 	repeatLimit int
 	toolParser  bool
+	// vram: see WithVRAM.
+	vram int64
 }
 
 // Record is what the server saw and did for one /api/chat request.
@@ -87,6 +91,15 @@ type config struct {
 	// repeatLimit and toolParser: see WithRepeatLimit and WithToolParser.
 	repeatLimit int
 	toolParser  bool
+	vram        int64
+}
+
+// WithVRAM gives the server a GPU of n bytes: loading a model that does
+// not fit beside the loaded ones unloads them first, as Ollama's scheduler
+// does, so that switching between two large models reloads each (default:
+// room for every model).
+func WithVRAM(n int64) Option {
+	return func(c *config) { c.vram = n }
 }
 
 // WithCounter replaces the prompt token counter (default: one token per
@@ -139,6 +152,7 @@ func start(tb testing.TB, opts []Option) *Server {
 
 		repeatLimit: c.repeatLimit,
 		toolParser:  c.toolParser,
+		vram:        c.vram,
 	}
 	if s.count == nil {
 		s.count = func(text string) int { return (len(text) + 3) / 4 }
@@ -237,6 +251,14 @@ func (s *Server) Unloads() int {
 	return s.unloads
 }
 
+// Evictions counts the models unloaded to make room for another (see
+// WithVRAM).
+func (s *Server) Evictions() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.evictions
+}
+
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
@@ -307,7 +329,24 @@ func (s *Server) load(m Model, opts map[string]any, keepAlive *api.Duration) (nu
 		fresh, reloaded = true, true
 		s.reloads++
 	}
-	s.loaded[m.Name] = &loadedModel{numCtx: numCtx, size: m.SizeBytes + kvBytes(m, numCtx), expires: now.Add(ttl)}
+	size := m.SizeBytes + kvBytes(m, numCtx)
+	if fresh && s.vram > 0 {
+		var others int64
+		for name, o := range s.loaded {
+			if name != m.Name {
+				others += o.size
+			}
+		}
+		if others+size > s.vram {
+			for name := range s.loaded {
+				if name != m.Name {
+					delete(s.loaded, name)
+					s.evictions++
+				}
+			}
+		}
+	}
+	s.loaded[m.Name] = &loadedModel{numCtx: numCtx, size: size, expires: now.Add(ttl)}
 	return numCtx, fresh, reloaded
 }
 

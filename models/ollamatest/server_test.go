@@ -462,3 +462,35 @@ func TestRequestsAreRecordedDecoded(t *testing.T) {
 		}
 	}
 }
+
+// TestVRAMEvicts: with a GPU too small for two models, loading one
+// unloads the other, which then loads afresh (load_duration says so).
+func TestVRAMEvicts(t *testing.T) {
+	small, big := ollamatest.Qwen3(), ollamatest.Llama32()
+	s := ollamatest.New(t, ollamatest.WithModels(small, big), ollamatest.WithVRAM(small.SizeBytes+big.SizeBytes/2))
+	s.Respond(func(api.ChatRequest) ollamatest.Reply { return ollamatest.Reply{Content: "ok"} })
+	loads := func(model string) time.Duration {
+		t.Helper()
+		body := `{"model":"` + model + `","messages":[{"role":"user","content":"hi"}],"stream":false}`
+		resp, err := http.Post(s.URL()+"/api/chat", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var r api.ChatResponse
+		if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+			t.Fatal(err)
+		}
+		return r.LoadDuration
+	}
+	if d := loads(small.Name); d < 500*time.Millisecond {
+		t.Errorf("first load %s", d)
+	}
+	if d := loads(small.Name); d > 100*time.Millisecond {
+		t.Errorf("loaded model reloaded: %s", d)
+	}
+	loads(big.Name)
+	if d := loads(small.Name); d < 500*time.Millisecond || s.Evictions() != 2 {
+		t.Errorf("after the other model: load %s, %d evictions; want a reload, 2", d, s.Evictions())
+	}
+}
