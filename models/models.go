@@ -44,6 +44,10 @@ type Message struct {
 	// it: their words, or what they did ("(plan accepted: carry it
 	// out)"). It never goes to the model; "" when Content is the user's.
 	Shown string `json:"-"`
+	// Model names the model that wrote an assistant message, which is
+	// not always the session's (an escalation); it is never sent to a
+	// model.
+	Model string `json:"model,omitempty"`
 }
 
 // ToolCall is a request from the model to run a tool.

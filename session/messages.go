@@ -108,9 +108,9 @@ func (s *Store) write(ctx context.Context, sessionID string, now int64, fn func(
 
 func insertMessage(ctx context.Context, tx *sql.Tx, sessionID string, now int64, m models.Message, calls []byte) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO messages
-		(session_id, seq, created, role, content, thinking, tool_calls, tool_name, tool_call_id, shown)
-		VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM messages WHERE session_id = ?1), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)`,
-		sessionID, now, string(m.Role), m.Content, m.Thinking, nullText(calls), m.ToolName, m.ToolCallID, m.Shown)
+		(session_id, seq, created, role, content, thinking, tool_calls, tool_name, tool_call_id, shown, model)
+		VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM messages WHERE session_id = ?1), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)`,
+		sessionID, now, string(m.Role), m.Content, m.Thinking, nullText(calls), m.ToolName, m.ToolCallID, m.Shown, m.Model)
 	return err
 }
 
@@ -144,7 +144,7 @@ func (s *Store) AllMessages(ctx context.Context, sessionID string) ([]StoredMess
 
 func (s *Store) messages(ctx context.Context, sessionID, filter string) ([]StoredMessage, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT seq, created, superseded, role, content, thinking,
-		tool_calls, tool_name, tool_call_id, shown FROM messages WHERE session_id = ? `+filter+` ORDER BY seq`, sessionID)
+		tool_calls, tool_name, tool_call_id, shown, model FROM messages WHERE session_id = ? `+filter+` ORDER BY seq`, sessionID)
 	if err != nil {
 		return nil, fmt.Errorf("messages of session %s: %w", sessionID, err)
 	}
@@ -156,7 +156,7 @@ func (s *Store) messages(ctx context.Context, sessionID, filter string) ([]Store
 		var role string
 		var calls sql.RawBytes
 		err := rows.Scan(&sm.Seq, &created, &sm.Superseded, &role, &sm.Content, &sm.Thinking,
-			&calls, &sm.ToolName, &sm.ToolCallID, &sm.Shown)
+			&calls, &sm.ToolName, &sm.ToolCallID, &sm.Shown, &sm.Model)
 		if err != nil {
 			return nil, fmt.Errorf("messages of session %s: %w", sessionID, err)
 		}

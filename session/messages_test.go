@@ -3,6 +3,7 @@ package session
 import (
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -24,7 +25,7 @@ var conversation = []models.Message{
 	}},
 	{Role: models.RoleTool, ToolName: "grep", ToolCallID: "call_1", Content: "config/parse.go:12: func parseConfig(r io.Reader) (*Config, error) {"},
 	{Role: models.RoleTool, ToolName: "read_file", ToolCallID: "call_2", Content: "package config\n\n\tunicode: ✓ 日本語\n"},
-	{Role: models.RoleAssistant, Content: "It is parsed in `config/parse.go`."},
+	{Role: models.RoleAssistant, Content: "It is parsed in `config/parse.go`.", Model: "qwen3:30b-a3b"}, // an escalation's
 }
 
 func TestMessagesRoundTrip(t *testing.T) {
@@ -176,5 +177,42 @@ func TestReplaceHistoryIsAllOrNothing(t *testing.T) {
 	}
 	if err := s.ReplaceHistory(ctx, "nope", conversation); !errors.Is(err, ErrNotFound) {
 		t.Errorf("ReplaceHistory of an unknown session: %v, want ErrNotFound", err)
+	}
+}
+
+// TestMessageModelAfterUpgrade: a store written before messages had a
+// model gains the column, its messages reading as written by no model
+// named, and new ones keep theirs.
+func TestMessageModelAfterUpgrade(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tern.db")
+	s, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := s.Create(t.Context(), "small", "/d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AppendMessage(t.Context(), sess.ID, models.Message{Role: models.RoleAssistant, Content: "old"}); err != nil {
+		t.Fatal(err)
+	}
+	// Back to schema 3: without the column, as an older tern left it.
+	for _, q := range []string{`ALTER TABLE messages DROP COLUMN model`, `PRAGMA user_version = 3`} {
+		if _, err := s.DB().ExecContext(t.Context(), q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	s, err = Open(t.Context(), path)
+	if err != nil {
+		t.Fatalf("open a schema-3 store: %v", err)
+	}
+	defer s.Close()
+	if err := s.AppendMessage(t.Context(), sess.ID, models.Message{Role: models.RoleAssistant, Content: "new", Model: "big"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Messages(t.Context(), sess.ID)
+	if err != nil || len(got) != 2 || got[0].Model != "" || got[1].Model != "big" {
+		t.Errorf("messages %+v, %v", got, err)
 	}
 }

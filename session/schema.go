@@ -114,6 +114,12 @@ CREATE TABLE sub_messages (
 	// 3: what the user is shown of a user message whose content wraps
 	// their words in tern's instructions (plan mode).
 	`ALTER TABLE messages ADD COLUMN shown TEXT NOT NULL DEFAULT '';`,
+	// 4: the model that wrote each assistant message, which a turn that
+	// escalated to another model makes worth keeping ('' for messages
+	// written before).
+	`
+ALTER TABLE messages ADD COLUMN model TEXT NOT NULL DEFAULT '';
+`,
 }
 
 // dbState is what the file's header and catalogue say about it.
