@@ -127,6 +127,10 @@ type Config struct {
 	// Grants keeps the tools the user allowed for the rest of the
 	// session; nil starts an empty set of the agent's own.
 	Grants *Grants
+
+	// Escalate, when set, is the larger model a turn moves to when the
+	// loop guard would stop it as stuck, or when asked (escalate.go).
+	Escalate *Escalation
 }
 
 // Agent runs the turns of one session and keeps what outlives a turn;
@@ -181,6 +185,16 @@ type Agent struct {
 	// accepted and goalText its rendering pinned in the prompt (plan.go).
 	planMode                 bool
 	proposed, goal, goalText string
+
+	// escalateNext runs the next turn on the escalation model; escalation
+	// is that model's state between its turns, escalated is set while a
+	// turn runs on it, and reloadWatch names the session's model while
+	// its load time after an escalation is still to be told
+	// (escalate.go).
+	escalateNext bool
+	escalation   *seat
+	escalated    bool
+	reloadWatch  string
 }
 
 // New returns an agent for one session.
@@ -279,6 +293,8 @@ func (a *Agent) runTurn(ctx context.Context, text, words, shown string, unlock b
 	t := newTurn()
 	done := &t.done
 	defer func() {
+		a.endEscalation(t)
+		done.Escalated = t.escalatedTo
 		done.Duration = a.now().Sub(start)
 		switch {
 		case err == nil:
@@ -304,6 +320,10 @@ func (a *Agent) runTurn(ctx context.Context, text, words, shown string, unlock b
 	if err := a.attachMentions(ctx, t, cmp.Or(words, text), send); err != nil {
 		return err
 	}
+	if a.escalateNext && a.canEscalate(t) {
+		a.escalateNext = false
+		a.escalate(t, "escalation asked for", send)
+	}
 	warnAt := (a.cfg.MaxTurns*4 + 4) / 5
 	for n := 1; ; n++ {
 		if n > a.cfg.MaxTurns {
@@ -317,6 +337,7 @@ func (a *Agent) runTurn(ctx context.Context, text, words, shown string, unlock b
 		done.Turns = n + t.retries
 
 		reply, usage, err := a.answer(ctx, t, send)
+		a.noteLoad(t, reply.Metrics.LoadDuration, send)
 		done.PromptTokens += reply.Metrics.PromptTokens
 		done.EvalTokens += reply.Metrics.EvalTokens
 		if err != nil {

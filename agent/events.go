@@ -9,7 +9,7 @@ import (
 
 // Event is one thing that happened during a turn. The set is closed: Token,
 // Thinking, ToolStart, ToolProgress, ToolEnd, Message, Notice, PlanReady
-// (plan.go) and Done. A
+// (plan.go), Escalated (escalate.go) and Done. A
 // consumer may merge Token, Thinking and ToolProgress events, but must
 // never drop the others.
 type Event interface {
@@ -125,6 +125,9 @@ type Done struct {
 	EvalTokens   int           `json:"eval_tokens"`
 	Duration     time.Duration `json:"duration_ns"`
 	Error        string        `json:"error,omitempty"`
+	// Escalated names the model the turn moved to when the session's got
+	// stuck or the user asked ("" when it did not).
+	Escalated string `json:"escalated,omitempty"`
 }
 
 func (Token) Type() string        { return "token" }

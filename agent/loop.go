@@ -147,8 +147,11 @@ func (a *Agent) strikeCall(t *turn, p *plannedCall, kind loopKind, count int) {
 	switch g.strike(kind) {
 	case escalateStop:
 		g.stop = kind
-		p.answerAhead(tools.Result{Output: "Not run: the turn was stopped.", IsError: true, Summary: "not run: stuck"})
-		return
+		if !a.canEscalate(t) {
+			p.answerAhead(tools.Result{Output: "Not run: the turn was stopped.", IsError: true, Summary: "not run: stuck"})
+			return
+		}
+		// Another model takes over (stuck): it reads the correction.
 	case escalateRestrict:
 		n.Tools, n.Reminder = a.restrictNext(t), true
 	}
@@ -245,6 +248,25 @@ func stuckText(kind loopKind) string {
 	return "stopped: the model is stuck"
 }
 
+// stuckWords names the way of being stuck, for the escalation notice.
+func (k loopKind) stuckWords() string {
+	switch k {
+	case kindRepeat:
+		return "the same tool call again and again"
+	case kindReread:
+		return "re-reading what no longer fits the window"
+	case kindEmpty:
+		return "empty replies"
+	case kindThinking:
+		return "thinking past its budget"
+	case kindBroken:
+		return "tool calls that cannot be read"
+	case kindWords:
+		return "the same words again and again"
+	}
+	return string(k)
+}
+
 // notice says, in one line, which correction the model was sent.
 func (k loopKind) notice() string {
 	switch k {
@@ -262,7 +284,7 @@ func (k loopKind) notice() string {
 
 // stuck ends turn t when its guard stopped it while calls ran.
 func (a *Agent) stuck(t *turn, send func(Event)) bool {
-	if t.guard.stop == "" {
+	if t.guard.stop == "" || a.escalateStuck(t, t.guard.stop, send) {
 		return false
 	}
 	send(Notice{Level: Warn, Text: stuckText(t.guard.stop)})

@@ -190,6 +190,9 @@ func (a *Agent) noCalls(ctx context.Context, t *turn, rec recovered, reply model
 		return true, nil
 	}
 	step := t.guard.strike(kind)
+	if step == escalateStop && a.escalateStuck(t, kind, send) {
+		step = escalateNudge // the other model reads the correction
+	}
 	if step == escalateStop {
 		send(Notice{Level: Warn, Text: stuckText(kind)})
 		t.done.Reason = DoneStuck

@@ -59,7 +59,7 @@ func (a *Agent) step(ctx context.Context, t *turn, send func(Event)) (models.Rep
 			err = fmt.Errorf("%w: %w", context.Canceled, err)
 		}
 	}
-	reply.Message.Role = models.RoleAssistant
+	reply.Message.Role, reply.Message.Model = models.RoleAssistant, a.cfg.Model
 	if bounded && err == nil {
 		// The plan of the request sent, counted: the same messages, by
 		// the calibration it was made with (calibrate below moves it).

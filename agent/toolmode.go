@@ -141,6 +141,9 @@ func (a *Agent) switchToText(ctx context.Context, send func(Event), why string) 
 
 // recordMode keeps the session's move to another tool mode, and why.
 func (a *Agent) recordMode(ctx context.Context, mode, why string) {
+	if a.escalated {
+		return // the session's model did not fall back: the escalation model did
+	}
 	if m, ok := a.rec.(MetaRecorder); ok {
 		ctx = context.WithoutCancel(ctx)
 		if err := m.SetMeta(ctx, a.cfg.SessionID, MetaToolMode, mode); err != nil {

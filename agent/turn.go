@@ -44,6 +44,13 @@ type turn struct {
 	// when even the text protocol did not get its text through; the reply
 	// goes on as one without calls, and noCalls corrects the model.
 	unparsed string
+	// escalatedTo names the model the turn moved to ("" while on the
+	// session's); mainSeat is the session's model, given back at the end,
+	// and loadNoted is set once the escalation model's load time was
+	// told (escalate.go).
+	escalatedTo string
+	mainSeat    seat
+	loadNoted   bool
 }
 
 func newTurn() *turn { return &turn{done: Done{Reason: DoneStop}, guard: newGuard()} }
