@@ -125,11 +125,11 @@ func NewOllama(cfg config.Config, addr string) (*ollama.Client, error) {
 }
 
 // Another is the connection to another model installed on the same
-// Ollama (explore's subagent_model): its own window, planned for the same
-// VRAM (a different model loads on its own), its profile and its tool
-// protocol. An OpenAI-compatible server serves only the model it was
-// started with.
-func (b *Conn) Another(ctx context.Context, cfg config.Config, name string) (*Conn, error) {
+// Ollama (explore's subagent_model, escalate_model): its own window,
+// planned for the same VRAM (a different model loads on its own), its
+// profile and its tool protocol; why says what it is for. An
+// OpenAI-compatible server serves only the model it was started with.
+func (b *Conn) Another(ctx context.Context, cfg config.Config, name, why string) (*Conn, error) {
 	if _, ok := models.Installed(name, b.Installed); !ok {
 		return nil, fmt.Errorf("not installed: run `ollama pull %s`", name)
 	}
@@ -137,13 +137,13 @@ func (b *Conn) Another(ctx context.Context, cfg config.Config, name string) (*Co
 	if !ok {
 		// An OpenAI-compatible server serves the models it was started
 		// with, in the window it was started with.
-		return nil, fmt.Errorf("a subagent model needs Ollama; %s serves its own model", b.Client.Host())
+		return nil, fmt.Errorf("%s on the same server needs Ollama; %s serves its own model", why, b.Client.Host())
 	}
 	info, err := show(ctx, client, name, b.Installed)
 	if err != nil {
 		return nil, err
 	}
-	other := &Conn{Kind: b.Kind, Addr: b.Addr, Client: b.Client, Installed: b.Installed, Why: "subagent_model", VRAM: b.VRAM, RAM: b.RAM}
+	other := &Conn{Kind: b.Kind, Addr: b.Addr, Client: b.Client, Installed: b.Installed, Why: why, VRAM: b.VRAM, RAM: b.RAM}
 	if err := other.fit(cfg, info); err != nil {
 		return nil, err
 	}

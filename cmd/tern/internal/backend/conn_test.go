@@ -162,7 +162,7 @@ func TestAnother(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sub, err := c.Another(t.Context(), cfg, ollamatest.Tiny().Name)
+	sub, err := c.Another(t.Context(), cfg, ollamatest.Tiny().Name, "subagent_model")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func TestAnother(t *testing.T) {
 	if c.Info.Name != "qwen3:8b" {
 		t.Errorf("the session's connection changed to %s", c.Info.Name)
 	}
-	if _, err := c.Another(t.Context(), cfg, "llama3"); err == nil || err.Error() != "not installed: run `ollama pull llama3`" {
+	if _, err := c.Another(t.Context(), cfg, "llama3", "subagent_model"); err == nil || err.Error() != "not installed: run `ollama pull llama3`" {
 		t.Errorf("a model not installed: %v", err)
 	}
 
@@ -183,7 +183,7 @@ func TestAnother(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Another(t.Context(), cfg, c.Info.Name); err == nil || !strings.Contains(err.Error(), "a subagent model needs Ollama; ") {
+	if _, err := c.Another(t.Context(), cfg, c.Info.Name, "subagent_model"); err == nil || !strings.Contains(err.Error(), "subagent_model on the same server needs Ollama; ") {
 		t.Errorf("a subagent model on an OpenAI-compatible server: %v", err)
 	}
 }

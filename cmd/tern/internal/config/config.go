@@ -128,6 +128,16 @@ type Config struct {
 	// The helper's most model requests (1 to 50).
 	ExploreTurns int `toml:"explore_turns"`
 
+	// A larger model that takes over a turn when the model gets stuck, or
+	// when asked (`/escalate`, `tern ask --escalate`), with its own
+	// window; the model resumes after the turn. An installed model, or
+	// one on `escalate_host`.
+	EscalateModel string `toml:"escalate_model"`
+	// The server of `escalate_model` when it is not the model's own:
+	// another Ollama, or an OpenAI-compatible server such as a second
+	// llama-server.
+	EscalateHost string `toml:"escalate_host"`
+
 	// The MCP servers whose tools join tier 3 (`[mcp.servers.NAME]`; see
 	// Tier 3: MCP servers and the web).
 	MCP mcp.Config `toml:"mcp"`

@@ -59,6 +59,19 @@ func (cfg Config) Addr() (addr string, fromHost bool) {
 	return cfg.Host, true
 }
 
+// Escalation returns cfg for escalate_model: that model, with a window
+// planned for it (--ctx is the session model's), on escalate_host when
+// set, which is asked what server it is as --host is.
+func (cfg Config) Escalation() Config {
+	e := cfg
+	e.Model, e.Ctx = cfg.EscalateModel, 0
+	if cfg.EscalateHost != "" {
+		e.Backend, e.BaseURL = BackendAuto, ""
+		e.SetHost(cfg.EscalateHost)
+	}
+	return e
+}
+
 // WithOpenAI returns cfg naming the OpenAI-compatible server at addr, as
 // a run resolved it, so that what is opened after (the code index's
 // embeddings) talks to the same server.

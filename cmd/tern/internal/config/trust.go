@@ -39,6 +39,7 @@ var trustKeys = map[string]string{
 	"host":           "a repository cannot choose where your prompts and code are sent; use --host, OLLAMA_HOST or your own config file",
 	"base_url":       "a repository cannot choose where your prompts and code are sent; use --host or your own config file",
 	"embed_base_url": "a repository cannot choose where your code is sent for embedding; use your own config file",
+	"escalate_host":  "a repository cannot choose where your prompts and code are sent; set escalate_host in your own config file",
 	"fetch_allow":    "a repository cannot open private network addresses to fetch_url; list hosts in your own config file",
 	"stream":         "a repository cannot loosen the limits that keep a stalled server from hanging tern; set [stream] in your own config file",
 }
@@ -49,7 +50,7 @@ var projectKeys = map[string]bool{
 	"model": true, "backend": true, "ctx": true, "vram": true, "ram": true, "max_turns": true, "embed_model": true,
 	"think": true, "keep_alive": true, "temperature": true, "tool_mode": true, "compact_threshold": true,
 	"rag": true, "rag_share": true, "think_budget": true, "subagent_model": true, "explore_share": true,
-	"explore_turns": true,
+	"explore_turns": true, "escalate_model": true,
 }
 
 // mergedKeys are merged by mergeProject so that the project cannot widen

@@ -19,6 +19,8 @@ type Options struct {
 	// RAG turns RAG on; Plan asks for a plan (or, resumed, sends the
 	// session's plan back); Accept accepts the resumed session's plan.
 	RAG, Plan, Accept bool
+	// Escalate runs the turn on escalate_model.
+	Escalate bool
 }
 
 // RAGUsage describes --rag, which the TUI takes too.
@@ -40,6 +42,11 @@ carries one JSON event per line instead (docs/scripting.md lists them).
 
 Ctrl+C cancels the turn cleanly (exit 130); what was said is kept in the
 session, which 'tern ask --resume ID' continues.
+
+With --escalate the turn runs on escalate_model, the larger model a stuck
+turn moves to by itself: 'tern ask --resume ID --escalate "try again"' hands
+a session that stopped stuck (exit 5) to it. The session's model takes the
+next turn again.
 
 With --plan the model may only read, and ends with a plan. Accept it with
 'tern ask --resume ID --accept-plan' (tier 1 unlocks, or the --tier given,
@@ -83,6 +90,7 @@ model tried were refused (rerun with --yes); 4 the turn stopped at
 	cmd.Flags().StringVar(&o.Resume, "resume", "", "continue the session with this ID (or unique prefix)")
 	cmd.Flags().BoolVar(&o.RAG, "rag", false, RAGUsage)
 	cmd.Flags().BoolVar(&o.Plan, "plan", false, "plan mode: the model only reads and ends with a plan; with --resume, send the session's plan back with PROMPT as the comment")
+	cmd.Flags().BoolVar(&o.Escalate, "escalate", false, "run the turn on escalate_model, the larger model (with --resume: take over a session whose model got stuck)")
 	cmd.Flags().BoolVar(&o.Accept, "accept-plan", false, "accept the plan of the --resume session: unlock tier 1 (or --tier), pin the plan as the goal and carry it out; PROMPT, if any, adds to it")
 	return cmd
 }

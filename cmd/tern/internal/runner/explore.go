@@ -39,7 +39,7 @@ func (r *Run) newExplorer(ctx context.Context, temperature *float64, cal budget.
 // subagentModel points cfg at another installed model: its own window,
 // profile, tool protocol and system prompt.
 func (r *Run) subagentModel(ctx context.Context, name string, cfg *agent.ExploreConfig) error {
-	sub, err := r.back.Another(ctx, r.cfg, name)
+	sub, err := r.back.Another(ctx, r.cfg, name, "subagent_model")
 	if err != nil {
 		return err
 	}

@@ -67,6 +67,10 @@ type Run struct {
 	asker    tools.Asker
 	// terminal, when set, runs run_command's commands (tern acp).
 	terminal tools.Terminal
+	// vram plans the windows of models on other servers (escalate_host);
+	// escalationErr is why escalate_model could not be used.
+	vram          func(context.Context, config.Config) int64
+	escalationErr error
 }
 
 // Env is what the sessions one tern process opens share: the workspace
@@ -113,6 +117,9 @@ type Options struct {
 	// of it, which outlive the run: the TUI keeps them across its
 	// reconnects. Unset, each run starts with none.
 	Grants func(sessionID string) *agent.Grants
+	// Escalate runs the first turn on escalate_model (tern ask
+	// --escalate); Open fails when there is none to run it on.
+	Escalate bool
 }
 
 // Open opens a session in the workspace: it reaches the model server,
@@ -151,7 +158,8 @@ func Open(ctx context.Context, w Env, o Options) (*Run, error) {
 		code = codeindex.New(w.Root, back.Resolved(cfg))
 	}
 	r := &Run{root: w.Root, cfg: cfg, back: back, store: store, ws: ws, counter: counter,
-		tierFlag: o.TierFlag, code: code, rag: o.RAG, plan: o.Plan, reaper: w.Reaper, asker: o.Asker, terminal: o.Terminal, sandbox: sb}
+		tierFlag: o.TierFlag, code: code, rag: o.RAG, plan: o.Plan, reaper: w.Reaper, asker: o.Asker, terminal: o.Terminal, sandbox: sb,
+		vram: w.VRAM}
 	if notice != "" {
 		r.notices = append(r.notices, notice)
 	}
@@ -166,6 +174,9 @@ func Open(ctx context.Context, w Env, o Options) (*Run, error) {
 			grants = o.Grants(r.sess.ID)
 		}
 		err = r.newAgent(ctx, o.Approver, grants)
+	}
+	if err == nil && o.Escalate && !r.agent.EscalateNext() {
+		err = r.noEscalation()
 	}
 	if err != nil {
 		r.CloseTools()
@@ -259,6 +270,7 @@ func (r *Run) newAgent(ctx context.Context, approver agent.Approver, grants *age
 		r.notices = append(r.notices, r.back.Proto.Why)
 	}
 	r.notices = append(r.notices, r.back.Notes...)
+	escalate := r.escalation(ctx)
 	var history []models.Message
 	var goal, proposed string
 	if r.resumed {
@@ -302,6 +314,8 @@ func (r *Run) newAgent(ctx context.Context, approver agent.Approver, grants *age
 		ProposedPlan: proposed,
 		PlanMode:     r.plan,
 		Grants:       grants,
+
+		Escalate: escalate,
 	}, r.back.Client, set, r.store, approver, r.counter)
 	return nil
 }
