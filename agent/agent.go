@@ -294,7 +294,9 @@ func (a *Agent) runTurn(ctx context.Context, text, words, shown string, unlock b
 	done := &t.done
 	defer func() {
 		a.endEscalation(t)
-		done.Escalated = t.escalatedTo
+		if t.escalatedTo != "" {
+			done.Escalated, done.EscalatedTurns = t.escalatedTo, done.Turns-t.escalatedAfter
+		}
 		done.Duration = a.now().Sub(start)
 		switch {
 		case err == nil:

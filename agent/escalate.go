@@ -136,7 +136,7 @@ func (a *Agent) escalate(t *turn, why string, send func(Event)) {
 	t.mainSeat = a.seat()
 	a.sit(*a.escalation)
 	a.escalated = true
-	t.escalatedTo = e.Name
+	t.escalatedTo, t.escalatedAfter = e.Name, t.done.Turns
 	g := t.guard
 	clear(g.strikes)
 	g.stop, g.restrict = "", false

@@ -54,7 +54,7 @@ func TestEscalateWhenStuck(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := h.done()
-	if d.Reason != DoneStop || d.Escalated != "big:latest" || d.Turns != 6 {
+	if d.Reason != DoneStop || d.Escalated != "big:latest" || d.Turns != 6 || d.EscalatedTurns != 1 {
 		t.Errorf("done %+v; want an answer after 5 requests to the stuck model and 1 to the big one", d)
 	}
 	if n := len(h.srv.Requests()); n != 5 {

@@ -126,8 +126,10 @@ type Done struct {
 	Duration     time.Duration `json:"duration_ns"`
 	Error        string        `json:"error,omitempty"`
 	// Escalated names the model the turn moved to when the session's got
-	// stuck or the user asked ("" when it did not).
-	Escalated string `json:"escalated,omitempty"`
+	// stuck or the user asked ("" when it did not), and EscalatedTurns
+	// counts the requests it answered.
+	Escalated      string `json:"escalated,omitempty"`
+	EscalatedTurns int    `json:"escalated_turns,omitempty"`
 }
 
 func (Token) Type() string        { return "token" }

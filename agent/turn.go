@@ -51,6 +51,9 @@ type turn struct {
 	escalatedTo string
 	mainSeat    seat
 	loadNoted   bool
+	// escalatedAfter is how many requests the turn had made when it
+	// moved.
+	escalatedAfter int
 }
 
 func newTurn() *turn { return &turn{done: Done{Reason: DoneStop}, guard: newGuard()} }

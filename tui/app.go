@@ -116,6 +116,10 @@ type App struct {
 	plan     string
 	planAsk  bool
 	goal     bool
+	// escalated names the model the running turn moved to; escalateArmed
+	// is set while the next turn will run on it (/escalate).
+	escalated     string
+	escalateArmed bool
 
 	quitArmed bool
 	hint      string // replaces the footer's key list for a while

@@ -175,6 +175,7 @@ type Backend struct {
 	Differ    Differ
 	RAG       RAGSwitch
 	Planner   Planner
+	Escalator Escalator
 
 	// Hint, when set, says what to do about a turn's failure ("" when it
 	// knows nothing to add); the TUI shows it under the error.

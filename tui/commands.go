@@ -18,6 +18,7 @@ func commandList() []command {
 	return []command{
 		{"help", "", "keys and commands", func(a *App, _ string) { a.showHelp() }},
 		{"model", "[NAME]", "list the installed models, or switch to NAME (Ollama loads it on the next request)", (*App).cmdModel},
+		{"escalate", "[PROMPT]", "run the next turn (or PROMPT now) on escalate_model, the larger model; a stuck turn moves to it by itself", (*App).cmdEscalate},
 		{"tier", "N", "set the tool tier: 0 read, 1 edit, 2 commands, 3 external", (*App).cmdTier},
 		{"tools", "", "the tools of each tier and what their schemas cost", func(a *App, _ string) { a.cmdTools() }},
 		{"plan", "", "plan mode on or off (Shift+Tab): the model only reads and proposes a plan; with a plan waiting, answer it", (*App).cmdPlan},

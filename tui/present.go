@@ -141,6 +141,8 @@ func (p *presenter) event(ev agent.Event, n int) []func() {
 		return []func(){func() { ui.conv.add(&block{kind: kindNotice, short: lines}) }}
 	case agent.PlanReady:
 		return []func(){func() { ui.planReady(e.Plan) }}
+	case agent.Escalated:
+		return []func(){func() { ui.escalatedTo(e.Model) }}
 	case agent.Done:
 		ops := append(p.closeThinking(), p.endAnswer("", false)...)
 		p.deltas, p.streamStart = 0, time.Time{}

@@ -65,7 +65,12 @@ func (a *App) statusSpans(width int) []span {
 	case offlineState:
 		add(9, span{text: "offline", style: th.offline})
 	default:
-		add(9, span{text: a.back.Model, style: th.barKey})
+		model, escalated := a.modelStatus()
+		st := th.barKey
+		if escalated {
+			st = th.busy
+		}
+		add(9, span{text: model, style: st})
 	}
 	if a.back != nil {
 		tier := fmt.Sprintf("tier %d", a.tier)

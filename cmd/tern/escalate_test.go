@@ -160,3 +160,40 @@ func (f *fixture) lastAnswer() (string, session.StoredMessage) {
 	f.t.Fatal("no assistant message")
 	return "", session.StoredMessage{}
 }
+
+// TestEscalateInTmux: in the TUI a stuck turn moves to the escalation
+// model; the status bar shows the switch while it answers, the turn's
+// line says who answered, and the session's model is back after it.
+// /escalate then runs the next prompt on the big model.
+func TestEscalateInTmux(t *testing.T) {
+	t.Parallel()
+	big := ollamatest.Qwen36MoE()
+	f := newFixture(t, ollamatest.Qwen3(), big)
+	f.config("escalate_model = \"qwen3.6:35b-a3b\"\nram = 28\n")
+	release := make(chan struct{})
+	f.srv.Respond(func(r api.ChatRequest) ollamatest.Reply {
+		if r.Model == big.Name {
+			<-release // held until the test has seen the status bar
+			return ollamatest.Reply{Content: "It is a demo repository."}
+		}
+		return ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "read_file", Args: `{"path":"README.md"}`}}}
+	})
+	tt := startTmux(t, f, 150, 34, "--model", "qwen3:8b")
+	tt.waitPane("qwen3:8b │ tier 0", "new session")
+	tt.keys("what does this repo do?", "Enter")
+	tt.waitPane("qwen3:8b → qwen3.6:35b-a3b", "qwen3.6:35b-a3b takes over this turn (window 32768 tokens)")
+	close(release)
+	pane := tt.waitSettled("It is a demo repository.", "qwen3.6:35b-a3b answered 1 of this turn's 6 requests; qwen3:8b takes the next turn")
+	tt.waitIdle()
+	if status := tt.waitSettled("qwen3:8b │ tier 0"); strings.Contains(status, "→ qwen3.6") {
+		t.Errorf("the status bar still shows the escalation:\n%s", pane)
+	}
+
+	tt.keys("/escalate", "Enter")
+	tt.waitPane("qwen3:8b (next: qwen3.6:35b-a3b)", "your next prompt runs on qwen3.6:35b-a3b; qwen3:8b takes the turn after")
+	tt.keys("and in short?", "Enter")
+	tt.waitSettled("qwen3.6:35b-a3b answered 1 of this turn's 1 requests")
+	if reqs := f.srv.Requests(); reqs[len(reqs)-1].Model != big.Name {
+		t.Errorf("/escalate's turn went to %s", reqs[len(reqs)-1].Model)
+	}
+}

@@ -141,6 +141,7 @@ func (a *app) runTUI(ctx context.Context, o *tuiOptions) (string, error) {
 			RAG:          ragSwitch{agent: ag, on: &ragOn, code: code},
 			Hint:         back.Hint,
 			Planner:      ag,
+			Escalator:    ag,
 		}, nil
 	}
 
