@@ -26,10 +26,19 @@ func (a *app) evalCommand() *cobra.Command {
 }
 
 func (a *app) eval(ctx context.Context, o *evalcmd.Options) error {
-	err := evalcmd.Run(ctx, evalcmd.Env{Out: a.stdout, Err: a.stderr, Model: a.model, OpenAI: a.backend == config.BackendOpenAI,
-		Open: a.openEvalTask, Interruptible: interruptible}, o)
-	if errors.Is(err, evalcmd.ErrFailed) {
+	env := evalcmd.Env{Out: a.stdout, Err: a.stderr, Model: a.model, OpenAI: a.backend == config.BackendOpenAI,
+		Open: a.openEvalTask, Interruptible: interruptible}
+	if root, err := a.workspaceRoot(); err == nil {
+		if cfg, err := a.config(root); err == nil {
+			env.EscalateModel = cfg.EscalateModel
+		}
+	}
+	err := evalcmd.Run(ctx, env, o)
+	switch {
+	case errors.Is(err, evalcmd.ErrFailed):
 		return exitCodeError{code: exitError}
+	case errors.Is(err, evalcmd.ErrEscalateReplay):
+		return exitCodeError{code: exitUsage, err: err}
 	}
 	return err
 }
@@ -51,7 +60,7 @@ func (a *app) openEvalTask(ctx context.Context, s eval.Setup) (eval.Session, eva
 		sub.setFlag("model", s.Replay.Model)
 		sub.getenv = eval.IsolatedEnv(s.Tmp, a.getenv)
 	}
-	r, err := sub.startRun(ctx, runner.Options{Approver: headless.Approver{Yes: true}})
+	r, err := sub.startRun(ctx, runner.Options{Approver: headless.Approver{Yes: true}, EscalateModel: s.EscalateModel})
 	if err != nil {
 		return nil, eval.Info{}, err
 	}
@@ -72,6 +81,7 @@ func (s evalSession) Run(ctx context.Context, prompt string) (eval.Turn, error) 
 			turn.Answer = e.Message.Content
 		case agent.Done:
 			turn.Done, turn.Turns, turn.PromptTokens, turn.EvalTokens = e.Reason, e.Turns, e.PromptTokens, e.EvalTokens
+			turn.Escalated, turn.EscalatedTurns = e.Escalated, e.EscalatedTurns
 		}
 	})
 	switch {
@@ -109,7 +119,7 @@ func (s evalSession) Close() error { return s.r.Close() }
 func (a *app) evalApp(tmp, dir string, t eval.Task) (*app, error) {
 	sub := &app{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, getenv: a.getenv}
 	sub.rootCommand()
-	for _, name := range []string{"model", "host", "ctx", "vram", "tool-mode", "verbose", "backend"} {
+	for _, name := range []string{"model", "host", "ctx", "vram", "ram", "tool-mode", "verbose", "backend"} {
 		if f := a.cmd.PersistentFlags().Lookup(name); f != nil && f.Changed {
 			sub.setFlag(name, f.Value.String())
 		}

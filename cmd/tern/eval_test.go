@@ -6,7 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ollama/ollama/api"
+
 	"github.com/ternhq/tern/cmd/tern/internal/eval"
+	"github.com/ternhq/tern/models/ollamatest"
 )
 
 func TestEvalList(t *testing.T) {
@@ -147,5 +150,54 @@ func TestEvalLiveModel(t *testing.T) {
 		if res.Status == eval.Error {
 			t.Errorf("%s could not run: %s", res.Task, res.Why)
 		}
+	}
+}
+
+// TestEvalEscalation: with --escalate-model, a task whose model gets stuck
+// moves to the bigger model; the report says which tasks escalated and
+// whether that helped (the task passed).
+func TestEvalEscalation(t *testing.T) {
+	t.Parallel()
+	big := ollamatest.Llama32()
+	big.Name = "big:latest"
+	f := newFixture(t, ollamatest.Qwen3(), big)
+	f.srv.Respond(func(r api.ChatRequest) ollamatest.Reply {
+		if !strings.HasPrefix(r.Model, "big") {
+			return ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "grep", Args: `{"pattern":"DefaultPort"}`}}}
+		}
+		if strings.Contains(r.Messages[1].Content, "DefaultPort") {
+			return ollamatest.Reply{Content: "DefaultPort is defined in config/config.go; its value is 8080."}
+		}
+		return ollamatest.Reply{Content: "I cannot tell."}
+	})
+	code, out, errOut := f.tern(t.Context(), "eval", "--model", "qwen3:8b", "--escalate-model", "big", "--json",
+		"--run", "find-definition", "--run", "explain-function")
+	var r eval.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("exit %d: %v\n%s\n%s", code, err, out, errOut)
+	}
+	byName := map[string]eval.Result{}
+	for _, res := range r.Results {
+		byName[res.Task] = res
+	}
+	if res := byName["find-definition"]; res.Status != eval.Pass || res.Escalated != "big:latest" || res.EscalatedTurns != 1 {
+		t.Errorf("find-definition: %+v", res)
+	}
+	if res := byName["explain-function"]; res.Status != eval.Fail || res.Escalated != "big:latest" {
+		t.Errorf("explain-function: %+v", res)
+	}
+	if s := r.Summary; s.Escalated != 2 || s.Helped != 1 || r.EscalateModel != "big" || code != 1 {
+		t.Errorf("exit %d, summary %+v, escalate model %q", code, s, r.EscalateModel)
+	}
+
+	// The table says it in words.
+	_, out, _ = f.tern(t.Context(), "eval", "--model", "qwen3:8b", "--escalate-model", "big", "--run", "find-definition")
+	for _, want := range []string{"ESCALATED", "helped (1 req)", "escalated to big: 1 of 1 tasks, 1 of them passed after it"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	if code, _, errOut := f.tern(t.Context(), "eval", "--replay", "--escalate-model", "big"); code != 2 || !strings.Contains(errOut, "--escalate-model needs a real model") {
+		t.Errorf("--replay --escalate-model: exit %d: %s", code, errOut)
 	}
 }

@@ -130,9 +130,11 @@ func NewOllama(cfg config.Config, addr string) (*ollama.Client, error) {
 // profile and its tool protocol; why says what it is for. An
 // OpenAI-compatible server serves only the model it was started with.
 func (b *Conn) Another(ctx context.Context, cfg config.Config, name, why string) (*Conn, error) {
-	if _, ok := models.Installed(name, b.Installed); !ok {
+	m, ok := models.Installed(name, b.Installed)
+	if !ok {
 		return nil, fmt.Errorf("not installed: run `ollama pull %s`", name)
 	}
+	name = m.Name // as the server lists it: "big" is "big:latest"
 	client, ok := b.Client.(*ollama.Client)
 	if !ok {
 		// An OpenAI-compatible server serves the models it was started

@@ -40,6 +40,12 @@ type Result struct {
 	// Mode is the tool mode the task ended in: "native", "text" or
 	// "constrained" (a session may fall back mid-task).
 	Mode string `json:"mode,omitempty"`
+	// Escalated names the model the task's turn moved to when the model
+	// got stuck (--escalate-model), which answered EscalatedTurns of its
+	// requests; the escalation helped when the task passed: without it
+	// the turn would have stopped as stuck.
+	Escalated      string `json:"escalated,omitempty"`
+	EscalatedTurns int    `json:"escalated_turns,omitempty"`
 	// Valid counts calls that ran as the model meant them (repaired or
 	// not); Attempts counts every call the model tried, unreadable ones
 	// included. Valid/Attempts is the share of valid calls.
@@ -63,9 +69,11 @@ type ModeSummary struct {
 
 // Report is the outcome of a suite run.
 type Report struct {
-	// Model is the model that ran, or "replay" for recorded transcripts.
-	Model   string   `json:"model"`
-	Replay  bool     `json:"replay"`
+	// Model is the model that ran, or "replay" for recorded transcripts;
+	// EscalateModel the model stuck turns moved to.
+	Model         string `json:"model"`
+	EscalateModel string `json:"escalate_model,omitempty"`
+	Replay        bool   `json:"replay"`
 	Results []Result `json:"results"`
 	Summary Summary  `json:"summary"`
 }
@@ -86,6 +94,10 @@ type Summary struct {
 	// Modes sums the calls per tool mode, to compare native, text and
 	// constrained calls of one model (tern eval --modes).
 	Modes map[string]*ModeSummary `json:"modes,omitempty"`
+	// Escalated counts the tasks whose turn moved to the escalation
+	// model, and Helped those of them that passed.
+	Escalated int `json:"escalated,omitempty"`
+	Helped    int `json:"helped,omitempty"`
 }
 
 // Add appends a result and updates the summary.
@@ -104,6 +116,12 @@ func (r *Report) Add(res Result) {
 		s.Errors++
 	}
 	s.Turns += res.Turns
+	if res.Escalated != "" {
+		s.Escalated++
+		if res.Status == Pass {
+			s.Helped++
+		}
+	}
 	s.ToolCalls += res.ToolCalls
 	s.Invalid += res.Invalid
 	s.PromptTokens += res.PromptTokens
@@ -149,14 +167,22 @@ func (r Report) WriteJSON(w io.Writer) error {
 // failures and skips.
 func (r Report) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TASK\tTIER\tMODE\tRESULT\tTURNS\tCALLS\tREPAIRED\tINVALID\tPROMPT TOK\tWALL")
+	head := "TASK\tTIER\tMODE\tRESULT\tTURNS\tCALLS\tREPAIRED\tINVALID\tPROMPT TOK\tWALL"
+	if r.EscalateModel != "" {
+		head += "\tESCALATED"
+	}
+	fmt.Fprintln(tw, head)
 	for _, res := range r.Results {
 		mode := res.Mode
 		if mode == "" {
 			mode = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d\t%s\t%d\t%d\t%s\n", res.Task, res.Tier, mode, res.Status, res.Turns,
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d\t%s\t%d\t%d\t%s", res.Task, res.Tier, mode, res.Status, res.Turns,
 			res.ToolCalls, repairs(res.Repaired), res.Invalid, res.PromptTokens, res.Wall.Round(time.Millisecond))
+		if r.EscalateModel != "" {
+			fmt.Fprintf(tw, "\t%s", escalation(res))
+		}
+		fmt.Fprintln(tw)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -165,6 +191,9 @@ func (r Report) WriteTable(w io.Writer) error {
 	fmt.Fprintf(w, "\n%s: %d tasks, %d passed, %d failed, %d skipped, %d errors; %d turns, %d tool calls (%d repaired, %d invalid), %d prompt tokens, %s\n",
 		r.Model, s.Tasks, s.Passed, s.Failed, s.Skipped, s.Errors, s.Turns, s.ToolCalls, total(s.Repaired), s.Invalid,
 		s.PromptTokens, s.Wall.Round(time.Millisecond))
+	if r.EscalateModel != "" {
+		fmt.Fprintf(w, "escalated to %s: %d of %d tasks, %d of them passed after it\n", r.EscalateModel, s.Escalated, s.Tasks, s.Helped)
+	}
 	for _, mode := range slices.Sorted(maps.Keys(s.Modes)) {
 		m := s.Modes[mode]
 		fmt.Fprintf(w, "%s %s: %d of %d tasks passed; %d of %d calls valid (%.0f%%)\n",
@@ -176,6 +205,18 @@ func (r Report) WriteTable(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// escalation says whether a task's turn escalated and whether that
+// helped: "-", "helped (2 req)" or "no help (3 req)".
+func escalation(res Result) string {
+	switch {
+	case res.Escalated == "":
+		return "-"
+	case res.Status == Pass:
+		return fmt.Sprintf("helped (%d req)", res.EscalatedTurns)
+	}
+	return fmt.Sprintf("no help (%d req)", res.EscalatedTurns)
 }
 
 // repairs renders repair counts as "bare:1 tagged+json:2", or "-".

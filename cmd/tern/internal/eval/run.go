@@ -24,6 +24,8 @@ type Setup struct {
 	// Replay, for a replay, is the fake server to play against; nil for a
 	// real model.
 	Replay *Played
+	// EscalateModel is the model a stuck turn moves to ("" for none).
+	EscalateModel string
 }
 
 // Played is the fake server a replay plays against.
@@ -59,6 +61,10 @@ type Turn struct {
 	Turns, PromptTokens, EvalTokens int
 	// Mode is the tool mode the session ended in.
 	Mode string
+	// Escalated names the model the turn moved to when it got stuck ("":
+	// it did not), which answered EscalatedTurns of its requests.
+	Escalated      string
+	EscalatedTurns int
 }
 
 // Opener opens a task's session. Its error ends the whole run when the
@@ -81,6 +87,8 @@ type Options struct {
 	// Modes runs the suite once per tool mode; none runs it once in the
 	// mode tern would choose.
 	Modes []string
+	// EscalateModel is the model a stuck turn moves to (--escalate-model).
+	EscalateModel string
 	// Progress, when set, gets a line per task as it ends.
 	Progress io.Writer
 }
@@ -89,7 +97,7 @@ type Options struct {
 // (a bad mode, no model server, a cancel); a task that fails, is skipped
 // or cannot run is in the report.
 func Run(ctx context.Context, tasks []Task, o Options, open Opener) (Report, error) {
-	report := Report{Model: o.Model, Replay: o.Replay}
+	report := Report{Model: o.Model, Replay: o.Replay, EscalateModel: o.EscalateModel}
 	if o.Replay {
 		report.Model = "replay"
 	}
@@ -139,7 +147,7 @@ func RunTask(ctx context.Context, t Task, mode string, o Options, open Opener) (
 	} else {
 		defer os.RemoveAll(tmp)
 	}
-	setup := Setup{Task: t, Dir: filepath.Join(tmp, "repo"), Tmp: tmp, Mode: mode}
+	setup := Setup{Task: t, Dir: filepath.Join(tmp, "repo"), Tmp: tmp, Mode: mode, EscalateModel: o.EscalateModel}
 	if err := t.Prepare(setup.Dir); err != nil {
 		return fail(Error, err.Error())
 	}
@@ -173,6 +181,7 @@ func RunTask(ctx context.Context, t Task, mode string, o Options, open Opener) (
 	turn, runErr := s.Run(ctx, t.Prompt)
 	res.Done, res.Turns, res.PromptTokens, res.EvalTokens, res.Answer = turn.Done, turn.Turns, turn.PromptTokens, turn.EvalTokens, turn.Answer
 	res.Mode = turn.Mode
+	res.Escalated, res.EscalatedTurns = turn.Escalated, turn.EscalatedTurns
 	calls, err := s.Calls(context.WithoutCancel(ctx))
 	if err != nil {
 		return fail(Error, err.Error())

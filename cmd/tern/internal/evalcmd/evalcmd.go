@@ -9,6 +9,7 @@
 package evalcmd
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -35,6 +36,8 @@ type Options struct {
 	Timeout  time.Duration
 	// Modes, when set, runs the suite once per tool mode.
 	Modes []string
+	// EscalateModel is the model a stuck task moves to.
+	EscalateModel string
 }
 
 // NewCmd returns the tern eval command. It hands the options it parsed to
@@ -59,7 +62,12 @@ that need a tool this build lacks are skipped. Exits 1 when a task fails.
 Each task reports the tool mode it ran in, and the totals give, per mode,
 the share of valid calls: calls that ran as the model meant them, out of
 every call it tried. --modes native,text,constrained runs the suite in
-each mode, so the three can be compared on one model.`,
+each mode, so the three can be compared on one model.
+
+--escalate-model B lets a task whose model gets stuck move to B for the
+rest of its turn, as escalate_model does; the report says per task whether
+it moved, how many requests B answered, and whether it helped (the task
+passed: without B its turn would have stopped as stuck).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return run(cmd.Context(), &o)
@@ -73,6 +81,7 @@ each mode, so the three can be compared on one model.`,
 	f.BoolVar(&o.Replay, "replay", false, "play the recorded transcripts against a fake Ollama instead of a real model")
 	f.BoolVar(&o.Keep, "keep", false, "keep each task's workspace copy (its path is in the report)")
 	f.DurationVar(&o.Timeout, "timeout", 10*time.Minute, "longest a task may run")
+	f.StringVar(&o.EscalateModel, "escalate-model", "", "the model a task's stuck turn moves to (default: the config's escalate_model; needs a real model, not --replay)")
 	f.StringSliceVar(&o.Modes, "modes", nil, "run the suite once in each of these tool modes (native, text, constrained) and compare their share of valid calls")
 	return cmd
 }
@@ -80,6 +89,10 @@ each mode, so the three can be compared on one model.`,
 // ErrFailed is Run's error when the report is written and a task failed
 // or could not run: tern exits 1 without a further word.
 var ErrFailed = errors.New("a task failed or could not run")
+
+// ErrEscalateReplay is Run's usage error for --escalate-model with
+// --replay: a transcript is one model's.
+var ErrEscalateReplay = errors.New("--escalate-model needs a real model: --replay plays one model's recorded transcripts")
 
 // Env is what Run works with.
 type Env struct {
@@ -90,6 +103,9 @@ type Env struct {
 	// fake llama-server (--backend openai).
 	Model  string
 	OpenAI bool
+	// EscalateModel is the config's escalate_model, which
+	// --escalate-model replaces.
+	EscalateModel string
 	// Open opens a task's session.
 	Open eval.Opener
 	// Interruptible, when set, gives the context the suite runs in, that
@@ -121,12 +137,19 @@ func Run(ctx context.Context, env Env, o *Options) error {
 		defer stop()
 	}
 
+	escalate := cmp.Or(o.EscalateModel, env.EscalateModel)
+	switch {
+	case o.Replay && o.EscalateModel != "":
+		return ErrEscalateReplay
+	case o.Replay:
+		escalate = "" // replays play without the user's config
+	}
 	var progress io.Writer
 	if !o.JSON {
 		progress = env.Err
 	}
 	report, err := eval.Run(ctx, tasks, eval.Options{Model: env.Model, Replay: o.Replay, OpenAI: env.OpenAI,
-		Keep: o.Keep, Timeout: o.Timeout, Modes: o.Modes, Progress: progress}, env.Open)
+		Keep: o.Keep, Timeout: o.Timeout, Modes: o.Modes, EscalateModel: escalate, Progress: progress}, env.Open)
 	if err != nil {
 		return err
 	}

@@ -119,7 +119,10 @@ type Options struct {
 	Grants func(sessionID string) *agent.Grants
 	// Escalate runs the first turn on escalate_model (tern ask
 	// --escalate); Open fails when there is none to run it on.
-	Escalate bool
+	// EscalateModel, when set, is used instead of the configured one
+	// (tern eval --escalate-model).
+	Escalate      bool
+	EscalateModel string
 }
 
 // Open opens a session in the workspace: it reaches the model server,
@@ -129,6 +132,9 @@ func Open(ctx context.Context, w Env, o Options) (*Run, error) {
 	cfg := w.Config
 	if o.Model != "" {
 		cfg.Model = o.Model
+	}
+	if o.EscalateModel != "" {
+		cfg.EscalateModel = o.EscalateModel
 	}
 	back, err := backend.Connect(ctx, cfg, w.VRAM)
 	if err != nil {
