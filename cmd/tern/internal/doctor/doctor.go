@@ -263,7 +263,9 @@ func (d *doctor) model(ctx context.Context, client *ollama.Client, cfg config.Co
 		r.detail("%s", line)
 	}
 	running, _ := client.Running(ctx)
-	d.experts(info, plan, d.version, running)
+	d.experts(info, plan, running)
+	main := &backend.Conn{Kind: config.BackendOllama, Client: client, Installed: installed, Info: info, VRAM: plan.VRAMBytes, RAM: plan.RAMBytes}
+	d.escalation(ctx, cfg, main, plan)
 	for _, m := range running {
 		if m.Name == name && m.ContextLength > 0 && m.ContextLength != plan.NumCtx {
 			r.note("Loaded", "%s is loaded with %d tokens; tern's first request reloads it with %d", name, m.ContextLength, plan.NumCtx)

@@ -12,7 +12,7 @@ import (
 // experts go, the speed class of each layout, and what each server needs
 // for it. Ollama v0.17 offloads whole layers by itself; llama-server keeps
 // just the experts in RAM when told to (--n-cpu-moe).
-func (d *doctor) experts(info models.ModelInfo, plan ollama.Plan, version string, running []models.RunningModel) {
+func (d *doctor) experts(info models.ModelInfo, plan ollama.Plan, running []models.RunningModel) {
 	e := plan.Experts
 	if e == nil {
 		return
@@ -44,8 +44,8 @@ func (d *doctor) experts(info models.ModelInfo, plan ollama.Plan, version string
 
 	// Ollama: what it does by itself.
 	label := "Ollama"
-	if version != "" {
-		label += " " + version
+	if d.version != "" {
+		label += " " + d.version
 	}
 	r.note("Placement", "%s offloads whole layers, experts and attention together: about %d of %d fit on the GPU with this window, the other %d run on the CPU",
 		label, e.OllamaGPULayers, e.Layers, e.Layers-e.OllamaGPULayers)

@@ -8,6 +8,7 @@ import (
 	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/cmd/tern/internal/words"
 	"github.com/ternhq/tern/models"
+	"github.com/ternhq/tern/models/ollama"
 	"github.com/ternhq/tern/models/openai"
 	"github.com/ternhq/tern/rag"
 )
@@ -95,6 +96,8 @@ func (d *doctor) openAI(ctx context.Context, cfg config.Config, addr string) err
 	} else {
 		r.ok("Profile", "%s", prof)
 	}
+	main := &backend.Conn{Kind: config.BackendOpenAI, Addr: addr, Client: client, Installed: served, Info: backend.ServedModel(name)}
+	d.escalation(ctx, cfg, main, ollama.Plan{})
 	d.embedOpenAI(ctx, cfg)
 	d.workspace(ctx, cfg)
 	d.mcp(ctx, cfg)
