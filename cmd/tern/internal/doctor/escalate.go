@@ -14,10 +14,13 @@ import (
 // the server the session's model is on; plan the session model's.
 func (d *doctor) escalation(ctx context.Context, cfg config.Config, main *backend.Conn, plan ollama.Plan) {
 	name := cfg.EscalateModel
+	r := d.r
 	if name == "" {
+		if cfg.EscalateHost != "" {
+			r.note("Escalation", "escalate_host %s is set but escalate_model is not: nothing to escalate to", cfg.EscalateHost)
+		}
 		return
 	}
-	r := d.r
 	e, err := main.Escalation(ctx, cfg, d.VRAM)
 	if err != nil {
 		r.note("Escalation", "escalate_model %s cannot be used: %v", name, err)

@@ -35,6 +35,9 @@ func TestEscalationReport(t *testing.T) {
 			"Escalation  · escalate_model huge:70b cannot be used: not installed: run `ollama pull huge:70b`",
 			"              a stuck turn stops instead, and /escalate and tern ask --escalate refuse",
 		}},
+		{"a host without a model", "", 8 << 30, []string{
+			"Escalation  · escalate_host http://127.0.0.1:9 is set but escalate_model is not: nothing to escalate to",
+		}},
 		{"the session's own", "qwen3:8b", 8 << 30, []string{
 			"Escalation  · escalate_model qwen3:8b is the session's own model: a stuck turn stops instead",
 		}},
@@ -44,6 +47,9 @@ func TestEscalationReport(t *testing.T) {
 			t.Parallel()
 			c := newCheckup(t, func(cfg *config.Config) {
 				cfg.Host, cfg.Model, cfg.EscalateModel, cfg.RAMGiB = srv.URL(), "qwen3:8b", tt.escalate, 28
+				if tt.escalate == "" {
+					cfg.EscalateHost = "http://127.0.0.1:9"
+				}
 			})
 			c.env.VRAM = func(context.Context, config.Config) int64 { return tt.vram }
 			report, _ := c.run(t)
