@@ -68,4 +68,3 @@ func resident(p ollama.Plan) int64 {
 	}
 	return min(use, p.VRAMBytes)
 }
-

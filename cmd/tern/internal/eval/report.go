@@ -71,11 +71,11 @@ type ModeSummary struct {
 type Report struct {
 	// Model is the model that ran, or "replay" for recorded transcripts;
 	// EscalateModel the model stuck turns moved to.
-	Model         string `json:"model"`
-	EscalateModel string `json:"escalate_model,omitempty"`
-	Replay        bool   `json:"replay"`
-	Results []Result `json:"results"`
-	Summary Summary  `json:"summary"`
+	Model         string   `json:"model"`
+	EscalateModel string   `json:"escalate_model,omitempty"`
+	Replay        bool     `json:"replay"`
+	Results       []Result `json:"results"`
+	Summary       Summary  `json:"summary"`
 }
 
 // Summary adds the results up.
