@@ -117,9 +117,8 @@ type App struct {
 	planAsk  bool
 	goal     bool
 	// escalated names the model the running turn moved to; escalateArmed
-	// is set while the next turn will run on it (/escalate).
-	escalated     string
-	escalateArmed bool
+	// the one the next turn will run on (/escalate).
+	escalated, escalateArmed string
 
 	quitArmed bool
 	hint      string // replaces the footer's key list for a while

@@ -27,12 +27,11 @@ func (a *App) cmdEscalate(arg string) {
 		return
 	}
 	name := e.Escalation()
+	a.escalateArmed = name
 	if arg == "" {
-		a.escalateArmed = true
 		a.note(fmt.Sprintf("your next prompt runs on %s; %s takes the turn after", name, a.back.Model))
 		return
 	}
-	a.escalateArmed = true
 	a.conv.add(&block{kind: kindUser, short: userLines(a.th, arg)})
 	a.conv.toEnd()
 	a.startTurn(arg)
@@ -40,7 +39,7 @@ func (a *App) cmdEscalate(arg string) {
 
 // escalatedTo shows a turn moving to the escalation model.
 func (a *App) escalatedTo(model string) {
-	a.escalated, a.escalateArmed = model, false
+	a.escalated, a.escalateArmed = model, ""
 }
 
 // modelStatus is the status bar's model: the session's, the model a
@@ -49,8 +48,8 @@ func (a *App) modelStatus() (text string, busy bool) {
 	switch {
 	case a.escalated != "":
 		return a.back.Model + " → " + a.escalated, true
-	case a.escalateArmed:
-		return a.back.Model + " (next: " + a.back.Escalator.Escalation() + ")", true
+	case a.escalateArmed != "":
+		return a.back.Model + " (next: " + a.escalateArmed + ")", true
 	}
 	return a.back.Model, false
 }

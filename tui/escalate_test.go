@@ -9,9 +9,9 @@ func TestEscalateWithoutModel(t *testing.T) {
 	h.online()
 	h.send("/escalate")
 	h.waitFor("no model to escalate to: set escalate_model in the config")
-	var armed bool
+	var armed string
 	h.onLoop(func() { armed = h.app.escalateArmed })
-	if armed {
+	if armed != "" {
 		t.Error("armed an escalation without a model")
 	}
 }
