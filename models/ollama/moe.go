@@ -254,7 +254,7 @@ func (s Speed) String() string {
 	case s.RAMRead == 0:
 		return fmt.Sprintf("%s: each token reads %s at GPU speed, at most ~%.0f tokens/s", s.Class, human(s.GPURead), s.High)
 	}
-	return fmt.Sprintf("%s: each token reads %s from RAM and %s from VRAM: at most ~%.0f–%.0f tokens/s (DDR4–DDR5); CPU work usually halves that",
+	return fmt.Sprintf("%s: each token reads %s from RAM and %s from VRAM: at most ~%.0f–%.0f tokens/s (DDR4–DDR5); real runs reach roughly a quarter to a half of it",
 		s.Class, human(s.RAMRead), human(s.GPURead), s.Low, s.High)
 }
 

@@ -22,7 +22,7 @@ func TestEscalationReport(t *testing.T) {
 	}{
 		{"too big to share the GPU", "qwen3.6:35b-a3b", 8 << 30, []string{
 			"Escalation  ✓ qwen3.6:35b-a3b: window 32768 tokens (planned); a stuck turn moves to it, or /escalate and tern ask --escalate",
-			"              mixture of experts: Ollama offloads about 12 of its 40 layers; whole layers on the CPU: each token reads 1.5 GiB from RAM and 647 MiB from VRAM: at most ~24–40 tokens/s (DDR4–DDR5); CPU work usually halves that",
+			"              mixture of experts: Ollama offloads about 12 of its 40 layers; whole layers on the CPU: each token reads 1.5 GiB from RAM and 647 MiB from VRAM: at most ~24–40 tokens/s (DDR4–DDR5); real runs reach roughly a quarter to a half of it",
 			"              qwen3:8b and qwen3.6:35b-a3b do not fit in 8.0 GiB together (7.5 GiB + 7.3 GiB): Ollama unloads one to load the other, and tern shows the load times",
 		}},
 		// The session's window fills what its weights leave of 8 GiB; on
