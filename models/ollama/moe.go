@@ -252,10 +252,23 @@ func (s Speed) String() string {
 	case s.Class == "experts read from disk":
 		return fmt.Sprintf("%s: each token would read %s of experts from disk: unusably slow", s.Class, human(s.RAMRead))
 	case s.RAMRead == 0:
-		return fmt.Sprintf("%s: each token reads %s at GPU speed, at most ~%.0f tokens/s", s.Class, human(s.GPURead), s.High)
+		return fmt.Sprintf("%s: each token reads %s at GPU speed, at most %s tokens/s", s.Class, human(s.GPURead), rate(s.High))
 	}
-	return fmt.Sprintf("%s: each token reads %s from RAM and %s from VRAM: at most ~%.0f–%.0f tokens/s (DDR4–DDR5); real runs reach roughly a quarter to a half of it",
-		s.Class, human(s.RAMRead), human(s.GPURead), s.Low, s.High)
+	ceiling := rate(s.Low)
+	if s.High <= 500 {
+		ceiling += fmt.Sprintf("–%.0f", s.High)
+	}
+	return fmt.Sprintf("%s: each token reads %s from RAM and %s from VRAM: at most %s tokens/s (DDR4–DDR5); real runs reach roughly a quarter to a half of it",
+		s.Class, human(s.RAMRead), human(s.GPURead), ceiling)
+}
+
+// rate writes a ceiling in tokens a second: "~51", or "over 500" for the
+// tiny models no ceiling bounds in practice.
+func rate(r float64) string {
+	if r > 500 {
+		return "over 500"
+	}
+	return fmt.Sprintf("~%.0f", r)
 }
 
 // CPUMoEPattern is the -ot (--override-tensor) pattern that keeps the
