@@ -400,6 +400,30 @@ func TestRealPlannerLayouts(t *testing.T) {
 	// gemma3: layers 6 and 12 global, 10 sliding over 512 tokens.
 	wantIn(t, "doctor tiny-gemma", out,
 		"2 (K,V) × 2 of 12 layers", "sliding window 512 tokens: assumed in 5 of every 6 layers", "10 sliding-window layers")
+	// A mixture of experts, its experts read tensor by tensor: 4 layers
+	// of 8 experts × 3 projections of 64×32 F16 = 384 KiB.
+	_, out, _ = f.tern(t.Context(), "doctor", "--model", "tiny-moe")
+	wantIn(t, "doctor tiny-moe", out,
+		"mixture of experts: 8 experts a layer, 2 working on each token and shared ones; routed experts 384 KiB of",
+		"(from the tensor list)", "the whole model fits, experts included",
+		"Experts     ✓ mixture of experts: all 4 layers' experts fit on the GPU with the window")
+}
+
+// Behaviour 9: a model stuck repeating words hands the turn to
+// escalate_model, a scripted mixture of experts on the same Ollama, which
+// reads NOTES.md and answers; the session's model takes the next turn.
+func TestRealEscalation(t *testing.T) {
+	f := realFixture(t)
+	f.config("escalate_model = \"tiny-moe\"\n")
+	out, errOut := f.realTern(0, "ask", "--model", "tiny-loop", "What is the release codename? Read NOTES.md.")
+	wantIn(t, "stderr", errOut, "is stuck (the same words again and again): tiny-moe:latest takes over this turn (window 4096 tokens)", "✓ NOTES.md")
+	if !strings.Contains(out, codename) {
+		t.Errorf("stdout = %q, want the big model's %q", out, codename)
+	}
+	turns := f.turns()
+	if last := turns[len(turns)-1]; last.Model != "tiny-moe:latest" {
+		t.Errorf("the last request went to %s", last.Model)
+	}
 }
 
 // Behaviour 6: an embedding-only model is no chat model; and with the

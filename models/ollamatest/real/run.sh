@@ -74,6 +74,9 @@ G="$W/gguf"
   -set ssm.conv_kernel=4 -set ssm.inner_size=128 -set ssm.state_size=16 -set ssm.group_count=2 -set ssm.time_step_rank=4 \
   -o "$G/tiny-hybrid.gguf" >/dev/null
 "$M" -arch gemma3 -layers 12 -ctx 32768 -set attention.sliding_window=512 -o "$G/tiny-gemma.gguf" >/dev/null
+# A scripted mixture of experts (loadable: Ollama's Go engine runs qwen3moe)
+# for the MoE planner and for escalation.
+"$M" -arch qwen3moe -layers 4 -experts 8 -experts-used 2 -shexp -script -o "$G/tiny-moe.gguf" >/dev/null
 cp "$HERE"/testdata/modelfiles/*.Modelfile "$W/modelfiles/"
 
 # The server's own HOME and models; the go commands keep the caller's

@@ -9,6 +9,7 @@
 //	go run . -arch qwen3  -script -o tiny-script.gguf   # calls read_file on NOTES.md, then answers
 //	go run . -arch qwen35 -layers 8 -set full_attention_interval=4 -o hybrid.gguf # metadata for /api/show
 //	go run . -arch llama  -omit blk.0.ffn_up.weight -o broken.gguf # a runner that fails to load
+//	go run . -arch qwen3moe -experts 8 -experts-used 2 -shexp -o moe.gguf # a mixture of experts
 package main
 
 import (
@@ -87,7 +88,7 @@ var specials = []string{
 }
 
 func main() {
-	arch := flag.String("arch", "llama", "llama or qwen3 (qwen35 and gemma3: metadata for /api/show, not loadable)")
+	arch := flag.String("arch", "llama", "llama, qwen3 or qwen3moe (qwen35 and gemma3: metadata for /api/show, not loadable)")
 	pool := flag.Uint("pooling", 0, "pooling_type (qwen3 only): 0 none, 1 mean, 2 cls, 3 last")
 	ctxLen := flag.Uint("ctx", 4096, "context_length (trained)")
 	seed := flag.Uint64("seed", 1, "random seed")
@@ -98,6 +99,10 @@ func main() {
 	scriptCall := flag.String("call", "", "the text between <tool_call> and </tool_call> (default: a read_file call on -path)")
 	scriptAnswer := flag.String("answer", "The release codename is zebra-quartz-17.", "what a scripted model answers after the tool result")
 	layerCount := flag.Int("layers", 2, "block_count")
+	experts := flag.Int("experts", 0, "expert_count: routed experts a layer (qwen3moe), in blk.N.ffn_{gate,up,down}_exps")
+	expertsUsed := flag.Int("experts-used", 2, "expert_used_count: experts working on each token")
+	expertFFN := flag.Int("expert-ffn", 32, "expert_feed_forward_length: one expert's width")
+	shexp := flag.Bool("shexp", false, "add a shared expert to each layer (blk.N.ffn_{gate,up,down}_shexp)")
 	var sets, omits multiFlag
 	flag.Var(&sets, "set", "KEY=JSON: set a metadata key, named as the writer names it (no architecture prefix: full_attention_interval=4, attention.head_count_kv=[0,2]); repeatable")
 	flag.Var(&omits, "omit", "leave this tensor out (a model whose runner fails to load it); repeatable")
@@ -219,7 +224,7 @@ func main() {
 		kv["tokenizer.ggml.pre"] = "default"
 		kv["rope.dimension_count"] = uint32(headDim)
 		kv["vocab_size"] = uint32(vocab)
-	case "qwen3", "qwen35", "gemma3": // the last two for /api/show only: their tensors are llama's
+	case "qwen3", "qwen3moe", "qwen35", "gemma3": // the last two for /api/show only: their tensors are llama's
 		kv["tokenizer.ggml.pre"] = "qwen2"
 		kv["attention.key_length"] = uint32(headDim)
 		kv["attention.value_length"] = uint32(headDim)
@@ -228,6 +233,14 @@ func main() {
 		}
 	default:
 		log.Fatalf("unknown arch %q", *arch)
+	}
+	if (*experts > 0) != strings.HasSuffix(*arch, "moe") {
+		log.Fatalf("-experts goes with a mixture-of-experts architecture (qwen3moe), not %q", *arch)
+	}
+	if *experts > 0 {
+		kv["expert_count"] = uint32(*experts)
+		kv["expert_used_count"] = uint32(*expertsUsed)
+		kv["expert_feed_forward_length"] = uint32(*expertFFN)
 	}
 
 	rng := rand.New(rand.NewPCG(*seed, 0x7e57))
@@ -264,7 +277,7 @@ func main() {
 					}
 					return 0, true
 				}
-			case strings.HasSuffix(name, "attn_output.weight"), strings.HasSuffix(name, "ffn_down.weight"):
+			case strings.HasSuffix(name, "attn_output.weight"), strings.Contains(name, ".ffn_down"):
 				return 0, true
 			case name == "output.weight":
 				for src, dst := range next {
@@ -281,7 +294,7 @@ func main() {
 		switch {
 		case name == "token_embd.weight":
 			return 1, true
-		case strings.HasSuffix(name, "attn_output.weight"), strings.HasSuffix(name, "ffn_down.weight"):
+		case strings.HasSuffix(name, "attn_output.weight"), strings.Contains(name, ".ffn_down"):
 			return 0, true
 		case name == "output.weight" && i/hidden == uint64(loopID):
 			return 1, true
@@ -331,9 +344,24 @@ func main() {
 			tensor(p+"attn_k_norm.weight", true, headDim)
 		}
 		tensor(p+"ffn_norm.weight", true, hidden)
-		tensor(p+"ffn_gate.weight", false, hidden, ffn)
-		tensor(p+"ffn_up.weight", false, hidden, ffn)
-		tensor(p+"ffn_down.weight", false, ffn, hidden)
+		if *experts == 0 {
+			tensor(p+"ffn_gate.weight", false, hidden, ffn)
+			tensor(p+"ffn_up.weight", false, hidden, ffn)
+			tensor(p+"ffn_down.weight", false, ffn, hidden)
+			continue
+		}
+		// The router, then the routed experts stacked on a third axis.
+		e, eff := uint64(*experts), uint64(*expertFFN)
+		tensor(p+"ffn_gate_inp.weight", false, hidden, e)
+		tensor(p+"ffn_gate_exps.weight", false, hidden, eff, e)
+		tensor(p+"ffn_up_exps.weight", false, hidden, eff, e)
+		tensor(p+"ffn_down_exps.weight", false, eff, hidden, e)
+		if *shexp {
+			tensor(p+"ffn_gate_inp_shexp.weight", true, hidden)
+			tensor(p+"ffn_gate_shexp.weight", false, hidden, eff)
+			tensor(p+"ffn_up_shexp.weight", false, hidden, eff)
+			tensor(p+"ffn_down_shexp.weight", false, eff, hidden)
+		}
 	}
 	kv["general.parameter_count"] = params
 	for _, s := range sets {
