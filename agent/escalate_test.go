@@ -30,17 +30,7 @@ func withEscalation(t *testing.T, srv *ollamatest.Server, name string) option {
 	})
 }
 
-func escalations(h *harness) []Escalated {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	var out []Escalated
-	for _, e := range h.events {
-		if x, ok := e.(Escalated); ok {
-			out = append(out, x)
-		}
-	}
-	return out
-}
+func escalations(h *harness) []Escalated { return eventsOf[Escalated](h) }
 
 // TestEscalateWhenStuck: where the loop guard would stop the turn, the
 // big model takes it over with its own window and prompt, the history

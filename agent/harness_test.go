@@ -169,14 +169,17 @@ func (h *harness) done() Done {
 	return d
 }
 
-func toolEnds(h *harness) []ToolEnd {
+func toolEnds(h *harness) []ToolEnd { return eventsOf[ToolEnd](h) }
+
+// eventsOf is the events of type T the harness's agent emitted, in order.
+func eventsOf[T Event](h *harness) []T {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	var ends []ToolEnd
+	var out []T
 	for _, e := range h.events {
-		if te, ok := e.(ToolEnd); ok {
-			ends = append(ends, te)
+		if x, ok := e.(T); ok {
+			out = append(out, x)
 		}
 	}
-	return ends
+	return out
 }

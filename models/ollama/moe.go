@@ -20,7 +20,8 @@ import (
 // Ollama v0.17 does not split a layer so: it offloads whole layers to the
 // GPU, experts and attention together, as many as fit, and runs the others
 // on the CPU (llm/server.go assignLayers; ollama/ollama#11772 asks for
-// expert offload). Experts.Ollama estimates how many layers that is.
+// expert offload). Experts.OllamaGPULayers estimates how many layers that
+// is.
 
 // Bandwidths for the speed estimates, in bytes a second: sustained reads
 // from dual-channel DDR4-3200 and DDR5-5600 laptop memory, and an 8 GB
