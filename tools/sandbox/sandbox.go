@@ -211,6 +211,20 @@ func (s *Sandbox) hiddenNames() []string {
 	return out
 }
 
+// CanWrite reports whether confined commands may write path (when the
+// sandbox is not Active, everything is).
+func (s *Sandbox) CanWrite(path string) bool {
+	if !s.Active() {
+		return true
+	}
+	for _, w := range s.writable {
+		if within(w, filepath.Clean(path)) {
+			return true
+		}
+	}
+	return false
+}
+
 // Gaps lists what the active mechanism does not enforce of the policy.
 func (s *Sandbox) Gaps() []string {
 	switch s.Mechanism() {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ternhq/tern/cmd/tern/internal/config"
+	"github.com/ternhq/tern/internal/testenv"
 	"github.com/ternhq/tern/models/ollamatest"
 	"github.com/ternhq/tern/models/openaitest"
 	"github.com/ternhq/tern/tools"
@@ -281,5 +282,38 @@ func TestAgo(t *testing.T) {
 		if got := ago(tt.d); got != tt.want {
 			t.Errorf("ago(%v) = %q, want %q", tt.d, got, tt.want)
 		}
+	}
+}
+
+// TestSandboxLine: doctor says what confines commands: nothing when the
+// sandbox is off (a failed check when it is required), and bubblewrap,
+// proved by a confined write outside the workspace, where it works.
+func TestSandboxLine(t *testing.T) {
+	t.Parallel()
+	srv := ollamatest.New(t, ollamatest.WithModels(ollamatest.Qwen3()))
+	for _, c := range []struct {
+		name       string
+		sandbox    config.Sandbox
+		line       string
+		problems   bool
+		bubblewrap bool
+	}{
+		{"off", config.Sandbox{Mechanism: "off", Network: true}, `Sandbox     · none: commands run unconfined, judged by their text alone (the sandbox is off ([sandbox] mechanism = "off"))`, false, false},
+		{"required", config.Sandbox{Mechanism: "off", Required: true, Network: true}, `Sandbox     ✗ none, and [sandbox] required = true: commands will not run (the sandbox is off ([sandbox] mechanism = "off"))`, true, false},
+		{"bubblewrap", config.Sandbox{Mechanism: "bubblewrap", Network: false}, "Sandbox     ✓ commands confined by bubblewrap", false, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.bubblewrap {
+				testenv.Program(t, "bwrap", "apt-get install bubblewrap")
+			}
+			ck := newCheckup(t, func(cfg *config.Config) { cfg.Host = srv.URL(); cfg.Sandbox = c.sandbox })
+			report, err := ck.run(t)
+			if !strings.Contains(report, "\n"+c.line) {
+				t.Errorf("the report lacks %q:\n%s", c.line, report)
+			}
+			if c.problems != errors.Is(err, ErrProblems) {
+				t.Errorf("err = %v; problems want %v", err, c.problems)
+			}
+		})
 	}
 }

@@ -40,6 +40,35 @@ func (d *doctor) sandbox(cfg config.Config) {
 	for _, g := range sb.Gaps() {
 		r.detail("not enforced: %s", g)
 	}
+	if caches := toolCaches(sb); len(caches) > 0 {
+		r.detail("commands cannot write %s, where go and npm keep their caches; to let them, put", strings.Join(caches, ", "))
+		r.detail("writable = [%s] under [sandbox] in your config file", `"`+strings.Join(caches, `", "`)+`"`)
+	}
+}
+
+// toolCaches are the caches of the build tools installed here (go's build
+// and module caches, npm's) that confined commands cannot write.
+func toolCaches(sb *sandbox.Sandbox) []string {
+	var dirs []string
+	if _, err := exec.LookPath("go"); err == nil {
+		if out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE").Output(); err == nil {
+			dirs = append(dirs, strings.Fields(string(out))...)
+		}
+	}
+	home, err := os.UserHomeDir()
+	if _, lerr := exec.LookPath("npm"); lerr == nil && err == nil {
+		dirs = append(dirs, filepath.Join(home, ".npm"))
+	}
+	var out []string
+	for _, d := range dirs {
+		if filepath.IsAbs(d) && !sb.CanWrite(d) {
+			if err == nil && strings.HasPrefix(d, home+"/") {
+				d = "~" + strings.TrimPrefix(d, home)
+			}
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // probe runs a confined command that writes outside the workspace, and
