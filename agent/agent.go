@@ -88,6 +88,10 @@ type Config struct {
 	// TextTools and turns thinking off. The agent also moves to it by
 	// itself when calls written as text keep failing.
 	Constrained bool
+	// FixedToolMode is set when the tool mode was asked for (--tool-mode,
+	// a profile's tool_mode) rather than left to auto: the session then
+	// never moves to another protocol by itself.
+	FixedToolMode bool
 	// OneToolPerReply runs only the first call of a reply; the others are
 	// answered with a request to send them one at a time.
 	OneToolPerReply bool

@@ -14,12 +14,13 @@ import (
 // out: prose next to a call, several calls in one reply, and thinking
 // (turned off, since Ollama applies the grammar to the whole output). So
 // it is not the default: a session uses it when asked (--tool-mode
-// constrained, or a profile's tool_mode), and moves to it by itself when
-// calls written as text keep failing to parse.
+// constrained, or a profile's tool_mode), and, in auto, moves to it by
+// itself when the model's replies twice needed a correction because they
+// were neither an answer nor a readable call.
 
-// switchAfterBrokenText is how many unreadable calls in the text protocol
-// move a session to the constrained mode.
-const switchAfterBrokenText = 2
+// switchAfterUnread is how many corrected replies that were not plain
+// prose and held no readable call move a session to the constrained mode.
+const switchAfterUnread = 2
 
 // constrained reports whether requests are held to the reply schema.
 func (a *Agent) constrained() bool { return a.cfg.Constrained || a.mode.constrained }
@@ -59,21 +60,32 @@ func (a *Agent) limits() models.ConstrainedLimits {
 	return models.ConstrainedLimitsFor(a.allSpecs(), a.win.Reserve)
 }
 
-// repair reads the calls of a reply in the session's tool mode.
-func (a *Agent) repair(m models.Message) models.Recovery {
-	if a.constrained() {
-		return models.RepairConstrainedReply(m, a.allSpecs(), a.limits())
+// read reads a reply in the session's tool mode: in the constrained
+// mode, as the schema's object (a call or the answer); else as
+// models.ReadReply reads any reply.
+func (a *Agent) read(m models.Message) models.Reading {
+	if !a.constrained() {
+		return models.ReadReply(m, a.allSpecs())
 	}
-	return models.RepairReply(m, a.allSpecs())
+	r := models.Reading{Recovery: models.RepairConstrainedReply(m, a.allSpecs(), a.limits())}
+	switch {
+	case len(r.Calls) > 0:
+		r.Kind = models.ReplyCalls
+	case r.Broken != "":
+		r.Kind, r.Tool = models.ReplyBroken, r.BrokenTool
+	}
+	return r
 }
 
-// maybeConstrain moves the session to the constrained mode after repeated
-// unreadable calls in the text protocol, and reports whether it did.
+// maybeConstrain moves the session to the constrained mode once replies
+// that were not plain prose and held no readable call were corrected
+// switchAfterUnread times, unless the tool mode was asked for, and
+// reports whether it did.
 func (a *Agent) maybeConstrain(ctx context.Context, send func(Event)) bool {
-	if a.constrained() || a.mode.brokenText < switchAfterBrokenText {
+	if a.constrained() || a.cfg.FixedToolMode || a.mode.unread < switchAfterUnread {
 		return false
 	}
-	why := fmt.Sprintf("%s wrote %d unreadable tool calls as text", a.cfg.Model, a.mode.brokenText)
+	why := fmt.Sprintf("%s wrote %d replies that were neither an answer nor a readable tool call", a.cfg.Model, a.mode.unread)
 	a.mode.constrained, a.mode.switched = true, true
 	send(Notice{Level: Warn, Text: why + "; holding its replies to a JSON schema for the rest of the session (--tool-mode constrained)"})
 	a.recordMode(ctx, "constrained", why)

@@ -11,23 +11,21 @@ import (
 )
 
 // Small models often say what they will do instead of doing it: "I'll read
-// the file…" and the reply ends; or they show a shell block where they
-// should have called run_command. Taking that as the final answer ends the
+// the file…" and the reply ends. Taking that as the final answer ends the
 // turn with nothing done. The agent nudges once per turn toward the call; a
 // second such reply is taken as the answer.
 
 // announce matches a sentence that announces a tool-like action, in the
 // languages small models most often answer in.
-var announce = regexp.MustCompile(`(?i)(?:\b(?:i'll|i will|i'm going to|i am going to|let me|let's|let us|i need to|i'm gonna|i shall|i must|i have to|i should|allow me to|we need to|we'll|we will|we should|we must|we have to|next step:?|first step:?)\s+(?:\w+\s+){0,3}?(?:read|open|look|check|search|find|grep|list|run|execute|create|write|edit|update|modify|fix|change|inspect|examine|view|explore|scan|call|use|start|add|remove|delete|rename|replace|implement|test|build|install|fetch|see|verify|analy[sz]e|review|investigate|browse|patch|apply|save|make)\b` +
+// "We will" announces only when it opens the sentence ("So we need to
+// call…"): "In the future we will update the API" is a plan.
+var announce = regexp.MustCompile(`(?i)(?:(?:\b(?:i'll|i will|i'm going to|i am going to|let me|let's|let us|i need to|i'm gonna|i shall|i must|i have to|i should|allow me to|next step:?|first step:?)|(?:^|[.!?;:]\s+|\n)(?:(?:so|now|ok(?:ay)?|first|then|next|alright),?\s+)?(?:we need to|we'll|we will|we should|we must|we have to))\s+(?:\w+\s+){0,3}?(?:read|open|look|check|search|find|grep|list|run|execute|create|write|edit|update|modify|fix|change|inspect|examine|view|explore|scan|call|use|start|add|remove|delete|rename|replace|implement|test|build|install|fetch|see|verify|analy[sz]e|review|investigate|browse|patch|apply|save|make|output|emit|post|send|query|retrieve|download)\b` +
 	`|\b(?:voy a|vamos a|déjame|permíteme|je vais|laissez-moi|laisse-moi|ich werde|lass mich|lassen sie mich|vou|deixe-me|deixa eu|lasciami|fammi|vado a|adesso|ora|ik ga|laat me|ik zal|tôi sẽ|để tôi|saya akan|biarkan saya|pozwól, że)\s+\p{L}+` +
 	`|\p{L}+(?:acağım|eceğim)\b|(?:^|\s)(?:sprawdzę|przeczytam|zobaczę|uruchomię)` +
 	`|(?:我将|我会|让我|我来|我先|接下来我|首先我|现在我|我需要)` +
 	`|(?:します|しましょう|してみます|確認します|読みます|見てみます)` +
 	`|(?:сейчас я|я прочитаю|давайте|позвольте мне|я посмотрю|я проверю|мне нужно)` +
 	`|(?:하겠습니다|보겠습니다|확인해 ?보겠습니다))`)
-
-// shellFence matches a fenced shell block.
-var shellFence = regexp.MustCompile("(?s)```[ \t]*(?:bash|sh|shell|console|zsh|terminal|cmd|powershell|ps1)[ \t]*\\n(.*?)(?:\\n[ \t]*```|$)")
 
 // progress matches a sentence that reports an action as under way,
 // "Reading main.go now…", "Checking the directory structure...": it
@@ -65,28 +63,6 @@ func lastSentence(text string) string {
 	return parts[len(parts)-1]
 }
 
-// promptFence matches a fenced block without a language whose first line
-// is a shell prompt: "$ go test ./...".
-var promptFence = regexp.MustCompile("(?s)```[ \t]*\n([ \t]*\\$ .*?)(?:\n[ \t]*```|$)")
-
-// shellCommand returns the first command of a shell block in text, or "".
-func shellCommand(text string) string {
-	m := shellFence.FindStringSubmatch(text)
-	if m == nil {
-		m = promptFence.FindStringSubmatch(text)
-	}
-	if m == nil {
-		return ""
-	}
-	for _, line := range strings.Split(m[1], "\n") {
-		line = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "$ "))
-		if line != "" && !strings.HasPrefix(line, "#") {
-			return line
-		}
-	}
-	return ""
-}
-
 // offers reports whether turn t's next request offers the tool named name.
 func (a *Agent) offers(t *turn, name string) bool {
 	for _, tl := range a.offered(t, a.tools.All()) {
@@ -97,17 +73,13 @@ func (a *Agent) offers(t *turn, name string) bool {
 	return false
 }
 
-// intentNudge returns the nudge for a reply that announces an action or
-// shows a shell block instead of calling a tool, once per turn; ok is
-// false when the reply is to be taken as the answer.
+// intentNudge returns the nudge for a reply that announces an action
+// instead of calling a tool, once per turn; ok is false when the reply is
+// to be taken as the answer. (A reply that is only a command is read as a
+// call of the tool that runs commands: models.ReadReply.)
 func (a *Agent) intentNudge(t *turn, text string) (n prompts.Nudge, ok bool) {
 	if t.guard.intentNudged || len(a.tools.All()) == 0 {
 		return n, false
-	}
-	if cmd := shellCommand(text); cmd != "" && a.offers(t, "run_command") {
-		t.guard.intentNudged = true
-		args, _ := json.Marshal(map[string]string{"command": cmd})
-		return prompts.Nudge{Kind: prompts.NudgeShell, Example: models.FormatCall(a.callFormat(), "run_command", args)}, true
 	}
 	if !announcesAction(text) {
 		return n, false

@@ -195,32 +195,43 @@ func TestFinalAnswerEndsTheTurn(t *testing.T) {
 	}
 }
 
-func TestShellBlockIsNudgedTowardRunCommand(t *testing.T) {
+// TestShellBlockAloneIsRunAsACommand: a reply that is one command, after
+// the model says it runs it and in a shell fence, is a call of
+// run_command: it runs (after approval) without a round of correction.
+func TestShellBlockAloneIsRunAsACommand(t *testing.T) {
 	rc := runCommandTool()
 	h := newHarness(t, ollamatest.Qwen3(), withTools(rc), allowAll)
-	h.srv.Script(ollamatest.Reply{Content: "To run the tests:\n\n```bash\n$ go test ./...\n```"},
-		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "run_command", Args: `{"command":"go test ./..."}`}}},
+	h.srv.Script(ollamatest.Reply{Content: "I'll run the tests:\n\n```bash\n$ go test ./...\n```"},
 		ollamatest.Reply{Content: "The tests pass."})
 	if err := h.run(t.Context(), "run the tests"); err != nil {
 		t.Fatal(err)
 	}
-	nudge := h.lastMessage(1)
-	if !strings.Contains(nudge.Content, "call run_command") || !strings.Contains(nudge.Content, `{"name": "run_command", "arguments": {"command":"go test ./..."}}`) {
-		t.Errorf("nudge = %q", nudge.Content)
-	}
-	if len(rc.ran) != 1 || !strings.HasSuffix(h.answer(), "The tests pass.") {
+	if len(rc.ran) != 1 || rc.ran[0] != `{"command":"go test ./..."}` || !strings.HasSuffix(h.answer(), "The tests pass.") {
 		t.Errorf("ran %v, answer %q", rc.ran, h.answer())
+	}
+	if n := len(h.srv.Requests()); n != 2 {
+		t.Errorf("%d requests; the command should run from the first reply", n)
 	}
 }
 
-// TestShellPromptBlockIsNudged: a fence without a language whose lines are
-// shell prompts ("$ go test ./...") is a shell block too.
-func TestShellPromptBlockIsNudged(t *testing.T) {
-	if got := shellCommand("Run this:\n\n```\n$ go test ./...\nok\n```"); got != "go test ./..." {
-		t.Errorf("shellCommand = %q", got)
-	}
-	if got := shellCommand("The output:\n\n```\nok  \tcalc\t0.01s\n```"); got != "" {
-		t.Errorf("output in a plain fence taken for a command: %q", got)
+// TestShellBlockInAnAnswerIsTheAnswer: an answer that explains and shows
+// commands, or tells the reader what to run, is an answer, run_command
+// on offer or not.
+func TestShellBlockInAnAnswerIsTheAnswer(t *testing.T) {
+	for _, reply := range []string{
+		"Use the race detector:\n\n```bash\ngo test -race ./...\n```\n\nIt slows the tests down, so keep it for CI and for hunting a flaky test.",
+		"To find data races, run the tests with the race detector:\n\n```bash\ngo test -race ./...\n```",
+		"For example with the race detector:\n\n```shell\ngo test -race ./...\n```",
+	} {
+		rc := runCommandTool()
+		h := newHarness(t, ollamatest.Qwen3(), withTools(rc), allowAll)
+		h.srv.Script(ollamatest.Reply{Content: reply})
+		if err := h.run(t.Context(), "how do I find data races?"); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(h.srv.Requests()); n != 1 || len(rc.ran) != 0 {
+			t.Errorf("%q: %d requests, ran %v; an answer must end the turn", reply, n, rc.ran)
+		}
 	}
 }
 

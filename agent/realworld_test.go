@@ -198,6 +198,9 @@ type replyOutcome struct {
 	requests    int
 	nativeAfter bool
 	err         error
+	// sent is the last message of the second request: the correction or
+	// the calls' results.
+	sent string
 }
 
 // playReply plays the case's reply as the first answer of a turn, and
@@ -233,6 +236,9 @@ func playReply(t *testing.T, c replyCase) replyOutcome {
 		reqs := srv.Requests()
 		out.requests = len(reqs)
 		out.nativeAfter = len(reqs) > 1 && len(reqs[1].Tools) > 0
+		if len(reqs) > 1 {
+			out.sent = reqs[1].Messages[len(reqs[1].Messages)-1].Content
+		}
 	} else {
 		srv, client, cfg := fakeServer(t, ollamatest.Qwen3())
 		first := ollamatest.Reply{Content: c.reply, Thinking: c.thinking}
@@ -248,6 +254,9 @@ func playReply(t *testing.T, c replyCase) replyOutcome {
 		reqs := srv.Requests()
 		out.requests = len(reqs)
 		out.nativeAfter = len(reqs) > 1 && len(reqs[1].Tools) > 0
+		if len(reqs) > 1 {
+			out.sent = reqs[1].Messages[len(reqs[1].Messages)-1].Content
+		}
 	}
 	out.ran = log.calls
 	return out
@@ -366,7 +375,11 @@ func scoreSet(t *testing.T, path string, quiet bool) (handled, total int, verdic
 		for _, r := range o.ran {
 			ran = append(ran, r.Name+" "+string(r.Arguments))
 		}
-		t.Logf("%s %-6s %-7s %-20s %s", mark, c.id, c.expect[0].what, v, strings.Join(ran, "; "))
+		sent := ""
+		if len(o.ran) == 0 && o.sent != "" {
+			sent = "← " + headLine(o.sent, 100)
+		}
+		t.Logf("%s %-6s %-7s %-20s %s%s", mark, c.id, c.expect[0].what, v, strings.Join(ran, "; "), sent)
 	}
 	keys := make([]string, 0, len(counts))
 	for k := range counts {
@@ -395,4 +408,13 @@ func TestRealWorldReplies(t *testing.T) {
 			scoreSet(t, path, strings.Contains(path, "heldout"))
 		})
 	}
+}
+
+// headLine is the first line of s, cut to n bytes.
+func headLine(s string, n int) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > n {
+		s = s[:n] + "…"
+	}
+	return s
 }

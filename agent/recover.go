@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -21,6 +22,10 @@ type recovered struct {
 	// broken says why call-like text in a reply without calls could not
 	// be read; tool names what it seemed to call.
 	broken, brokenTool string
+	// kind is what the reply is (models.ReadReply); why says, for a reply
+	// that is not plain prose, what it holds instead.
+	kind models.ReplyKind
+	why  string
 }
 
 // recoverCalls runs the repair pipeline over an assistant reply of turn t
@@ -39,18 +44,21 @@ type recovered struct {
 func (a *Agent) recoverCalls(t *turn, m *models.Message, doneReason string) recovered {
 	restricted := t.guard.takeRestriction()
 
-	rec := a.repair(*m)
-	out := recovered{shown: rec.Rest}
+	rec := a.read(*m)
+	out := recovered{shown: rec.Rest, kind: rec.Kind, why: rec.Why}
 	if len(rec.Calls) == 0 && rec.Broken == "" && len(m.ToolCalls) == 0 && m.Thinking != "" &&
 		(strings.TrimSpace(rec.Rest) == "" || announcesAction(rec.Rest)) {
 		if th := models.RepairReply(models.Message{Role: models.RoleAssistant, Content: m.Thinking}, a.allSpecs()); len(th.Calls) > 0 {
 			last := th.Calls[len(th.Calls)-1]
 			last.Fixes = append(last.Fixes, RepairThinking)
-			rec.Calls = []models.RepairedCall{last}
+			rec.Calls, out.kind = []models.RepairedCall{last}, models.ReplyCalls
 		}
 	}
 	if len(rec.Calls) == 0 {
 		out.broken, out.brokenTool = rec.Broken, rec.BrokenTool
+		if rec.Kind == models.ReplyNotProse {
+			out.brokenTool = rec.Tool
+		}
 		if a.constrained() && rec.Broken == "" {
 			m.Content = rec.Rest // the answer, out of its JSON
 		}
@@ -146,24 +154,37 @@ func (a *Agent) noCalls(ctx context.Context, t *turn, rec recovered, reply model
 		rec.broken, t.unparsed = t.unparsed, ""
 	}
 	switch {
-	case rec.broken != "":
+	case rec.broken != "" || rec.kind == models.ReplyNotProse:
+		// Not an answer, and no call could be read from it: one short
+		// correction in the session's call format, and, in auto, the
+		// constrained mode once that happened twice.
 		kind = kindBroken
 		n = prompts.Nudge{Kind: prompts.NudgeBrokenCall, Problem: rec.broken, Example: a.exampleCall(rec.brokenTool)}
+		if rec.broken == "" {
+			n.Kind, n.Problem = prompts.NudgeNotProse, rec.why
+		}
 		a.recordUnreadable(ctx, rec)
-		if !a.textTools(t) {
-			a.mode.brokenNative++
-			if a.maybeSwitchToText(ctx, t, send) {
+		if !byServer {
+			a.mode.unread++
+			if a.maybeConstrain(ctx, send) {
 				// A new protocol deserves fresh corrections.
 				t.guard.strikes[kindBroken] = 0
 				n.Example = a.exampleCall(rec.brokenTool)
 			}
-		} else if !a.constrained() && !byServer {
-			a.mode.brokenText++
-			if a.maybeConstrain(ctx, send) {
-				t.guard.strikes[kindBroken] = 0
-				n.Example = a.exampleCall(rec.brokenTool)
-			}
 		}
+	case rec.kind == models.ReplyRefusal && !t.guard.intentNudged && len(a.tools.All()) > 0:
+		// It says it cannot do what its tools do: one reminder a turn.
+		t.guard.intentNudged = true
+		msg, err := prompts.RenderNudge(prompts.Nudge{Kind: prompts.NudgeRefusal,
+			Problem: strings.Join(a.offeredNames(t), ", "), Example: a.intentExample(t, rec.shown)})
+		if err != nil {
+			return false, err
+		}
+		send(Notice{Level: Info, Text: "the model said it cannot do what its tools do; reminding it of its tools"})
+		if err := a.append(ctx, t, models.Message{Role: models.RoleUser, Content: msg}); err != nil {
+			return false, err
+		}
+		return true, nil
 	case reply.DoneReason == models.DoneRepetition:
 		kind = kindWords
 		n = prompts.Nudge{Kind: prompts.NudgeRepetition}
@@ -216,6 +237,15 @@ func (a *Agent) noCalls(ctx context.Context, t *turn, rec recovered, reply model
 	return true, nil
 }
 
+// offeredNames are the names of the tools turn t's next request offers.
+func (a *Agent) offeredNames(t *turn) []string {
+	var names []string
+	for _, tl := range a.offered(t, a.tools.All()) {
+		names = append(names, tl.Spec().Name)
+	}
+	return names
+}
+
 // recordUnreadable records call text that could not be read as an invalid
 // call, so that per-model metrics count it.
 func (a *Agent) recordUnreadable(ctx context.Context, rec recovered) {
@@ -223,7 +253,7 @@ func (a *Agent) recordUnreadable(ctx context.Context, rec recovered) {
 	if name == "" {
 		name = "?"
 	}
-	r := session.ToolCallRecord{Name: name, Args: []byte("{}"), Output: rec.broken, IsError: true,
+	r := session.ToolCallRecord{Name: name, Args: []byte("{}"), Output: cmp.Or(rec.broken, rec.why), IsError: true,
 		Summary: InvalidCall, Repair: RepairUnreadable}
 	if err := a.rec.RecordToolCall(context.WithoutCancel(ctx), a.cfg.SessionID, r); err != nil {
 		a.log.Error("record unreadable call", "err", err)
@@ -233,7 +263,7 @@ func (a *Agent) recordUnreadable(ctx context.Context, rec recovered) {
 // shownAfterHold is the part of held-back streamed text the user may see
 // once the reply is complete: none of it if it was call text.
 func (a *Agent) shownAfterHold(held string) string {
-	rec := a.repair(models.Message{Role: models.RoleAssistant, Content: held})
+	rec := a.read(models.Message{Role: models.RoleAssistant, Content: held})
 	if len(rec.Calls) == 0 && rec.Broken == "" && !a.constrained() {
 		return held
 	}

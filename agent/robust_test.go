@@ -181,9 +181,32 @@ func TestRepairedCallsAreRecordedAndReplayedValid(t *testing.T) {
 	}
 }
 
+// TestToolParseErrorReadsTheQuotedCall: a server that could not parse a
+// call but quotes what the model wrote gives tern the call to read: it
+// runs without a retry when it fits the tool.
+func TestToolParseErrorReadsTheQuotedCall(t *testing.T) {
+	h := newHarness(t, ollamatest.Qwen3())
+	h.srv.Script(
+		ollamatest.Reply{Status: 500, Error: `error parsing tool call: raw='{"name": "read_file", "arguments": {"path": "hello.txt"}', err=unexpected end of JSON input`},
+		ollamatest.Reply{Content: "It greets."},
+	)
+	if err := h.run(t.Context(), "read hello.txt"); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(h.srv.Requests()); n != 2 {
+		t.Errorf("%d requests, want the failed one and the one after the call", n)
+	}
+	if ends := toolEnds(h); len(ends) != 1 || ends[0].IsError || ends[0].Name != "read_file" {
+		t.Errorf("tool ends = %+v", ends)
+	}
+	if !hasNotice(h, "tern read it from the server's error") || h.answer() != "It greets." {
+		t.Errorf("notices %q, answer %q", h.notices(), h.answer())
+	}
+}
+
 func TestToolParseErrorRetriesInText(t *testing.T) {
 	h := newHarness(t, ollamatest.Qwen3())
-	parseErr := ollamatest.Reply{Status: 500, Error: `error parsing tool call: raw='{"name": "read_file", "arguments": {"path": "hello.txt"}', err=unexpected end of JSON input`}
+	parseErr := ollamatest.Reply{Status: 500, Error: `error parsing tool call: raw='{"name": ', err=unexpected end of JSON input`}
 	h.srv.Script(
 		parseErr,
 		ollamatest.Reply{Content: `<tool_call>{"name": "read_file", "arguments": {"path": "hello.txt"}}</tool_call>`},

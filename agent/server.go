@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ternhq/tern/models"
 )
@@ -42,14 +44,22 @@ func (a *Agent) answer(ctx context.Context, t *turn, send func(Event)) (models.R
 	}
 	switch {
 	case errors.Is(err, models.ErrToolParse):
+		if text, ok := a.readableInError(err); ok {
+			// The server quoted what the model wrote, and tern can read
+			// the call in it: the reply is that text, read as any other.
+			send(Notice{Level: Info, Text: "the server could not parse the model's tool call (" + headOf(serverWords(err), 120) + "); tern read it from the server's error"})
+			reply.Message = models.Message{Role: models.RoleAssistant, Content: text, Thinking: reply.Message.Thinking}
+			a.serverParseFailed(ctx, send)
+			return reply, usage, nil
+		}
 		if !a.textTools(t) {
-			reply, usage, err = a.retryAsText(ctx, t, send, "Ollama could not parse the model's tool call")
+			reply, usage, err = a.retryAsText(ctx, t, send, "the server could not parse the model's tool call")
 		}
 		if errors.Is(err, models.ErrToolParse) {
 			// Models with a built-in parser have their output parsed
 			// whatever the protocol: the call itself must change, so the
 			// model is corrected as for any unreadable call.
-			t.unparsed = "Ollama could not parse it (" + serverWords(err) + ")"
+			t.unparsed = "the server could not parse it (" + serverWords(err) + ")"
 			return models.Reply{Message: models.Message{Role: models.RoleAssistant}}, nil, nil
 		}
 		return reply, usage, err
@@ -58,6 +68,38 @@ func (a *Agent) answer(ctx context.Context, t *turn, send func(Event)) (models.R
 			"the reply came back empty after %d generated tokens: Ollama dropped a tool call it could not parse", reply.Metrics.EvalTokens))
 	}
 	return reply, usage, err
+}
+
+// quotedOutput finds the model's own text in a server's parse error:
+// Ollama's raw='…', llama.cpp's "at pos N: …", else from the first
+// markup or JSON on.
+var quotedOutput = regexp.MustCompile(`(?s)raw='(.*)'(?:, err=.*)?$|at pos(?:ition)? \d+: (.*)$|((?:<|\[|\{).*)$`)
+
+// readableInError returns the model's text quoted in a server's error
+// about a tool call it could not parse, when the calls in it fit the
+// offered tools: the reply tern reads instead of retrying.
+func (a *Agent) readableInError(err error) (string, bool) {
+	m := quotedOutput.FindStringSubmatch(serverWords(err))
+	if m == nil {
+		return "", false
+	}
+	text := strings.TrimSpace(m[1] + m[2] + m[3])
+	if text == "" {
+		return "", false
+	}
+	r := a.read(models.Message{Role: models.RoleAssistant, Content: text})
+	return text, r.Kind == models.ReplyCalls && r.Broken == ""
+}
+
+// headOf is s cut to n bytes at most, on a rune boundary.
+func headOf(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // retryable says whether a failed request may succeed if made once more:

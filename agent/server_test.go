@@ -208,7 +208,7 @@ func TestParseFailureInBothProtocolsCorrectsTheModel(t *testing.T) {
 		t.Fatalf("%d requests, want 3", len(reqs))
 	}
 	last := reqs[2].Messages[len(reqs[2].Messages)-1]
-	if last.Role != "user" || !strings.Contains(last.Content, "Your tool call could not be read: Ollama could not parse it (failed to parse JSON: invalid character '}'") {
+	if last.Role != "user" || !strings.Contains(last.Content, "Your tool call could not be read: the server could not parse it (failed to parse JSON: invalid character '}'") {
 		t.Errorf("the correction does not say what went wrong: %+v", last)
 	}
 	if !strings.Contains(h.answer(), "Sorry, it says hello.") {

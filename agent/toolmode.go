@@ -14,23 +14,20 @@ import (
 // the calls parsed from the reply, where the repair pipeline can read what
 // the server could not.
 
-// Thresholds for the switch: a tool call Ollama could not parse (an HTTP
-// 500 of that shape, or call text its parser dropped) twice, or call text
-// that tern could not read three times, in one session.
-const (
-	switchAfterParseErrors = 2
-	switchAfterBroken      = 3
-)
+// switchAfterParseErrors is how many tool calls the server could not
+// parse (an HTTP 500 of that shape, or call text its parser dropped) move
+// a session to the text protocol.
+const switchAfterParseErrors = 2
 
 // toolMode is the session's tool protocol state.
 type toolMode struct {
 	// switched is set once the session fell back to the text protocol.
-	switched     bool
-	parseErrors  int
-	brokenNative int
-	// brokenText counts unreadable calls in the text protocol; constrained
-	// is set once the session moved to the constrained mode.
-	brokenText  int
+	switched    bool
+	parseErrors int
+	// unread counts the corrected replies that were neither an answer nor
+	// a readable call; constrained is set once the session moved to the
+	// constrained mode.
+	unread      int
 	constrained bool
 	// textSystem caches the text-protocol system prompt for textFor tools.
 	textSystem string
@@ -67,26 +64,23 @@ func (a *Agent) textSystemPrompt(specs []models.ToolSpec) string {
 // once more in the text protocol, where tern parses the raw text itself.
 // why says what happened, for the user.
 func (a *Agent) retryAsText(ctx context.Context, t *turn, send func(Event), why string) (models.Reply, *Usage, error) {
-	a.mode.parseErrors++
 	t.retries++
 	send(Notice{Level: Warn, Text: why + "; retrying in the text tool protocol"})
 	t.asText = true
 	reply, usage, err := a.step(ctx, t, send)
 	t.asText = false
-	if a.mode.parseErrors >= switchAfterParseErrors {
-		a.switchToText(ctx, send, fmt.Sprintf("Ollama failed to parse %s's tool calls %d times", a.cfg.Model, a.mode.parseErrors))
-	}
+	a.serverParseFailed(ctx, send)
 	return reply, usage, err
 }
 
-// maybeSwitchToText switches after repeated unreadable native calls, and
-// reports whether it did.
-func (a *Agent) maybeSwitchToText(ctx context.Context, t *turn, send func(Event)) bool {
-	if a.textTools(t) || a.mode.brokenNative < switchAfterBroken {
-		return false
+// serverParseFailed counts a tool call the server could not parse, and
+// moves the session to the text tool protocol, where the server parses
+// nothing, at the second.
+func (a *Agent) serverParseFailed(ctx context.Context, send func(Event)) {
+	a.mode.parseErrors++
+	if a.mode.parseErrors >= switchAfterParseErrors {
+		a.switchToText(ctx, send, fmt.Sprintf("the server failed to parse %s's tool calls %d times", a.cfg.Model, a.mode.parseErrors))
 	}
-	a.switchToText(ctx, send, fmt.Sprintf("%s wrote %d unreadable tool calls", a.cfg.Model, a.mode.brokenNative))
-	return true
 }
 
 // MetaToolMode is the session setting that records a fall back to the text
@@ -129,9 +123,10 @@ func LastFallback(ctx context.Context, store sessionLog, model string) (models.F
 	return models.Fallback{}, false
 }
 
-// switchToText moves the rest of the session to the text tool protocol.
+// switchToText moves the rest of the session to the text tool protocol,
+// unless the tool mode was asked for.
 func (a *Agent) switchToText(ctx context.Context, send func(Event), why string) {
-	if a.TextTools() {
+	if a.TextTools() || a.cfg.FixedToolMode {
 		return
 	}
 	a.mode.switched = true

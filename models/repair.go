@@ -150,17 +150,25 @@ func recoverText(text string, specs []ToolSpec) Recovery {
 		}
 	}
 	slices.SortFunc(spans, func(a, b span) int { return a.start - b.start })
+	q := quotingOf(text)
 
 	var rec Recovery
 	var rest strings.Builder
 	last := 0
 	for _, s := range spans {
+		if q.example(s.start) {
+			continue // call text shown in code or mentioned in a sentence
+		}
+		cited := q.citedAt(s.start)
 		var calls []RepairedCall
 		var nameless []string
 		for _, rc := range s.calls {
 			c := mend(RepairedCall{ToolCall: rc.call, Path: s.path, Fixes: rc.fixes}, specs)
 			if s.weak && !rc.explicit && len(specs) > 0 && c.UnknownTool {
 				continue // JSON that merely has a "name", not a call
+			}
+			if cited && len(specs) > 0 && (c.Problem != "" || !namedAsOffered(rc.call.Name, specs)) {
+				continue // a call quoted in an answer, not one made
 			}
 			if c.Name == "" {
 				// Arguments without a name, fitting no one tool.
@@ -171,6 +179,9 @@ func recoverText(text string, specs []ToolSpec) Recovery {
 				c.Problem = truncatedProblem(c.Name)
 			}
 			calls = append(calls, c)
+		}
+		if cited && len(calls) == 0 {
+			continue
 		}
 		if len(calls) == 0 && s.broken == "" && len(nameless) > 0 {
 			s.broken = "the text after the tool call tag could not be read as a call: " + nameless[0]
@@ -285,4 +296,17 @@ func tail(args json.RawMessage, key string) string {
 		s = "…" + string(r[len(r)-24:])
 	}
 	return strconv.Quote(s)
+}
+
+// namedAsOffered reports whether name is an offered tool's, as it is
+// named: its case, separators and namespace aside, but not a near miss or
+// another agent's name for it.
+func namedAsOffered(name string, specs []ToolSpec) bool {
+	n := strings.ReplaceAll(normalizeName(name), "_", "")
+	for _, s := range specs {
+		if strings.ReplaceAll(normalizeName(s.Name), "_", "") == n {
+			return true
+		}
+	}
+	return false
 }

@@ -230,33 +230,51 @@ var toolAliases = map[string][]string{
 	"glob":       {"find", "find_files", "file_search", "glob_search", "find_by_name"},
 }
 
-// aliasTool matches a tool name no tool on offer has to the tool other
-// agents call by that name, when that tool is on offer and takes the
-// arguments given (after renaming near misses). It returns "" otherwise.
-func aliasTool(name string, args json.RawMessage, specs []ToolSpec) string {
+// aliasedTool is the offered tool another agent's name stands for. The
+// names of one group of toolAliases, tern's own among them, all mean the
+// same tool: bash finds an offered terminal or run_command. It returns -1
+// when no offered tool, or more than one, is in the name's group.
+func aliasedTool(name string, specs []ToolSpec) int {
 	n := normalizeName(name)
-	for tool, aliases := range toolAliases {
-		if !slices.Contains(aliases, n) {
+	found := -1
+	for canon, aliases := range toolAliases {
+		if n != canon && !slices.Contains(aliases, n) {
 			continue
 		}
-		i := slices.IndexFunc(specs, func(s ToolSpec) bool { return s.Name == tool })
-		if i < 0 {
-			return ""
-		}
-		a, _ := renameArgs(specs[i], args)
-		if p, ok := positional(specs[i], a); ok {
-			a = p
-		}
-		if _, _, err := CheckArgs(specs[i], a); err != nil {
-			return ""
-		}
-		keys, _, _ := orderedObject(normalizeArgs(a))
-		for _, k := range keys {
-			if !slices.ContainsFunc(SchemaParams(specs[i].Parameters), func(p Param) bool { return p.Name == k }) {
-				return "" // arguments the tool does not take: maybe not the same tool
+		for i, s := range specs {
+			sn := normalizeName(s.Name)
+			if sn != canon && !slices.Contains(aliases, sn) {
+				continue
 			}
+			if found >= 0 && found != i {
+				return -1
+			}
+			found = i
 		}
-		return tool
 	}
-	return ""
+	return found
+}
+
+// aliasTool matches a tool name no tool on offer has to the tool other
+// agents call by that name (aliasedTool), when it takes the arguments
+// given (after renaming near misses). It returns "" otherwise.
+func aliasTool(name string, args json.RawMessage, specs []ToolSpec) string {
+	i := aliasedTool(name, specs)
+	if i < 0 {
+		return ""
+	}
+	a, _ := renameArgs(specs[i], args)
+	if p, ok := positional(specs[i], a); ok {
+		a = p
+	}
+	if _, _, err := CheckArgs(specs[i], a); err != nil {
+		return ""
+	}
+	keys, _, _ := orderedObject(normalizeArgs(a))
+	for _, k := range keys {
+		if !slices.ContainsFunc(SchemaParams(specs[i].Parameters), func(p Param) bool { return p.Name == k }) {
+			return "" // arguments the tool does not take: maybe not the same tool
+		}
+	}
+	return specs[i].Name
 }

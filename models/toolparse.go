@@ -31,6 +31,21 @@ var toolParseShapes = []*regexp.Regexp{
 	regexp.MustCompile(`(?i)^(empty function name|invalid (function call )?format|mismatched arg_key and arg_value counts)`),
 }
 
+// speaksOfParsing matches a server's words for output it could not read:
+// parsing, a format (llama.cpp's "does not match the expected peg-native
+// format"), a grammar, JSON, XML, syntax, a tool or function call.
+var speaksOfParsing = regexp.MustCompile(`(?i)\b(pars(e|ed|er|ing)|format|grammar|json|xml|syntax|tool[ _-]?calls?|function[ _-]?calls?)\b`)
+
+// IsToolParseFailure reports whether a server's error, raised while it
+// generated a reply (an HTTP 5xx or an error in the reply stream), is its
+// parser failing on the model's call: its known words
+// (IsToolParseMessage), or, when the request offered tools, any words
+// that speak of parsing, a format, a grammar, JSON or a tool call. A new
+// parser's wording is caught by what the failure is, not by its phrase.
+func IsToolParseFailure(msg string, toolsOffered bool) bool {
+	return IsToolParseMessage(msg) || toolsOffered && speaksOfParsing.MatchString(msg)
+}
+
 // IsToolParseMessage reports whether an error message from the model
 // server (an HTTP 500 body or an error line in a reply stream) has the
 // shape of a tool-call parser failing on the model's output, whatever the

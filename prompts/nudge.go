@@ -40,9 +40,13 @@ const (
 	// NudgeIntent: a reply that announced an action but called no tool.
 	// Example is the call that does it.
 	NudgeIntent = "intent"
-	// NudgeShell: a reply that showed a shell command instead of running
-	// it. Example is the run_command call that runs it.
-	NudgeShell = "shell_block"
+	// NudgeNotProse: a reply that was not plain prose (markup, a command
+	// line, JSON, argument pairs) and from which no call could be read.
+	// Problem says what it held; Example is one valid call.
+	NudgeNotProse = "not_prose"
+	// NudgeRefusal: a reply that said it cannot do what its tools do.
+	// Problem lists the tools on offer; Example is one valid call.
+	NudgeRefusal = "refusal"
 )
 
 // Nudge is a corrective message to render.

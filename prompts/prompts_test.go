@@ -121,7 +121,8 @@ func TestNudgesGolden(t *testing.T) {
 		{"nudge-onetool", Nudge{Kind: NudgeOneTool}},
 		{"nudge-repetition", Nudge{Kind: NudgeRepetition}},
 		{"nudge-intent", Nudge{Kind: NudgeIntent, Example: example}},
-		{"nudge-shell", Nudge{Kind: NudgeShell, Example: models.FormatCall(models.FormatTagged, "run_command", []byte(`{"command": "go test ./..."}`))}},
+		{"nudge-notprose", Nudge{Kind: NudgeNotProse, Problem: "it is a command line, but no tool that runs commands is on offer", Example: example}},
+		{"nudge-refusal", Nudge{Kind: NudgeRefusal, Problem: "read_file, list_dir, grep, run_command", Example: models.FormatCall(models.FormatTagged, "run_command", []byte(`{"command": "go test ./..."}`))}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -118,7 +118,7 @@ func TestProjectMCPServerNeedsConsent(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	withMCPFixture(t, f)
-	f.srv.Script(ollamatest.Reply{Content: "I cannot reach the web tools."})
+	f.srv.Script(ollamatest.Reply{Content: "The project's weather server was not started, so there is no forecast."})
 	code, _, errOut := f.tern(t.Context(), "ask", "look up online the weather forecast in Paris")
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s", code, errOut)

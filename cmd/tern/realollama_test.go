@@ -343,7 +343,7 @@ func TestRealToolParse500(t *testing.T) {
 	f := realFixture(t)
 	_, errOut := f.realTern(exitStuck, "ask", "--model", "tiny-badcall-parser", "What is the release codename? Read NOTES.md.")
 	wantIn(t, "stderr", errOut,
-		"Ollama could not parse the model's tool call; retrying in the text tool protocol",
+		"the server could not parse the model's tool call; retrying in the text tool protocol",
 		"stopped: the model could not write a readable tool call")
 }
 

@@ -90,7 +90,7 @@ func (c *Client) Chat(ctx context.Context, req models.Request, onDelta func(mode
 	case errors.Is(err, models.ErrStalled) || errors.Is(err, models.ErrReplyTooLong):
 		return reply, fmt.Errorf("ollama chat %s: %w", req.Model, err)
 	case err != nil:
-		err = c.fail(ctx, "ollama chat", req.Model, err)
+		err = parseFailure(err, c.fail(ctx, "ollama chat", req.Model, err), req)
 		if errors.Is(err, models.ErrToolParse) {
 			c.freeRunner(ctx, req.Model)
 		}

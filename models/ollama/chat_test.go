@@ -208,6 +208,17 @@ func TestChatErrors(t *testing.T) {
 			want: models.ErrToolParse, wantText: "invalid character ']' after object key:value pair"},
 		{name: "qwen3 parser mid-stream", model: "qwen3:8b", tools: true, reply: &ollamatest.Reply{Content: "Let me", StreamError: ollamatest.MsgQwen3ToolParse},
 			want: models.ErrToolParse, wantContent: "Let me"},
+		// A parser's words no known shape has (GLM 4.7's XML parser):
+		// caught by what they speak of, when tools were offered.
+		{name: "new parser's words", model: "qwen3:8b", tools: true,
+			reply: &ollamatest.Reply{StreamError: "failed to parse XML: XML syntax error on line 2: element <tool_call> closed by </arg_value>"},
+			want:  models.ErrToolParse, wantText: "element <tool_call> closed by </arg_value>"},
+		{name: "format words with tools", model: "qwen3:8b", tools: true,
+			reply: &ollamatest.Reply{Status: 500, Error: "output does not match the expected format"},
+			want:  models.ErrToolParse, wantText: "does not match the expected format"},
+		{name: "format words without tools", model: "qwen3:8b",
+			reply:    &ollamatest.Reply{Status: 500, Error: "output does not match the expected format"},
+			wantText: "does not match the expected format"},
 	}
 	sentinels := []error{models.ErrUnreachable, models.ErrModelNotFound, models.ErrNoTools, models.ErrNoThinking, models.ErrToolParse, models.ErrIncomplete, models.ErrBusy, models.ErrRunnerCrashed}
 	for _, tt := range tests {

@@ -1,6 +1,7 @@
 package ollama
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -56,6 +57,36 @@ func (c *Client) fail(ctx context.Context, what, model string, err error) error 
 		return fmt.Errorf("%s: %w: %s", what, sentinel, err.Error())
 	}
 	return fmt.Errorf("%s: %w", what, err)
+}
+
+// parseFailure reads a chat error, raw as the api package returned it
+// and wrapped as fail wrapped it, for a request that offered tools: an
+// error the server raised while generating (an HTTP 5xx, or an error line
+// in the stream) that fail found no condition in and whose words speak of
+// parsing, a format, a grammar, JSON or a tool call is its parser failing
+// on the model's call (models.IsToolParseFailure), whatever the parser.
+func parseFailure(raw, wrapped error, req models.Request) error {
+	if len(req.Tools) == 0 || errors.Is(wrapped, models.ErrToolParse) {
+		return wrapped
+	}
+	for _, s := range []error{models.ErrUnreachable, models.ErrIncomplete, models.ErrModelNotFound, models.ErrNoTools,
+		models.ErrNoThinking, models.ErrBusy, models.ErrRunnerCrashed, context.Canceled, context.DeadlineExceeded} {
+		if errors.Is(wrapped, s) {
+			return wrapped
+		}
+	}
+	msg := raw.Error()
+	var se api.StatusError
+	if errors.As(raw, &se) {
+		if se.StatusCode < http.StatusInternalServerError {
+			return wrapped
+		}
+		msg = cmp.Or(se.ErrorMessage, se.Status)
+	}
+	if !models.IsToolParseFailure(msg, true) {
+		return wrapped
+	}
+	return fmt.Errorf("ollama chat %s: %w: %s", req.Model, models.ErrToolParse, strings.Join(strings.Fields(msg), " "))
 }
 
 // requests are the HTTP requests of the questions about the server, by

@@ -158,7 +158,7 @@ func (c *Client) Chat(ctx context.Context, req models.Request, onDelta func(mode
 	defer cancel(nil)
 	resp, err := c.post(ctx, cancel, what, body)
 	if err != nil {
-		return overflowReply(reply, req, err)
+		return overflowReply(reply, req, parseFailure(err, req))
 	}
 	defer resp.Body.Close()
 	// The reply's text, and the number of pieces it came in (about one a
@@ -211,7 +211,7 @@ func (c *Client) Chat(ctx context.Context, req models.Request, onDelta func(mode
 			if s := sentinel(e); s != nil {
 				return overflowReply(reply, req, fmt.Errorf("%s: %w: %w", what, s, e))
 			}
-			return overflowReply(reply, req, fmt.Errorf("%s: %w", what, e))
+			return overflowReply(reply, req, parseFailure(fmt.Errorf("%s: %w", what, e), req))
 		}
 		for _, choice := range ch.Choices {
 			if choice.Index != 0 {

@@ -195,6 +195,9 @@ func TestChatErrors(t *testing.T) {
 				"Failed to parse tool call arguments as JSON: [json.exception.parse_error.101] parse error at line 1, column 12: syntax error while parsing value - invalid literal; last read: '{\"path\": m'",
 				"Failed to parse input at pos 42: <tool_call>\n{\"name\": \"read_file\"",
 				"invalid tool call: unexpected end of JSON input",
+				// Words no known shape has: caught by what they speak of.
+				"The model produced output that does not match the expected peg-native format",
+				`Engine protocol predict stream returned an error: {"code":500,"message":"The model produced output that does not match the expected peg-native format"}`,
 			} {
 				srv := openaitest.New(t, openaitest.WithFlavor(f))
 				srv.Script(openaitest.Reply{Status: 500, Error: msg})
@@ -206,6 +209,22 @@ func TestChatErrors(t *testing.T) {
 			srv.Script(openaitest.Reply{Content: "Let me", StreamError: "Failed to parse tool call: Unexpected end of content."})
 			if _, err := client(t, srv).Chat(t.Context(), request(srv, true), nil); !errors.Is(err, models.ErrToolParse) {
 				t.Errorf("in the stream: err = %v, want ErrToolParse", err)
+			}
+		})
+		t.Run(string(f)+"/a server's failure is not a parse error", func(t *testing.T) {
+			for _, tc := range []struct {
+				msg   string
+				tools bool
+			}{
+				{"CUDA error: out of memory", true},
+				{"slot unavailable", true},
+				{"The model produced output that does not match the expected peg-native format", false},
+			} {
+				srv := openaitest.New(t, openaitest.WithFlavor(f))
+				srv.Script(openaitest.Reply{Status: 500, Error: tc.msg})
+				if _, err := client(t, srv).Chat(t.Context(), request(srv, tc.tools), nil); err == nil || errors.Is(err, models.ErrToolParse) {
+					t.Errorf("%q (tools %v): err = %v, want a plain error", tc.msg, tc.tools, err)
+				}
 			}
 		})
 		t.Run(string(f)+"/no usage", func(t *testing.T) {

@@ -173,6 +173,23 @@ func sentinel(e *ServerError) error {
 	return nil
 }
 
+// parseFailure reads an error of a chat request that offered tools: one
+// the server raised while generating (an HTTP 5xx, or an error event in
+// the stream) that wraps no other condition and whose words speak of
+// parsing, a format, a grammar, JSON or a tool call is its parser failing
+// on the model's call (models.IsToolParseFailure), in whatever words the
+// server has: llama-server's PEG parser says "The model produced output
+// that does not match the expected peg-native format", LM Studio wraps it
+// in "Engine protocol predict stream returned an error".
+func parseFailure(err error, req models.Request) error {
+	var e *ServerError
+	if len(req.Tools) == 0 || !errors.As(err, &e) || e.Status != 0 && e.Status < http.StatusInternalServerError ||
+		sentinel(e) != nil || e.exceedsContext() || !models.IsToolParseFailure(e.Message, true) {
+		return err
+	}
+	return fmt.Errorf("openai chat %s: %w: %w", req.Model, models.ErrToolParse, e)
+}
+
 // noTools recognises a server that will not take the tools field:
 // llama-server without --jinja ("tools param requires --jinja flag"), old
 // llama-server builds ("Cannot use tools with stream"), vLLM without

@@ -299,10 +299,13 @@ func (r *Run) newAgent(ctx context.Context, approver agent.Approver, grants *age
 		System:      system,
 		TextTools:   r.back.Proto.Text,
 		Constrained: r.back.Proto.Constrained,
-		Think:       think,
-		Temperature: temperature,
-		KeepAlive:   r.cfg.KeepAlive.Duration,
-		History:     history,
+		// A tool mode asked for (--tool-mode, the profile's) is kept:
+		// the session moves to another protocol by itself only in auto.
+		FixedToolMode: r.back.Profile.EffectiveToolMode(r.cfg.ToolMode) != models.ToolModeAuto,
+		Think:         think,
+		Temperature:   temperature,
+		KeepAlive:     r.cfg.KeepAlive.Duration,
+		History:       history,
 
 		Calibration:  cal,
 		Calibrations: r.store,
