@@ -394,18 +394,33 @@ func scoreSet(t *testing.T, path string, quiet bool) (handled, total int, verdic
 	return handled, total, verdicts
 }
 
-// TestRealWorldReplies scores tern on the sets of testdata/replies.
+// TestRealWorldReplies scores tern on the sets of testdata/replies, and
+// holds what it is tuned on: every tuned reply handled, no real answer
+// corrected or run as a call. The held-aside set (-heldout) is measured,
+// not held: a failure there is reported, never fixed case by case.
 func TestRealWorldReplies(t *testing.T) {
-	sets := []string{"testdata/replies/tune.txt", "testdata/replies/prose.txt"}
-	if *heldout {
-		sets = append(sets, "testdata/replies/heldout.txt")
-	}
-	for _, path := range sets {
-		if _, err := os.Stat(path); err != nil {
-			continue
+	t.Run("tune", func(t *testing.T) {
+		handled, total, verdicts := scoreSet(t, "testdata/replies/tune.txt", false)
+		if handled != total {
+			t.Errorf("%d of %d tuned replies handled; each must be (see the BAD lines above)", handled, total)
 		}
-		t.Run(strings.TrimSuffix(strings.TrimPrefix(path, "testdata/replies/"), ".txt"), func(t *testing.T) {
-			scoreSet(t, path, strings.Contains(path, "heldout"))
+		for id, v := range verdicts {
+			if v == verdictWrong {
+				t.Errorf("%s: a wrong call ran", id)
+			}
+		}
+	})
+	t.Run("prose", func(t *testing.T) {
+		_, _, verdicts := scoreSet(t, "testdata/replies/prose.txt", false)
+		for id, v := range verdicts {
+			if v != verdictShown {
+				t.Errorf("%s: a real answer was %s", id, v)
+			}
+		}
+	})
+	if *heldout {
+		t.Run("heldout", func(t *testing.T) {
+			scoreSet(t, "testdata/replies/heldout.txt", true)
 		})
 	}
 }

@@ -20,7 +20,8 @@ type recovered struct {
 	// shown is the reply's text without call text, for the Message event.
 	shown string
 	// broken says why call-like text in a reply without calls could not
-	// be read; tool names what it seemed to call.
+	// be read; brokenTool names what it seemed to call (or, for a
+	// refusal, the tool that does what it refused).
 	broken, brokenTool string
 	// kind is what the reply is (models.ReadReply); why says, for a reply
 	// that is not plain prose, what it holds instead.
@@ -56,7 +57,7 @@ func (a *Agent) recoverCalls(t *turn, m *models.Message, doneReason string) reco
 	}
 	if len(rec.Calls) == 0 {
 		out.broken, out.brokenTool = rec.Broken, rec.BrokenTool
-		if rec.Kind == models.ReplyNotProse {
+		if rec.Kind == models.ReplyNotProse || rec.Kind == models.ReplyRefusal {
 			out.brokenTool = rec.Tool
 		}
 		if a.constrained() && rec.Broken == "" {
@@ -176,7 +177,7 @@ func (a *Agent) noCalls(ctx context.Context, t *turn, rec recovered, reply model
 		// It says it cannot do what its tools do: one reminder a turn.
 		t.guard.intentNudged = true
 		msg, err := prompts.RenderNudge(prompts.Nudge{Kind: prompts.NudgeRefusal,
-			Problem: strings.Join(a.offeredNames(t), ", "), Example: a.intentExample(t, rec.shown)})
+			Problem: strings.Join(a.offeredNames(t), ", "), Example: a.exampleCall(rec.brokenTool)})
 		if err != nil {
 			return false, err
 		}

@@ -53,16 +53,24 @@ func readLoose(text string, specs []ToolSpec) looseReading {
 	}
 	q := quotingOf(t)
 	anchors := findAnchors(t, specs, q)
+	consumed := 0
 	for i, a := range anchors {
+		if a.start < consumed {
+			continue // a value of the call before: <shell>cat go.mod</shell>
+		}
 		end := len(t)
-		if i+1 < len(anchors) {
-			end = anchors[i+1].start
+		for _, b := range anchors[i+1:] {
+			if !attached(t, a, b) {
+				end = b.start
+				break
+			}
 		}
 		region := t[a.end:end]
 		c, used, ok := a.read(region, specs)
 		if !ok {
 			continue
 		}
+		consumed = a.end + used
 		c = mend(c, specs)
 		if c.Problem == "" {
 			r.calls = append(r.calls, c)
@@ -89,6 +97,13 @@ func readLoose(text string, specs []ToolSpec) looseReading {
 		}
 	}
 	return r
+}
+
+// attached reports whether anchor b is only the first word of what
+// anchor a's markup encloses (<shell>cat go.mod</shell>, bash(ls …)):
+// a's value, not a call of its own.
+func attached(text string, a, b anchor) bool {
+	return strings.Trim(text[a.end:b.start], " \t>({:\"'") == "" && !b.lineStart
 }
 
 // Template tokens the reader sees through: MiniMax M3's namespace marker
@@ -171,20 +186,31 @@ func findAnchors(text string, specs []ToolSpec, q quoting) []anchor {
 		if left == '/' && byteBefore(text, m[0]-1) == '<' {
 			continue // </read_file> closes a call; it opens none
 		}
+		name := text[m[0]:m[1]]
 		adjacentLeft := left != 0 && strings.IndexByte(leftMarks, left) >= 0
+		keyed := namedByKey(text, m[0])
 		a.enclosed = adjacentLeft && (right == 0 || right == '\n' || strings.IndexByte(rightMarks, right) >= 0)
-		a.marked = adjacentLeft || spacedMark(text, m[0])
+		a.marked = adjacentLeft || keyed || spacedMark(text, m[0]) || openedBy(text, m[0]) || namespaced(name)
 		a.lineStart = lineStartsAt(text, m[0])
 		if !a.marked && !a.lineStart {
 			continue
 		}
-		a.strong = callMarked(text, m[0], m[1])
-		a.spec = anchorTool(text[m[0]:m[1]], specs, a.strong)
+		if argumentValue(text, m[0], specs) {
+			continue // "command": "ls" is ls to run, not list_dir
+		}
+		a.strong = callMarked(text, m[0], m[1]) || keyed || namespaced(name)
+		a.spec = anchorTool(name, specs, a.strong)
 		if a.spec < 0 {
 			continue
 		}
-		if !namedAsOffered(text[m[0]:m[1]], specs) && (q.citedAt(m[0]) || !a.strong) {
-			continue
+		if !namedAsOffered(name, specs) {
+			// Another agent's name for the tool counts in markup only a
+			// call puts there; a plain word (open, cat, run) only where a
+			// call puts its name: open( is code, <open> and "name":
+			// "open" are calls.
+			if q.citedAt(m[0]) || !a.strong || plainWord(name) && !(left == '<' || keyed || openedBy(text, m[0]) || namespaced(name)) {
+				continue
+			}
 		}
 		out = append(out, a)
 	}
@@ -211,6 +237,16 @@ func spacedMark(text string, pos int) bool {
 	return pos >= 2 && text[pos-1] == ' ' && strings.IndexByte(`:=>,`, text[pos-2]) >= 0
 }
 
+// openerWord matches a bracket or a tag opened by one word, before a
+// name: [CALL grep …], [tool_call: grep …], <call grep …>, <tool_call> grep.
+var openerWord = regexp.MustCompile(`[\[<][A-Za-z_][\w\-]{0,20}:?>?[ \t]+$`)
+
+// openedBy reports whether pos follows a bracket or a tag opened by a
+// word.
+func openedBy(text string, pos int) bool {
+	return openerWord.MatchString(text[max(0, pos-24):pos])
+}
+
 // callMarked reports whether the name at text[start:end] sits in markup
 // only a call puts there: in a tag or after name= (<grep, >grep<,
 // =grep), quoted as a value ("name": "grep", name='grep'), or before its
@@ -227,14 +263,78 @@ func callMarked(text string, start, end int) bool {
 		for i >= 0 && (text[i] == ' ' || text[i] == '\t') {
 			i--
 		}
-		if i >= 0 && strings.IndexByte(":=({[,", text[i]) >= 0 && right == left {
-			return true
+		if i < 0 || strings.IndexByte(":=({[,", text[i]) < 0 || right != left {
+			break
 		}
+		// A quoted key names a tool only when its value is an object:
+		// {"read_file": {"path": …}}, not {"command": "ls"}.
+		after := strings.TrimLeft(text[end+1:], " \t")
+		if strings.HasPrefix(after, ":") {
+			return strings.HasPrefix(strings.TrimLeft(after[1:], " \t\n"), "{")
+		}
+		return true
 	}
-	if right == '(' || right == '{' {
+	if right == '(' || right == '{' || openedBy(text, start) {
 		return true
 	}
 	return right == ' ' && byteAt(text, end+1) == '{'
+}
+
+// toolKeys are the keys whose value names the tool of a call, separators
+// aside: nameKeys and the words of markup (to=, call:, <invoke>).
+var toolKeys = map[string]bool{"name": true, "tool": true, "toolname": true, "function": true, "functionname": true,
+	"action": true, "recipient": true, "recipientname": true, "to": true, "call": true, "toolcall": true, "invoke": true, "use": true}
+
+// namedByKey reports whether the word at pos is the value of a key that
+// names a call's tool: "name": "grep", tool: grep, to=grep, --tool grep.
+func namedByKey(text string, pos int) bool {
+	k := strings.ReplaceAll(normalizeName(keyBefore(text, pos)), "_", "")
+	return k != "" && toolKeys[k] && k != "use" && k != "action" && k != "call"
+}
+
+// namespaced reports whether a name carries a tool namespace
+// (functions.grep, default_api.read_file): call syntax, never prose.
+func namespaced(name string) bool {
+	ns, _, ok := strings.Cut(name, ".")
+	return ok && callNamespaces[strings.ToLower(ns)]
+}
+
+var callNamespaces = map[string]bool{"functions": true, "function": true, "tools": true, "tool": true, "default_api": true, "api": true, "mcp": true}
+
+// plainWord reports whether a name is an ordinary word (open, cat, run):
+// lower-case letters only.
+func plainWord(name string) bool {
+	for _, c := range name {
+		if c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// argumentValue reports whether the word at pos is the value of an
+// argument an offered tool takes ("command": "ls", path=cat,
+// <pattern>grep</pattern>): an argument, never a tool's name.
+func argumentValue(text string, pos int, specs []ToolSpec) bool {
+	key := keyBefore(text, pos)
+	if key == "" || toolKeys[strings.ReplaceAll(normalizeName(key), "_", "")] {
+		return false
+	}
+	return takesArg(specs, key)
+}
+
+// keyKeyed matches, at the end of the text before a value, the key it is
+// the value of: "key": ", key=, key: or <key>.
+var keyKeyed = regexp.MustCompile(`(?:["']?([A-Za-z_][\w\-]*)["']?\s*[:=]\s*["']?|<([A-Za-z_][\w\-]*)(?:\s[^<>]*)?>\s*|--([A-Za-z_][\w\-]*)[ =]["']?)$`)
+
+// keyBefore is the key whose value starts at pos, or "".
+func keyBefore(text string, pos int) string {
+	from := max(0, pos-80)
+	m := keyKeyed.FindStringSubmatch(text[from:pos])
+	if m == nil {
+		return ""
+	}
+	return m[1] + m[2] + m[3]
 }
 
 // lineStartsAt reports whether pos opens its line.
@@ -318,22 +418,13 @@ func (a anchor) read(region string, specs []ToolSpec) (c RepairedCall, used int,
 		}
 		kv, raw, used = [][2]string{{p, v}}, []bool{false}, end
 	}
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, p := range kv {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(quoteJSON(p[0]))
-		b.WriteByte(':')
-		if raw[i] {
-			b.WriteString(p[1])
-		} else {
-			b.WriteString(quoteJSON(p[1]))
+	for i := range kv {
+		if !raw[i] {
+			kv[i][1] = quoteJSON(kv[i][1])
 		}
 	}
-	b.WriteByte('}')
-	c = RepairedCall{ToolCall: ToolCall{Name: spec.Name, Arguments: json.RawMessage(b.String())}, Path: RepairLoose}
+	args := pairsObject(kv, func(v string) string { return v })
+	c = RepairedCall{ToolCall: ToolCall{Name: spec.Name, Arguments: args}, Path: RepairLoose}
 	return c, used, true
 }
 
@@ -431,7 +522,7 @@ func pairsCall(text string, q quoting, specs []ToolSpec) (RepairedCall, bool) {
 		return RepairedCall{}, false
 	}
 	pairs := readPairs(body, true)
-	if !slices.ContainsFunc(pairs, func(p pair) bool { return takesArg(specs, p.key) }) {
+	if !slices.ContainsFunc(pairs, func(p pair) bool { return namesArg(specs, p.key) }) {
 		return RepairedCall{}, false // "Done: I read it." is a sentence
 	}
 	// Every line must be one of the pairs: a reply with prose in it is
@@ -443,27 +534,35 @@ func pairsCall(text string, q quoting, specs []ToolSpec) (RepairedCall, bool) {
 	if float64(covered) < 0.7*float64(len(strings.Join(strings.Fields(body), " "))) {
 		return RepairedCall{}, false
 	}
-	var b strings.Builder
-	b.WriteByte('{')
+	var kv [][2]string
 	seen := map[string]bool{}
 	for _, p := range pairs {
 		if seen[p.key] {
 			continue
 		}
 		seen[p.key] = true
-		if b.Len() > 1 {
-			b.WriteByte(',')
+		v := p.value
+		if !p.json {
+			v = quoteJSON(v)
 		}
-		b.WriteString(quoteJSON(p.key))
-		b.WriteByte(':')
-		if p.json {
-			b.WriteString(p.value)
-		} else {
-			b.WriteString(quoteJSON(p.value))
+		kv = append(kv, [2]string{p.key, v})
+	}
+	return RepairedCall{ToolCall: ToolCall{Arguments: pairsObject(kv, func(v string) string { return v })}, Path: RepairLoose}, true
+}
+
+// namesArg reports whether an offered tool has a parameter named key,
+// as named or by a name models give it (file_path for path): the strict
+// test for argument pairs that come without a tool's name.
+func namesArg(specs []ToolSpec, key string) bool {
+	nk := normalizeName(key)
+	for _, s := range specs {
+		for _, p := range SchemaParams(s.Parameters) {
+			if normalizeName(p.Name) == nk || slices.Contains(argAliases[p.Name], nk) {
+				return true
+			}
 		}
 	}
-	b.WriteByte('}')
-	return RepairedCall{ToolCall: ToolCall{Arguments: json.RawMessage(b.String())}, Path: RepairLoose}, true
+	return false
 }
 
 // takesArg reports whether an offered tool takes an argument named key,

@@ -70,6 +70,13 @@ func loneCommand(text string, q quoting) (cmd string, start int, ok bool) {
 		return "", 0, false
 	}
 	lead := ""
+	if m := actionTag.FindStringSubmatchIndex(body); m != nil && !notActions[strings.ToLower(body[m[2]:m[3]])] {
+		// A tag that names an action around the command (<execute>ls
+		// -la</execute>) is read as the command it holds.
+		// The text before the tag is kept as it is, so positions in it
+		// hold in text too.
+		body = strings.TrimRight(body[:m[0]]+body[m[4]:m[5]], " \t\r\n")
+	}
 	if ms := fence.FindAllStringSubmatchIndex(body, -1); len(ms) > 0 {
 		m := ms[len(ms)-1]
 		lang := strings.ToLower(body[m[2]:m[3]])
@@ -110,6 +117,14 @@ func loneCommand(text string, q quoting) (cmd string, start int, ok bool) {
 	}
 	return cmd, start, true
 }
+
+// actionTag matches a reply that ends in one tag pair around text.
+var actionTag = regexp.MustCompile(`(?s)<([A-Za-z_][\w\-:]{0,30})(?:\s[^<>]*)?>\s*([^<>]*?)\s*</([A-Za-z_][\w\-:]{0,30})>$`)
+
+// notActions are tags around text that do not ask to run it.
+var notActions = map[string]bool{"answer": true, "final": true, "final_answer": true, "response": true, "output": true,
+	"result": true, "think": true, "thinking": true, "reasoning": true, "code": true, "pre": true, "p": true, "b": true,
+	"i": true, "em": true, "strong": true, "summary": true, "example": true, "kbd": true, "samp": true, "tt": true}
 
 // announcement reports whether lead is a short lead-in to a command: one
 // or two sentences, no code, ending with what comes next.

@@ -39,9 +39,18 @@ var (
 	arrowPair = regexp.MustCompile(`["']?([A-Za-z_][\w\-]*)["']?[ \t]*=>[ \t]*("(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s,}\])]+)`)
 	// path="main.go", path=main.go.
 	equalsPair = regexp.MustCompile(`(?:^|[\s,({\[])([A-Za-z_][\w\-]*)[ \t]*=[ \t]*("(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s,)}\]]+)`)
+	// path 'main.go': a key, a space and a quoted value ("for
+	// absolute_path 'requirements.txt'").
+	spacedPair = regexp.MustCompile(`(?:^|[\s,(\[])([A-Za-z_][\w\-]*)[ \t]+("(?:[^"\\\n]|\\.)*"|'[^'\n]*')`)
 	// path: main.go, one a line.
 	colonPair = regexp.MustCompile(`(?m)^[ \t]*(?:[-*][ \t]+)?["']?([A-Za-z_][\w\-]*)["']?[ \t]*:[ \t]*(\S.*?)[ \t]*,?[ \t]*$`)
 )
+
+// wrapperTags are tags that wrap a call or its arguments, separators
+// aside: never an argument of their own.
+var wrapperTags = map[string]bool{"toolcall": true, "toolcalls": true, "functioncall": true, "functioncalls": true,
+	"invoke": true, "tooluse": true, "arguments": true, "args": true, "parameters": true, "params": true,
+	"think": true, "thinking": true}
 
 // readPairs finds the argument pairs in text, in every syntax the reader
 // knows; lines of key: value count only when lines is set (text that is
@@ -70,6 +79,9 @@ func readPairs(text string, lines bool) []pair {
 	}
 	for _, m := range keyTag.FindAllStringSubmatchIndex(text, -1) {
 		key := text[m[2]:m[3]]
+		if wrapperTags[strings.ReplaceAll(strings.ToLower(key), "_", "")] {
+			continue // <tool_call>…</tool_call> wraps a call; it is no argument
+		}
 		close := strings.Index(text[m[1]:], "</"+key+">")
 		if close < 0 || strings.Contains(text[m[1]:m[1]+close], "<"+key+">") {
 			continue
@@ -80,6 +92,9 @@ func readPairs(text string, lines bool) []pair {
 		for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
 			add(text[m[2]:m[3]], unquoteValue(text[m[4]:m[5]]), false, m[2], m[5], 3)
 		}
+	}
+	for _, m := range spacedPair.FindAllStringSubmatchIndex(text, -1) {
+		add(text[m[2]:m[3]], unquoteValue(text[m[4]:m[5]]), false, m[2], m[5], 4)
 	}
 	if lines {
 		for _, m := range colonPair.FindAllStringSubmatchIndex(text, -1) {

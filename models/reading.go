@@ -84,8 +84,8 @@ func ReadReply(m Message, specs []ToolSpec) Reading {
 		r.Kind, r.Why = ReplyNotProse, why
 		return r
 	}
-	if refuses(lr.text) {
-		r.Kind = ReplyRefusal
+	if tool := refusedTool(lr.text, specs); tool != "" {
+		r.Kind, r.Tool = ReplyRefusal, tool
 	}
 	return r
 }
@@ -110,12 +110,13 @@ func cut(text string, spans [][2]int) string {
 }
 
 // Markup that is not prose: a template's special tokens (<|tool_call|>,
-// <tool_call|>, <｜tool▁sep｜>), a bracketed marker ([TOOL_CALLS],
-// [/TOOL_REQUEST]), a tag opening a line (<execute_bash>, <functioncall
-// …>) or a call written as a name and parentheses on a line of its own.
+// <tool_call|>, <｜tool▁sep｜>), a bracketed marker of a call
+// ([TOOL_CALLS], [/TOOL_REQUEST], [ARGS]; not [DONE] or [WIP]), a tag
+// opening a line (<execute_bash>, <functioncall …>) or a call written as
+// a name and parentheses on a line of its own.
 var (
 	specialToken = regexp.MustCompile(`<\|[^<>\n]{0,40}>|<[^<>\s|]{1,40}\|>|<｜[^｜<>\n]{1,40}｜>`)
-	bracketToken = regexp.MustCompile(`\[/?[A-Z][A-Z0-9_]{2,}\]|\[(?i:calling tool|tool call|function call)\b`)
+	bracketToken = regexp.MustCompile(`\[/?[A-Z_]*(?:TOOL|CALL|FUNC|ARG|REQUEST|ACTION|INVOKE|RESULT)[A-Z0-9_]*\]|\[(?i:calling tool|tool call|function call)\b`)
 	lineTag      = regexp.MustCompile(`(?m)^[ \t]*</?[A-Za-z_][\w:\-]*(?:[ =][^<>\n]*)?/?>`)
 	lineCall     = regexp.MustCompile(`(?m)^[ \t]*[A-Za-z_][\w.\-]*\([^()\n]*\)[ \t]*$`)
 )
@@ -165,11 +166,21 @@ func notProse(text string, specs []ToolSpec) string {
 	if commandLine(plain) && !strings.Contains(plain, "\n") {
 		return "it is a command line, but no tool that runs commands is on offer"
 	}
+	if sentences == 0 && langLead.MatchString(plain) {
+		if tool, _ := commandTool(specs); tool != "" {
+			return "it is code, not a call: to run code, call " + tool
+		}
+		return "it is code, not a call"
+	}
 	if sentences == 0 && pairLines(plain, specs) {
 		return "it is a list of arguments, but they fit no one tool on offer"
 	}
 	return ""
 }
+
+// langLead matches text that opens with a language's name on a line of
+// its own, then code: a fence whose backticks went missing.
+var langLead = regexp.MustCompile(`(?i)^(?:python3?|py|javascript|js|typescript|ts|bash|sh|shell|zsh|json|go|golang|ruby|rb|php|sql|powershell|cmd|rust|java|c|cpp)[ \t]*\n[ \t]*\S`)
 
 // proseSentence matches a sentence: three or more words, ending or not.
 var proseSentence = regexp.MustCompile(`\p{L}{2,}[^\n.!?]*?\s\p{L}{2,}[^\n.!?]*?\s\p{L}{2,}`)
@@ -200,19 +211,48 @@ func pairLines(text string, specs []ToolSpec) bool {
 	if len(pairs) < len(lines)/2+1 {
 		return false
 	}
-	return slices.ContainsFunc(pairs, func(p pair) bool { return takesArg(specs, p.key) })
+	return slices.ContainsFunc(pairs, func(p pair) bool { return namesArg(specs, p.key) })
 }
 
 // refusal matches a reply saying, in the first person, that it cannot
-// run, read or look up things: what its tools are for.
-var refusal = regexp.MustCompile(`(?i)\b(?:i|i'm|i am|as an ai,? i)\b[^.!?\n]{0,40}?\b(?:can't|cannot|can not|am unable to|'m unable to|am not able to|'m not able to|unable to|don't have|do not have|have no|lack)\b[^.!?\n]{0,60}?\b(?:(?:run|execute|access|read|open|browse|search|look up|check|list|view|see|write|edit|create|modify|fetch|call|use|perform|interact)\b|capabilit|tools?\b|ability|permission)`)
+// run, read or look up things: what its tools are for. The last group is
+// what it says it cannot do.
+var refusal = regexp.MustCompile(`(?i)\b(?:i|i'm|i am|as an ai,? i)\b[^.!?\n]{0,40}?\b(?:can't|cannot|can not|am unable to|'m unable to|am not able to|'m not able to|unable to|don't have|do not have|have no|lack)\b[^.!?\n]{0,60}?\b((?:run|execute|perform|access|read|open|view|see|check|list|browse|search|look up|fetch|write|edit|create|modify|call|use|interact)\b|capabilit|tools?\b|ability|permission)`)
 
-// refuses reports whether text opens by refusing what tools do.
-func refuses(text string) bool {
+// refusalKinds map what a refusal says it cannot do to the offered tools
+// that do it, by their names or their parameters.
+var refusalKinds = []struct {
+	verbs, names, params *regexp.Regexp
+}{
+	{regexp.MustCompile(`(?i)^(run|execute|perform)$`), regexp.MustCompile(`(?i)run|exec|shell|bash|terminal|command|cmd`), regexp.MustCompile(`(?i)^(command|cmd)$`)},
+	{regexp.MustCompile(`(?i)^(access|read|open|view|see|check|list)$`), regexp.MustCompile(`(?i)read|view|open|cat|list|dir|ls|file|glob|grep|find`), regexp.MustCompile(`(?i)path|file`)},
+	{regexp.MustCompile(`(?i)^(browse|fetch)$`), regexp.MustCompile(`(?i)web|fetch|browse|url|http|internet|online`), regexp.MustCompile(`(?i)^(url|uri)$`)},
+	{regexp.MustCompile(`(?i)^(search|look up)$`), regexp.MustCompile(`(?i)search|grep|find|glob|lookup|web`), regexp.MustCompile(`(?i)^(query|q|pattern)$`)},
+	{regexp.MustCompile(`(?i)^(write|edit|create|modify)$`), regexp.MustCompile(`(?i)write|edit|create|patch|replace|apply|save`), regexp.MustCompile(`(?i)^(content|contents|new_string|patch)$`)},
+}
+
+// refusedTool is the offered tool that does what text, near its start,
+// says it cannot do ("" when text refuses nothing, or nothing offered
+// does it): "I can't run commands" with a tool that runs them.
+func refusedTool(text string, specs []ToolSpec) string {
 	text = typesetQuotes.Replace(text)
-	head := text
-	if len(head) > 600 {
-		head = head[:600]
+	if len(text) > 600 {
+		text = text[:600]
 	}
-	return refusal.MatchString(head)
+	m := refusal.FindStringSubmatch(text)
+	if m == nil || len(specs) == 0 {
+		return ""
+	}
+	for _, k := range refusalKinds {
+		if !k.verbs.MatchString(m[1]) {
+			continue
+		}
+		for _, s := range specs {
+			if k.names.MatchString(s.Name) || slices.ContainsFunc(SchemaParams(s.Parameters), func(p Param) bool { return k.params.MatchString(p.Name) }) {
+				return s.Name
+			}
+		}
+		return ""
+	}
+	return specs[0].Name // tools, capabilities: any tool on offer does
 }

@@ -30,6 +30,25 @@ func TestReadReply(t *testing.T) {
 		{"lone command", "ls -la cmd/", `run_command {"command":"ls -la cmd/"}`},
 		{"announced command", "I'll run the tests:\n\n```bash\ngo test ./...\n```", `run_command {"command":"go test ./..."}`},
 		{"shell word", "bash\ngit log --oneline -5", `run_command {"command":"git log --oneline -5"}`},
+		// Markup of no known format, around a command or an envelope.
+		{"tag naming an action", "<execute>ls -la</execute>", `run_command {"command":"ls -la"}`},
+		{"tag around a command line", "<action>\ngit status\n</action>", `run_command {"command":"git status"}`},
+		{"shell tag", "<shell>cat go.mod</shell>", `run_command {"command":"cat go.mod"}`},
+		{"announced tag", "Let me check the status.\n<execute>\ngit status\n</execute>", `run_command {"command":"git status"}`},
+		{"recipient without to=", `commentary functions.read_file json{"path":"main.go"}`, `read_file {"path":"main.go"}`},
+		{"tool named by its key", "[TOOL_CALL] --tool read_file --path main.go [/TOOL_CALL]", `read_file {"path":"main.go"}`},
+		{"a word in code is no tool", "python\nprint(open('a.txt').read())", "not prose"},
+		{"bracketed envelope", "[TOOL_REQUEST]\nread_file => path => \"main.go\"\n[END_TOOL_REQUEST]", `read_file {"path":"main.go"}`},
+		{"bracket opened by a word", `[CALL grep --pattern "TODO" --path cmd/]`, `grep {"path":"cmd/","pattern":"TODO"}`},
+		// Native syntax whose special tokens the server stripped.
+		{"harmony channel as words", `commentary to=functions.read_file json{"path":"main.go"}`, `read_file {"path":"main.go"}`},
+		{"harmony recipient", `assistantcommentary to=grep code{"pattern": "func main"}`, `grep {"pattern":"func main"}`},
+		{"kimi call id", `functions.read_file:0<|tool_call_argument_begin|>{"path": "main.go"}`, `read_file {"path":"main.go"}`},
+		{"a value is no tool", `to=functions.run_command {"command":"ls"}`, `run_command {"command":"ls"}`},
+		{"name line and pairs", "<tool_call>\nread_file\npath: main.go\n</tool_call>", `read_file {"path":"main.go"}`},
+		// Arguments without a name: the one tool they fit, else corrected.
+		{"arguments of one tool", `{"path": "main.go", "offset": 10}`, `read_file {"offset":10,"path":"main.go"}`},
+		{"arguments of two tools", `{"pattern": "TODO"}`, "not prose"},
 		// Not prose, no call that fits: corrected.
 		{"tool named, arguments do not fit", `<grep><file>main.go</file></grep>`, `grep {"path":"main.go"} !grep needs pattern`},
 		{"template marker alone", "[TOOL_CALLS]", "broken: "},
@@ -44,11 +63,14 @@ func TestReadReply(t *testing.T) {
 		{"wrapped mention", "Bypass the alias by calling ripgrep as\n  `command rg`, `\\rg`, or `'rg'`.", "answer"},
 		{"a link", "Please consult ripgrep's [CHANGELOG](CHANGELOG.md).", "answer"},
 		{"a sentence with a colon", "Done: I read hello.txt and it holds one line of greeting.", "answer"},
+		{"a status marker", "[DONE] All tests pass.", "answer"},
 		{"tool name in prose", "grep is faster here, and the path\nglob matches every Go file.", "answer"},
 		{"quoted name in prose", `If you hear "grep can do it", then "grep" is fine.`, "answer"},
 		{"script in a fence", "Make it robust:\n\n```\n#!/bin/sh\ncase \"$1\" in\n*.pdf) exec pdftotext - - ;;\n*) exec cat ;;\nesac\n```", "answer"},
 		// Refusals with tools on offer.
 		{"refusal", "I'm sorry, but I can't access files on your computer.", "refusal"},
+		{"refusal to run", "I'm unable to run commands on your machine, but you can run `go test ./...` yourself.", "refusal"},
+		{"refusal of what no tool does", "I can't browse the web, so I cannot tell you today's news.", "answer"},
 		{"not a refusal", "I can't tell from this diff alone whether the lock is needed; the caller holds it.", "answer"},
 	}
 	for _, tt := range tests {
@@ -121,6 +143,22 @@ func TestIsToolParseFailure(t *testing.T) {
 	} {
 		if got := IsToolParseFailure(tc.msg, tc.tools); got != tc.want {
 			t.Errorf("IsToolParseFailure(%q, %v) = %v", tc.msg, tc.tools, got)
+		}
+	}
+}
+
+// TestRefusalNamesTheTool: a refusal is answered with the offered tool
+// that does what it refused.
+func TestRefusalNamesTheTool(t *testing.T) {
+	for reply, want := range map[string]string{
+		"I cannot execute shell commands.":                  "run_command",
+		"I don't have access to your files, unfortunately.": "read_file",
+		"As an AI, I can't search your repository.":         "grep",
+		"I can't edit files directly.":                      "edit_file",
+	} {
+		r := ReadReply(Message{Role: RoleAssistant, Content: reply}, tableTools)
+		if r.Kind != ReplyRefusal || r.Tool != want {
+			t.Errorf("%q: kind %d, tool %q; want a refusal of %s", reply, r.Kind, r.Tool, want)
 		}
 	}
 }

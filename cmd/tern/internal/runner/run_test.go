@@ -225,7 +225,7 @@ func TestProjectMCPServerRefusedHeadless(t *testing.T) {
 	cfg.Host = srv.URL()
 	w.Config = cfg
 	r := open(t, w, runner.Options{})
-	srv.Script(ollamatest.Reply{Content: "I cannot reach the web tools."})
+	srv.Script(ollamatest.Reply{Content: "The project's weather server was not started, so there is no forecast."})
 	var notices []string
 	if err := r.Agent().Run(t.Context(), "look up online the weather forecast in Paris", func(e agent.Event) {
 		if n, ok := e.(agent.Notice); ok {
