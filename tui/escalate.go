@@ -1,6 +1,10 @@
 package tui
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/ternhq/tern/agent"
+)
 
 // Escalator hands turns to a larger model (/escalate); *agent.Agent
 // satisfies it. Its methods are called between turns only.
@@ -37,9 +41,30 @@ func (a *App) cmdEscalate(arg string) {
 	a.startTurn(arg)
 }
 
-// escalatedTo shows a turn moving to the escalation model.
-func (a *App) escalatedTo(model string) {
-	a.escalated, a.escalateArmed = model, ""
+// escalatedTo shows a turn moving to the escalation model, whose window
+// the gauge measures until the turn ends.
+func (a *App) escalatedTo(e agent.Escalated) {
+	a.escalated, a.escalateArmed = e.Model, ""
+	if e.NumCtx > 0 {
+		a.window, a.calibrated = e.NumCtx, false
+	}
+}
+
+// escalationDone gives the status bar back to the session's model after
+// an escalated turn: its window, the count an estimate until its next
+// request.
+func (a *App) escalationDone(e agent.Done) {
+	if a.escalated == "" && e.Escalated == "" {
+		return
+	}
+	a.escalated = ""
+	if a.back == nil {
+		return
+	}
+	if e.Escalated != "" {
+		a.note(fmt.Sprintf("%s answered %d of this turn's %d requests; %s takes the next turn", e.Escalated, e.EscalatedTurns, e.Turns, a.back.Model))
+	}
+	a.window, a.calibrated = a.back.NumCtx, false
 }
 
 // modelStatus is the status bar's model: the session's, the model a

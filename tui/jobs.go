@@ -46,10 +46,7 @@ func (a *App) startTurn(prompt string) {
 // turnDone shows how a turn ended. It comes from the Done event, before
 // jobDone.
 func (a *App) turnDone(e agent.Done) {
-	if e.Escalated != "" && a.back != nil {
-		a.note(fmt.Sprintf("%s answered %d of this turn's %d requests; %s takes the next turn", e.Escalated, e.EscalatedTurns, e.Turns, a.back.Model))
-	}
-	a.escalated = ""
+	a.escalationDone(e)
 	switch e.Reason {
 	case agent.DoneCanceled:
 		a.note("cancelled; what was said is kept in the session")

@@ -142,7 +142,7 @@ func (p *presenter) event(ev agent.Event, n int) []func() {
 	case agent.PlanReady:
 		return []func(){func() { ui.planReady(e.Plan) }}
 	case agent.Escalated:
-		return []func(){func() { ui.escalatedTo(e.Model) }}
+		return []func(){func() { ui.escalatedTo(e) }}
 	case agent.Done:
 		ops := append(p.closeThinking(), p.endAnswer("", false)...)
 		p.deltas, p.streamStart = 0, time.Time{}

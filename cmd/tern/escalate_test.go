@@ -181,11 +181,12 @@ func TestEscalateInTmux(t *testing.T) {
 	tt := startTmux(t, f, 150, 34, "--model", "qwen3:8b")
 	tt.waitPane("qwen3:8b │ tier 0", "new session")
 	tt.keys("what does this repo do?", "Enter")
-	tt.waitPane("qwen3:8b → qwen3.6:35b-a3b", "qwen3.6:35b-a3b takes over this turn (window 32768 tokens)")
+	// The gauge measures the big model's window while it answers.
+	tt.waitPane("qwen3:8b → qwen3.6:35b-a3b", "/33k tok", "qwen3.6:35b-a3b takes over this turn (window 32768 tokens)")
 	close(release)
 	pane := tt.waitSettled("It is a demo repository.", "qwen3.6:35b-a3b answered 1 of this turn's 6 requests; qwen3:8b takes the next turn")
 	tt.waitIdle()
-	if status := tt.waitSettled("qwen3:8b │ tier 0"); strings.Contains(status, "→ qwen3.6") {
+	if status := tt.waitSettled("qwen3:8b │ tier 0", "/12k tok"); strings.Contains(status, "→ qwen3.6") {
 		t.Errorf("the status bar still shows the escalation:\n%s", pane)
 	}
 
