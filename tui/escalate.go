@@ -61,7 +61,10 @@ func (a *App) escalationDone(e agent.Done) {
 	if a.back == nil {
 		return
 	}
-	if e.Escalated != "" {
+	switch {
+	case e.Escalated != "" && e.EscalatedTurns >= e.Turns:
+		a.note(fmt.Sprintf("%s answered this turn; %s takes the next", e.Escalated, a.back.Model))
+	case e.Escalated != "":
 		a.note(fmt.Sprintf("%s answered %d of this turn's %d requests; %s takes the next turn", e.Escalated, e.EscalatedTurns, e.Turns, a.back.Model))
 	}
 	a.window, a.calibrated = a.back.NumCtx, false

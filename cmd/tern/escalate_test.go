@@ -193,7 +193,7 @@ func TestEscalateInTmux(t *testing.T) {
 	tt.keys("/escalate", "Enter")
 	tt.waitPane("qwen3:8b (next: qwen3.6:35b-a3b)", "your next prompt runs on qwen3.6:35b-a3b; qwen3:8b takes the turn after")
 	tt.keys("and in short?", "Enter")
-	tt.waitSettled("qwen3.6:35b-a3b answered 1 of this turn's 1 requests")
+	tt.waitSettled("qwen3.6:35b-a3b answered this turn; qwen3:8b takes the next")
 	if reqs := f.srv.Requests(); reqs[len(reqs)-1].Model != big.Name {
 		t.Errorf("/escalate's turn went to %s", reqs[len(reqs)-1].Model)
 	}
