@@ -252,25 +252,24 @@ func (s Speed) String() string {
 	switch {
 	case s.Class == "experts read from disk":
 		return fmt.Sprintf("%s: each token would read %s of experts from disk: unusably slow", s.Class, human(s.RAMRead))
+	case s.Low > maxCeiling:
+		// A tiny model: nothing worth bounding.
+		return fmt.Sprintf("%s: each token reads %s from RAM and %s from VRAM", s.Class, human(s.RAMRead), human(s.GPURead))
 	case s.RAMRead == 0:
-		return fmt.Sprintf("%s: each token reads %s at GPU speed, at most %s tokens/s", s.Class, human(s.GPURead), rate(s.High))
+		return fmt.Sprintf("%s: each token reads %s at GPU speed, at most ~%.0f tokens/s", s.Class, human(s.GPURead), s.High)
 	}
-	ceiling := rate(s.Low)
-	if s.High <= 500 {
+	ceiling := fmt.Sprintf("~%.0f", s.Low)
+	if s.High <= maxCeiling {
 		ceiling += fmt.Sprintf("–%.0f", s.High)
 	}
 	return fmt.Sprintf("%s: each token reads %s from RAM and %s from VRAM: at most %s tokens/s (DDR4–DDR5); real runs reach roughly a quarter to a half of it",
 		s.Class, human(s.RAMRead), human(s.GPURead), ceiling)
 }
 
-// rate writes a ceiling in tokens a second: "~51", or "over 500" for the
-// tiny models no ceiling bounds in practice.
-func rate(r float64) string {
-	if r > 500 {
-		return "over 500"
-	}
-	return fmt.Sprintf("~%.0f", r)
-}
+// maxCeiling is the highest speed ceiling worth telling, in tokens a
+// second: above it (a tiny model's) the bandwidth bounds nothing a user
+// would notice.
+const maxCeiling = 500
 
 // CPUMoEPattern is the -ot (--override-tensor) pattern that keeps the
 // routed experts of layers 0..n-1 in RAM, as --n-cpu-moe n does, for

@@ -1,6 +1,7 @@
 package ollama_test
 
 import (
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -218,5 +219,27 @@ func TestShowTensorKinds(t *testing.T) {
 	}
 	if want := int64(128 * 64 * 51 / 80); info.SharedExpertBytes != want {
 		t.Errorf("shared experts %d bytes, want %d", info.SharedExpertBytes, want)
+	}
+}
+
+// TestReadGGUF reads a mixture of experts written with Ollama's own GGUF
+// writer from the file, as Show reads it from /api/show.
+func TestReadGGUF(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "moe.gguf")
+	shape := ollamatest.MoEFile{Layers: 3, Hidden: 8, Width: 4, Experts: 4, Used: 2}
+	if err := ollamatest.WriteMoEGGUF(path, shape); err != nil {
+		t.Fatal(err)
+	}
+	info, err := ollama.ReadGGUF(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const perLayer = 3 * 8 * 4 * 4 * 2
+	if info.Architecture != "qwen3moe" || info.BlockCount != 3 || info.ExpertCount != 4 || info.ExpertUsedCount != 2 ||
+		len(info.ExpertBytes) != 3 || info.ExpertBytes[2] != perLayer || info.GGUFPath != path || info.SizeBytes == 0 || info.Quantization != "F16" {
+		t.Errorf("read %+v", info)
+	}
+	if _, err := ollama.ReadGGUF(filepath.Join(t.TempDir(), "none.gguf")); err == nil {
+		t.Error("a missing file read")
 	}
 }

@@ -35,24 +35,8 @@ func (c *Client) Show(ctx context.Context, name string) (models.ModelInfo, error
 	}
 
 	mi := sr.ModelInfo
-	arch, _ := mi["general.architecture"].(string)
-	info.Architecture = arch
-	info.ParameterCount = number(mi["general.parameter_count"])
-	if arch != "" {
-		key := func(k string) int { return int(number(mi[arch+"."+k])) }
-		info.ContextLength = key("context_length")
-		info.BlockCount = key("block_count")
-		info.HeadCount = key("attention.head_count")
-		info.HeadCountKV = key("attention.head_count_kv")
-		info.KeyLength = key("attention.key_length")
-		info.ValueLength = key("attention.value_length")
-		info.EmbeddingLength = key("embedding_length")
-		info.ExpertCount = key("expert_count")
-		info.ExpertUsedCount = key("expert_used_count")
-		info.ExpertSharedCount = key("expert_shared_count")
-		info.ExpertFFLength = key("expert_feed_forward_length")
-		readLayers(&info, mi)
-		readTensors(&info, sr.Tensors)
+	readModel(&info, mi, sr.Tensors)
+	if arch := info.Architecture; arch != "" {
 		elidedLayers := elided(mi, arch+".attention.head_count_kv") || elided(mi, arch+".attention.sliding_window_pattern")
 		if elidedLayers || (info.MoE() && len(sr.Tensors) == 0) {
 			// /api/show empties arrays of more than five elements unless
@@ -82,6 +66,31 @@ func (c *Client) show(ctx context.Context, req *api.ShowRequest) (*api.ShowRespo
 		return nil, c.fail(ctx, "ollama show", req.Model, err)
 	}
 	return sr, nil
+}
+
+// readModel reads a model's GGUF metadata (model_info: "general.*" and
+// "<arch>.*" keys, as /api/show sends them) and its tensor list into info.
+func readModel(info *models.ModelInfo, mi map[string]any, tensors []api.Tensor) {
+	arch, _ := mi["general.architecture"].(string)
+	info.Architecture = arch
+	info.ParameterCount = number(mi["general.parameter_count"])
+	if arch == "" {
+		return
+	}
+	key := func(k string) int { return int(number(mi[arch+"."+k])) }
+	info.ContextLength = key("context_length")
+	info.BlockCount = key("block_count")
+	info.HeadCount = key("attention.head_count")
+	info.HeadCountKV = key("attention.head_count_kv")
+	info.KeyLength = key("attention.key_length")
+	info.ValueLength = key("attention.value_length")
+	info.EmbeddingLength = key("embedding_length")
+	info.ExpertCount = key("expert_count")
+	info.ExpertUsedCount = key("expert_used_count")
+	info.ExpertSharedCount = key("expert_shared_count")
+	info.ExpertFFLength = key("expert_feed_forward_length")
+	readLayers(info, mi)
+	readTensors(info, tensors)
 }
 
 // readLayers reads the metadata of layers that do not all cache every

@@ -104,6 +104,9 @@ type Server struct {
 	Loaded bool
 	// Slots is llama-server's --parallel (0: unknown); the window is per slot.
 	Slots int
+	// ModelPath is the model file llama-server runs (its /props
+	// model_path; "" from other servers).
+	ModelPath string
 }
 
 type props struct {
@@ -165,7 +168,7 @@ func (c *Client) Describe(ctx context.Context, model string) (Server, error) {
 	var p props
 	switch err := c.getJSON(ctx, "llama-server props", path, &p); {
 	case err == nil && (p.DefaultGenerationSettings.NCtx > 0 || p.NCtx > 0 || p.BuildInfo != ""):
-		s.Kind, s.Build, s.Slots = LlamaServer, p.BuildInfo, p.TotalSlots
+		s.Kind, s.Build, s.Slots, s.ModelPath = LlamaServer, p.BuildInfo, p.TotalSlots, p.ModelPath
 		switch {
 		case p.DefaultGenerationSettings.NCtx > 0:
 			s.Window, s.WindowSource = p.DefaultGenerationSettings.NCtx, "llama-server /props default_generation_settings.n_ctx"

@@ -17,6 +17,7 @@
 package openaitest
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -70,6 +71,7 @@ type config struct {
 	listener   net.Listener
 	respond    func(Request) Reply
 	others     []string
+	modelPath  string
 }
 
 // Option configures a Server.
@@ -80,6 +82,10 @@ func WithFlavor(f Flavor) Option { return func(c *config) { c.flavor = f } }
 
 // WithModel sets the chat model's id (default: a name typical of the flavour).
 func WithModel(id string) Option { return func(c *config) { c.model = id } }
+
+// WithModelPath makes llama-server's /props say it runs the model file
+// at path (default: the model's name).
+func WithModelPath(path string) Option { return func(c *config) { c.modelPath = path } }
 
 // WithWindow sets the served context window in tokens.
 func WithWindow(n int) Option { return func(c *config) { c.window = n } }
@@ -315,7 +321,7 @@ func (s *Server) handleProps(w http.ResponseWriter, r *http.Request) {
 			"params": map[string]any{"n_predict": -1, "temperature": 0.8, "top_k": 40, "top_p": 0.95, "min_p": 0.05, "stream": true},
 		},
 		"total_slots":        1,
-		"model_path":         s.cfg.model,
+		"model_path":         cmp.Or(s.cfg.modelPath, s.cfg.model),
 		"chat_template":      "{{- ... -}}",
 		"chat_template_caps": map[string]any{"supports_tools": !s.cfg.noTools},
 		"modalities":         map[string]any{"vision": false},

@@ -2,7 +2,14 @@ package doctor
 
 import (
 	"cmp"
+	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ternhq/tern/cmd/tern/internal/backend"
+	"github.com/ternhq/tern/cmd/tern/internal/config"
 
 	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/models/ollama"
@@ -76,5 +83,58 @@ func baseName(name string) string {
 	return string(out)
 }
 
-// gib writes bytes in GiB, as the plan's arithmetic does.
-func gib(n int64) string { return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30)) }
+// gib writes bytes in GiB (MiB below one), as the plan's arithmetic does.
+func gib(n int64) string {
+	if n < 1<<30 {
+		return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+}
+
+// llamaExperts plans a mixture of experts llama-server runs from a file
+// on this machine (/props model_path), for the window it serves: the
+// --n-cpu-moe that keeps the rest on the GPU, checked against the free
+// RAM. The server does not say how it placed them, so this is the
+// setting to start it with, not a finding. A file not found here (a
+// server on another machine) or a dense model says nothing.
+func (d *doctor) llamaExperts(ctx context.Context, cfg config.Config, path string, window int) {
+	if path == "" || !filepath.IsAbs(path) {
+		return
+	}
+	if _, err := os.Stat(path); err != nil {
+		return
+	}
+	info, err := ollama.ReadGGUF(path)
+	if err != nil || !info.MoE() {
+		return
+	}
+	r := d.r
+	plan := ollama.PlanContext(info, ollama.Memory{VRAM: d.VRAM(ctx, cfg), RAM: backend.RAM(cfg)}, window)
+	e := plan.Experts
+	if e == nil {
+		r.note("Experts", "mixture of experts (%s), but its expert sizes are unknown", path)
+		return
+	}
+	if e.AllOnGPU {
+		r.ok("Experts", "mixture of experts: all %d layers' experts fit on the %s GPU with the %d-token window", e.Layers, gib(plan.VRAMBytes), window)
+		return
+	}
+	where := fmt.Sprintf("with the %d-token window on %s of VRAM, %d of %d layers' experts belong in RAM (%s", window, gib(plan.VRAMBytes), e.CPULayers, e.Layers, gib(e.RAMBytes))
+	if e.RAMFree > 0 {
+		where += fmt.Sprintf(" of %s free", gib(e.RAMFree))
+	}
+	where += ")"
+	if e.RAMFits {
+		r.ok("Experts", "mixture of experts: %s", where)
+	} else {
+		r.bad("Experts", "mixture of experts: %s: not enough free RAM, they would be read from disk for every token", where)
+	}
+	for _, line := range plan.Explanation {
+		if strings.HasPrefix(line, "the GPU must hold") || strings.HasPrefix(line, "mixture of experts:") {
+			r.detail("%s", line)
+		}
+	}
+	r.detail("%s", e.Speed(false))
+	r.detail("start llama-server with -ngl 99 --n-cpu-moe %d (builds without it: -ot '%s');", e.CPULayers, ollama.CPUMoEPattern(e.CPULayers))
+	r.detail("it does not say how it placed them: if it runs out of VRAM or crawls, this is the setting for the plan")
+}

@@ -3,11 +3,13 @@ package doctor
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/models/ollamatest"
+	"github.com/ternhq/tern/models/openaitest"
 )
 
 // TestOllamaMoE: a 35B-A3B mixture of experts on an 8 GiB GPU gets a 32k
@@ -83,4 +85,32 @@ func TestOllamaMoEFitsWhole(t *testing.T) {
 	if strings.Contains(report, "llama-server") || strings.Contains(report, "Placement") {
 		t.Errorf("settings for a model that fits:\n%s", report)
 	}
+}
+
+// TestLlamaServerMoE: llama-server runs a mixture of experts from a file
+// on this machine; doctor reads it and says the --n-cpu-moe that fits the
+// window the server serves.
+func TestLlamaServerMoE(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "moe.gguf")
+	// 4 layers of 16 experts of 128 over 256 dims: 3 MiB of experts each.
+	if err := ollamatest.WriteMoEGGUF(path, ollamatest.MoEFile{Layers: 4, Hidden: 256, Width: 128, Experts: 16, Used: 2}); err != nil {
+		t.Fatal(err)
+	}
+	srv := openaitest.New(t, openaitest.WithWindow(8192), openaitest.WithModelPath(path))
+	c := newCheckup(t, func(cfg *config.Config) { cfg.SetHost(srv.URL()); cfg.RAMGiB = 4 })
+	// Room for the compute buffers, the other weights, the KV cache and
+	// two layers' experts.
+	c.env.VRAM = func(context.Context, config.Config) int64 { return 522 << 20 }
+	report, err := c.run(t)
+	if err != nil {
+		t.Fatalf("doctor: %v\n%s", err, report)
+	}
+	lines(t, report,
+		"Context     ✓ 8192 tokens (llama-server /props default_generation_settings.n_ctx)",
+		"Experts     ✓ mixture of experts: with the 8192-token window on 522 MiB of VRAM, 2 of 4 layers' experts belong in RAM (6 MiB of 4.0 GiB free)",
+		"              mixture of experts: 16 experts a layer, 2 working on each token; routed experts 12 MiB of 13 MiB (from the tensor list)",
+		"              experts in RAM: each token reads 768 KiB from RAM and 1 MiB from VRAM",
+		`              start llama-server with -ngl 99 --n-cpu-moe 2 (builds without it: -ot 'blk\.([0-1])\.ffn_(up|down|gate)_(ch|)exps=CPU');`,
+	)
 }

@@ -73,6 +73,7 @@ func (d *doctor) openAI(ctx context.Context, cfg config.Config, addr string) err
 		if srv.Slots > 1 {
 			r.detail("the server has %d slots (--parallel); the window shown is one slot's", srv.Slots)
 		}
+		d.llamaExperts(ctx, cfg, srv.ModelPath, plan.NumCtx)
 	}
 	ts, err := client.ProbeTools(ctx, name)
 	switch {
