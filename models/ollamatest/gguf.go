@@ -27,9 +27,9 @@ func WriteMoEGGUF(path string, f MoEFile) error {
 		"qwen3moe.embedding_length": uint32(f.Hidden), "qwen3moe.attention.head_count": uint32(2),
 		"qwen3moe.attention.head_count_kv": uint32(1), "qwen3moe.attention.key_length": uint32(4),
 		"qwen3moe.attention.value_length": uint32(4),
-		"qwen3moe.expert_count": uint32(f.Experts), "qwen3moe.expert_used_count": uint32(f.Used),
+		"qwen3moe.expert_count":           uint32(f.Experts), "qwen3moe.expert_used_count": uint32(f.Used),
 		"qwen3moe.expert_feed_forward_length": uint32(f.Width),
-		"tokenizer.ggml.tokens": make([]string, 2000),
+		"tokenizer.ggml.tokens":               make([]string, 2000),
 	}
 	var ts []*ggml.Tensor
 	add := func(name string, shape ...uint64) {
