@@ -78,8 +78,24 @@ type Index struct {
 	stats   *corpus
 }
 
-// Open opens the index of the repository at root, creating .tern/index.db
-// (and a .tern/.gitignore that keeps it out of git) when missing.
+// Path is where the index of the repository at root is kept (index.db
+// in its state directory, statedir), and whether it exists; it creates
+// nothing.
+func Path(root string) (path string, exists bool) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		abs = root
+	}
+	path, exists, err = statedir.Existing(abs, "index.db")
+	if err != nil {
+		return filepath.Join(abs, statedir.Name, "index.db"), false
+	}
+	return path, exists
+}
+
+// Open opens the index of the repository at root, creating index.db in
+// its state directory (.tern, with a .gitignore that keeps it out of
+// git, or tern's own for a read-only one: statedir) when missing.
 func Open(ctx context.Context, root string) (*Index, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 
@@ -44,12 +42,15 @@ func NewWorkspace(root string, emb Embedder, model string) *Workspace {
 }
 
 // DBPath is where the index lives.
-func (w *Workspace) DBPath() string { return filepath.Join(w.Root, ".tern", "index.db") }
+func (w *Workspace) DBPath() string {
+	path, _ := index.Path(w.Root)
+	return path
+}
 
 // Exists reports whether the workspace has an index file.
 func (w *Workspace) Exists() bool {
-	_, err := os.Stat(w.DBPath())
-	return err == nil
+	_, exists := index.Path(w.Root)
+	return exists
 }
 
 // Open returns the open index. Without create, a missing index is

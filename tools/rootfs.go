@@ -39,6 +39,9 @@ func (w *Workspace) inRoot(abs string) (*os.Root, string, error) {
 				break
 			}
 		}
+		if base == "" && w.spillArea != "" && within(w.spillArea, abs) {
+			base = w.spillArea
+		}
 	}
 	if base == "" {
 		return nil, "", &pathError{ErrOutsideWorkspace, fmt.Sprintf("path %q is outside the workspace (%s)", abs, w.root)}

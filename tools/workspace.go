@@ -39,6 +39,10 @@ type Workspace struct {
 	now       func() time.Time
 	reads     readLog // files read_file showed the model in this session
 	editor    Editor  // the user's editor, when the file tools go through it
+	// spillArea is where spilled output goes when tern keeps the
+	// workspace's state outside it (a read-only workspace): readable as
+	// the root is; "" otherwise.
+	spillArea string
 }
 
 type readArea struct {
@@ -55,6 +59,13 @@ func NewWorkspace(root string, allowRead ...string) (*Workspace, error) {
 		return nil, fmt.Errorf("workspace root: %w", err)
 	}
 	w := &Workspace{root: r, rules: ignore.New(r), now: time.Now}
+	if loc, err := statedir.Where(r); err == nil && loc.Outside {
+		// Not made yet, maybe: its links are resolved as far as it exists.
+		out := filepath.Join(loc.Dir, "outputs")
+		if real, err := resolveExisting(out, out); err == nil {
+			w.spillArea = real
+		}
+	}
 	for _, d := range allowRead {
 		a, err := realDir(d)
 		if err != nil {
@@ -236,7 +247,7 @@ func (w *Workspace) outsideMessage(path string, access Access) string {
 }
 
 func (w *Workspace) allowed(abs string, access Access) bool {
-	return within(w.root, abs) || access == Read && w.inAllowRead(abs)
+	return within(w.root, abs) || access == Read && (w.inAllowRead(abs) || w.spillArea != "" && within(w.spillArea, abs))
 }
 
 func (w *Workspace) inAllowRead(abs string) bool {
@@ -312,16 +323,24 @@ func (w *Workspace) Spill(name, content string) (relPath string, err error) {
 	return rel, nil
 }
 
-// openSpill creates a new spill file for name under .tern/outputs and
-// returns it open for writing, with its path relative to the root.
+// openSpill creates a new spill file for name under outputs/ in the
+// workspace's state directory and returns it open for writing, with the
+// path the model reads it by: relative to the root (.tern/outputs/…), or
+// absolute when tern keeps the state outside the workspace (a read-only
+// one), where read_file may read it too (spillArea).
 func (w *Workspace) openSpill(name string) (f *os.File, relPath string, err error) {
 	// .tern and .tern/outputs must be real directories (a repository
 	// could ship them as links); the file itself is created through the
 	// workspace's root, so nothing swapped in later leads out either.
-	if _, err := statedir.Subdir(w.root, "outputs"); err != nil {
+	outputs, err := statedir.Subdir(w.root, "outputs")
+	if err != nil {
 		return nil, "", fmt.Errorf("spill output: %w", err)
 	}
-	root, err := os.OpenRoot(w.root)
+	top, dir := w.root, filepath.Join(statedir.Name, "outputs")
+	if !within(w.root, outputs) {
+		top, dir = outputs, "."
+	}
+	root, err := os.OpenRoot(top)
 	if err != nil {
 		return nil, "", fmt.Errorf("spill output: %w", err)
 	}
@@ -332,13 +351,16 @@ func (w *Workspace) openSpill(name string) (f *os.File, relPath string, err erro
 		if i > 1 {
 			file = fmt.Sprintf("%s-%d.txt", base, i)
 		}
-		rel := filepath.Join(statedir.Name, "outputs", file)
+		rel := filepath.Join(dir, file)
 		f, err := root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		if errors.Is(err, fs.ErrExist) && i < 1000 {
 			continue // another call spilled in the same millisecond
 		}
 		if err != nil {
 			return nil, "", fmt.Errorf("spill output: %w", err)
+		}
+		if top != w.root {
+			return f, filepath.Join(top, rel), nil
 		}
 		return f, filepath.ToSlash(rel), nil
 	}

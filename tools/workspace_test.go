@@ -244,3 +244,35 @@ func TestDeepPathRefusedAtOnce(t *testing.T) {
 		t.Errorf("Resolve = %.100q, %v", abs, err)
 	}
 }
+
+// TestSpillOutsideTheWorkspace: where tern keeps the workspace's state
+// outside it (here: the workspace is the home directory, which tern keeps
+// clean), output is spilled there, named by its absolute path, and
+// read_file pages it as it pages .tern/outputs.
+func TestSpillOutsideTheWorkspace(t *testing.T) {
+	home, state := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_STATE_HOME", state)
+	ws, err := NewWorkspace(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := ws.Fit("grep", numbered(5000), 0)
+	_, note, _ := strings.Cut(out, "\nfull output: ")
+	path, _, _ := strings.Cut(note, ";")
+	if !strings.HasPrefix(path, state+string(filepath.Separator)) || !strings.HasSuffix(path, "-grep.txt") {
+		t.Fatalf("spilled to %q, want a file under %s:\n%s", path, state, note)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".tern")); err == nil {
+		t.Error("the spill made .tern in the home directory")
+	}
+	r := call(t, NewReadFile(ws), `{"path":"`+path+`","offset":4999}`, 0)
+	if r.IsError || !strings.Contains(r.Output, "4999\tline 4999 of 5000") {
+		t.Errorf("read_file of the spill: %s", r.Output)
+	}
+	// Nothing else of the state directory is readable.
+	os.WriteFile(filepath.Join(filepath.Dir(filepath.Dir(path)), "tern.db"), []byte("x"), 0o600)
+	if r := call(t, NewReadFile(ws), `{"path":"`+filepath.Join(filepath.Dir(filepath.Dir(path)), "tern.db")+`"}`, 0); !r.IsError {
+		t.Errorf("read_file reads the session store: %s", r.Output)
+	}
+}

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 
@@ -101,8 +99,8 @@ func (a *app) openACP(ctx context.Context, o acp.OpenOptions, counter func() (*b
 // listSessions lists the sessions stored in dir, newest first; a
 // workspace tern never ran in has none (and gets no .tern).
 func listSessions(ctx context.Context, dir string) ([]session.Session, error) {
-	if _, err := os.Stat(filepath.Join(dir, statedir.Name, "tern.db")); errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+	if _, exists, err := statedir.Existing(dir, "tern.db"); err != nil || !exists {
+		return nil, err
 	}
 	store, err := session.OpenWorkspace(ctx, dir)
 	if err != nil {

@@ -3,13 +3,12 @@ package main
 import (
 	"context"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/ternhq/tern/cmd/tern/internal/backend"
 	"github.com/ternhq/tern/cmd/tern/internal/complete"
 	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/session"
+	"github.com/ternhq/tern/statedir"
 	"github.com/ternhq/tern/tui"
 )
 
@@ -65,7 +64,7 @@ func (a *app) storedSessions(ctx context.Context) []complete.Session {
 	if err != nil {
 		return nil
 	}
-	if _, err := os.Stat(filepath.Join(root, ".tern", "tern.db")); err != nil {
+	if _, exists, err := statedir.Existing(root, "tern.db"); err != nil || !exists {
 		return nil
 	}
 	store, err := session.OpenWorkspace(ctx, root)

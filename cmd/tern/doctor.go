@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ternhq/tern/cmd/tern/internal/backend"
 	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/cmd/tern/internal/doctor"
 	"github.com/ternhq/tern/cmd/tern/internal/headless"
@@ -34,7 +35,11 @@ func (a *app) doctor(ctx context.Context) error {
 		Out:       a.stdout,
 		Configure: a.overrideConfig,
 		VRAM:      a.vramBytes,
-		Helper:    reaper(),
+		VRAMFrom: func(ctx context.Context, cfg config.Config) string {
+			_, from := backend.VRAMFrom(ctx, cfg, a.cmd.PersistentFlags().Changed("vram"))
+			return from
+		},
+		Helper: reaper(),
 		// Doctor has no one to ask: a server the repository's .tern.toml
 		// names starts only with --yes.
 		MCP: func(cfg config.Config, ws *tools.Workspace) (*mcp.Manager, error) {

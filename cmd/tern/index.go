@@ -40,9 +40,16 @@ func (a *app) index(ctx context.Context, o *indexcmd.Options) error {
 	if o.Dir != "" {
 		a.dir = o.Dir
 	}
+	root, err := a.workspaceRoot()
+	if err != nil {
+		return err
+	}
+	if err := a.sayState(root, false); err != nil {
+		return err
+	}
 	ctx, stop := interruptible(ctx)
 	defer stop()
-	err := indexcmd.Run(ctx, indexcmd.Env{Out: a.stdout, Err: a.stderr, Bar: a.rawStderr, TTY: isTerminal(a.rawStderr), Open: a.openCodeIndex}, o)
+	err = indexcmd.Run(ctx, indexcmd.Env{Out: a.stdout, Err: a.stderr, Bar: a.rawStderr, TTY: isTerminal(a.rawStderr), Open: a.openCodeIndex}, o)
 	if errors.Is(err, indexcmd.ErrInterrupted) {
 		return exitCodeError{code: exitCanceled, err: err}
 	}

@@ -28,6 +28,9 @@ type fixture struct {
 	// retry, when set, is how often the TUI tries to reach the model
 	// while it is offline (startTUIWith).
 	retry time.Duration
+	// wrap, when set, is the command the built binary runs under
+	// (startTmux): a sandbox that mounts the workspace read-only.
+	wrap []string
 }
 
 func newFixture(t *testing.T, models ...ollamatest.Model) *fixture {

@@ -22,6 +22,9 @@ func (a *app) startRun(ctx context.Context, o runner.Options) (*runner.Run, erro
 	if err != nil {
 		return nil, err
 	}
+	if err := a.sayState(root, isTerminal(a.stdin) && isTerminal(a.stderr)); err != nil {
+		return nil, err
+	}
 
 	// The counter builds its encoder only when something must be counted:
 	// the agent sends its first request by upper bounds when they fit, and

@@ -69,8 +69,14 @@ func startTmux(t *testing.T, f *fixture, w, h int, args ...string) *tmuxTern {
 	bin := buildTern(t)
 	tm := &tmuxTern{t: t, tmux: tmux, sock: filepath.Join(t.TempDir(), "tmux.sock")}
 	quote := func(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
-	cmdline := fmt.Sprintf("exec env OLLAMA_HOST=%s XDG_CONFIG_HOME=%s HOME=%s %s --dir %s",
-		quote(f.srv.URL()), quote(f.env["XDG_CONFIG_HOME"]), quote(f.env["HOME"]), quote(bin), quote(f.dir))
+	cmdline := fmt.Sprintf("exec env OLLAMA_HOST=%s XDG_CONFIG_HOME=%s HOME=%s", quote(f.srv.URL()), quote(f.env["XDG_CONFIG_HOME"]), quote(f.env["HOME"]))
+	if s := f.env["XDG_STATE_HOME"]; s != "" {
+		cmdline += " XDG_STATE_HOME=" + quote(s)
+	}
+	for _, w := range f.wrap {
+		cmdline += " " + quote(w)
+	}
+	cmdline += fmt.Sprintf(" %s --dir %s", quote(bin), quote(f.dir))
 	for _, a := range args {
 		cmdline += " " + quote(a)
 	}

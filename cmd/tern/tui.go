@@ -64,6 +64,11 @@ func (a *app) runTUI(ctx context.Context, o *tuiOptions) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// Asked on the terminal before the TUI takes it; said in the TUI.
+	stateNote, err := a.prepareState(root, a.screen == nil)
+	if err != nil {
+		return "", err
+	}
 	store, err := session.OpenWorkspace(ctx, root)
 	if err != nil {
 		return "", err
@@ -103,6 +108,14 @@ func (a *app) runTUI(ctx context.Context, o *tuiOptions) (string, error) {
 		return grants[id]
 	}
 
+	// The first session opened says where the state went, if that is news.
+	var noted atomic.Bool
+	notices := func(list []string) []string {
+		if stateNote != "" && !noted.Swap(true) {
+			return append([]string{stateNote}, list...)
+		}
+		return list
+	}
 	connect := func(ctx context.Context, req tui.ConnectRequest) (*tui.Backend, error) {
 		w := a.runEnv(root, cfg, counter)
 		w.Store, w.Code = store, code
@@ -130,7 +143,7 @@ func (a *app) runTUI(ctx context.Context, o *tuiOptions) (string, error) {
 			History:      history,
 			Calls:        calls,
 			Describe:     ag.Describe,
-			Notices:      r.Notices(),
+			Notices:      notices(r.Notices()),
 			Sandbox:      sandboxLabel(r.Sandbox()),
 			Installed:    back.Installed,
 			Close:        func() error { r.CloseTools(); return nil },

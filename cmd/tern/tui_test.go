@@ -138,8 +138,13 @@ func TestTUIWiring(t *testing.T) {
 	f.env["OLLAMA_HOST"] = addr
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	// The TUI tries again every 5s; this test needs no such wait.
-	sim, done := f.startTUI(ctx, func(a *app) { a.retryEvery = 200 * time.Millisecond })
+	// The TUI tries again every 5s; this test needs no such wait. The
+	// screen is tall enough for the doctor's whole report.
+	sim, done := f.startTUI(ctx, func(a *app) {
+		a.retryEvery = 200 * time.Millisecond
+		s := a.screen.(*lockedScreen)
+		s.w, s.h = 100, 60
+	})
 
 	s := waitScreen(t, sim, "offline", "cannot reach Ollama at http://"+addr, "`ollama serve`")
 	if !strings.Contains(strings.SplitN(s, "\n", 2)[0], "offline") {

@@ -183,13 +183,24 @@ func (b *Conn) fit(cfg config.Config, info models.ModelInfo) error {
 // VRAM is the GPU memory to plan for: --vram (flagged) or the config's
 // vram, else what nvidia-smi reports, else 8 GiB.
 func VRAM(ctx context.Context, cfg config.Config, flagged bool) int64 {
-	explicit := flagged || cfg.VRAMGiB != config.Default().VRAMGiB
-	if !explicit {
-		if v, ok := ollama.DetectVRAM(ctx); ok {
-			return v
-		}
+	v, _ := VRAMFrom(ctx, cfg, flagged)
+	return v
+}
+
+// VRAMFrom is VRAM with where its figure comes from: "--vram", "vram in
+// the config", "nvidia-smi", or "" when nothing measured the GPU and
+// 8 GiB is assumed.
+func VRAMFrom(ctx context.Context, cfg config.Config, flagged bool) (int64, string) {
+	switch {
+	case flagged:
+		return int64(cfg.VRAMGiB * (1 << 30)), "--vram"
+	case cfg.VRAMGiB != config.Default().VRAMGiB:
+		return int64(cfg.VRAMGiB * (1 << 30)), "vram in the config"
 	}
-	return int64(cfg.VRAMGiB * (1 << 30))
+	if v, ok := ollama.DetectVRAM(ctx); ok {
+		return v, "nvidia-smi"
+	}
+	return int64(cfg.VRAMGiB * (1 << 30)), ""
 }
 
 // RAM is the free system RAM to plan with: the config's ram (or --ram),

@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -43,8 +42,11 @@ type Env struct {
 	// from the files, as a run would. Its error (a flag's wrong value)
 	// stops doctor.
 	Configure func(config.Config) (config.Config, error)
-	// VRAM is the GPU memory a run would plan the window for.
-	VRAM func(context.Context, config.Config) int64
+	// VRAM is the GPU memory a run would plan the window for; VRAMFrom
+	// says where the figure comes from ("" when nothing measured it: it
+	// is assumed).
+	VRAM     func(context.Context, config.Config) int64
+	VRAMFrom func(context.Context, config.Config) string
 	// Helper is tern's own binary, the sandbox's Landlock helper.
 	Helper string
 	// MCP returns the manager of cfg's MCP servers as a run would make it
@@ -69,6 +71,11 @@ func (r *report) ok(label, format string, args ...any) {
 func (r *report) bad(label, format string, args ...any) {
 	r.problems++
 	fmt.Fprintf(r.w, "%-11s ✗ %s\n", label, fmt.Sprintf(format, args...))
+}
+
+// warn is a risk the user should know of; it fails nothing.
+func (r *report) warn(label, format string, args ...any) {
+	fmt.Fprintf(r.w, "%-11s ! %s\n", label, fmt.Sprintf(format, args...))
 }
 
 func (r *report) note(label, format string, args ...any) {
@@ -250,7 +257,8 @@ func (d *doctor) model(ctx context.Context, client *ollama.Client, cfg config.Co
 		r.ok("Profile", "%s", prof)
 	}
 	d.tools(ctx, cfg, info, prof)
-	plan := ollama.PlanContext(info, ollama.Memory{VRAM: d.VRAM(ctx, cfg), RAM: backend.RAM(cfg)}, cfg.Ctx)
+	vram := d.VRAM(ctx, cfg)
+	plan := ollama.PlanContext(info, ollama.Memory{VRAM: vram, RAM: backend.RAM(cfg)}, cfg.Ctx)
 	if clamp := plan.Clamp(); clamp != "" {
 		r.note("Context", "%s", clamp)
 	}
@@ -261,6 +269,9 @@ func (d *doctor) model(ctx context.Context, client *ollama.Client, cfg config.Co
 	}
 	for _, line := range plan.Explanation {
 		r.detail("%s", line)
+	}
+	if d.VRAMFrom != nil && d.VRAMFrom(ctx, cfg) == "" && cfg.Ctx == 0 {
+		r.warn("VRAM", "%s assumed, not measured (no nvidia-smi): the window above may not fit your GPU, or may waste it; pass --vram GiB or set vram in the config", words.Bytes(vram))
 	}
 	running, _ := client.Running(ctx)
 	d.experts(info, plan, running)
@@ -302,11 +313,14 @@ func (d *doctor) embed(ctx context.Context, cfg config.Config, installed []model
 // workspace reports the workspace, its notes, sessions and index.
 func (d *doctor) workspace(ctx context.Context, cfg config.Config) {
 	r, root := d.r, d.Root
-	kind := "directory"
-	if _, err := os.Stat(filepath.Join(root, ".git")); err == nil {
-		kind = "git repository"
+	gitErr := tools.CheckGit(ctx, root)
+	kind := "git repository"
+	if gitErr != nil {
+		kind = "directory"
 	}
 	r.ok("Workspace", "%s (%s)", root, kind)
+	d.risks(gitErr)
+	d.state()
 	notes, name, _, err := prompts.ProjectNotes(root, prompts.NotesMaxBytes)
 	switch {
 	case err != nil:
@@ -316,13 +330,77 @@ func (d *doctor) workspace(ctx context.Context, cfg config.Config) {
 	default:
 		r.ok("Notes", "%s (%d bytes)", name, len(notes))
 	}
-	if _, err := os.Stat(filepath.Join(root, ".tern", "tern.db")); errors.Is(err, os.ErrNotExist) {
+	if path, exists, err := statedir.Existing(root, "tern.db"); err != nil || !exists {
 		r.note("Sessions", "none yet")
 	} else {
-		r.ok("Sessions", "%s", filepath.Join(".tern", "tern.db"))
+		r.ok("Sessions", "%s", d.shortPath(path))
 	}
 	d.sandbox(cfg)
 	d.index(ctx, cfg)
+}
+
+// risks warns of a workspace where tern is riskier than a user would
+// think: the home directory or /, which the model may then read whole
+// and where tern would keep its state; one outside git, where no
+// checkpoint is taken; and no HOME at all.
+func (d *doctor) risks(gitErr error) {
+	r, root := d.r, d.Root
+	home := d.Getenv("HOME")
+	switch {
+	case filepath.Dir(root) == root:
+		r.warn("Workspace", "it is the file system root: the model may read every file tern can; run tern in a project directory (cd there, or --dir)")
+	case home != "" && sameDir(root, home):
+		r.warn("Workspace", "it is your home directory: the model may read every file in it (keys, mail, other projects); run tern in a project directory (cd there, or --dir)")
+	}
+	switch {
+	case errors.Is(gitErr, tools.ErrNoGit):
+		r.warn("Undo", "off: git is not installed, so tern takes no checkpoint before the model changes files; install git for `tern undo` and /undo")
+	case gitErr != nil:
+		r.warn("Undo", "off: not a git repository, so tern takes no checkpoint before the model changes files; `git init && git add -A && git commit -m start` turns undo on")
+	}
+	if home == "" {
+		r.warn("HOME", "not set: tern reads no config file of yours (%s), and git may refuse to commit; set HOME", "$XDG_CONFIG_HOME/tern/config.toml")
+	}
+}
+
+// state reports where tern keeps the workspace's state, and whether it
+// can write there: .tern in the workspace, or, for a read-only workspace
+// (or one kept clean), tern's own directory under the user's state
+// directory.
+func (d *doctor) state() {
+	r := d.r
+	loc, err := statedir.Where(d.Root)
+	switch {
+	case err != nil:
+		r.bad("State", "%v", err)
+		r.detail("tern ask and the TUI cannot keep sessions here; set HOME (or XDG_STATE_HOME), or run tern in a writable copy")
+		return
+	case loc.Check() != nil:
+		r.bad("State", "%v", loc.Check())
+		return
+	case loc.Outside:
+		r.ok("State", "%s (%s)", loc.Dir, loc.Why)
+	default:
+		r.ok("State", "%s in the workspace, writable", statedir.Name)
+	}
+	if loc.Ask && !loc.Exists {
+		r.detail("tern ask and the TUI ask before making %s here; without a terminal they keep it out", statedir.Name)
+	}
+}
+
+// shortPath is path relative to the workspace when it is inside it.
+func (d *doctor) shortPath(path string) string {
+	if rel, err := filepath.Rel(d.Root, path); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return path
+}
+
+// sameDir reports whether a and b are the same directory, links resolved.
+func sameDir(a, b string) bool {
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	return err1 == nil && err2 == nil && ra == rb
 }
 
 func capStrings(info models.ModelInfo) []string {

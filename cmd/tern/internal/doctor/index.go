@@ -37,7 +37,7 @@ func (d *doctor) index(ctx context.Context, cfg config.Config) {
 	if st.Model != "" && st.Embedded > 0 {
 		embedded = fmt.Sprintf("%d embedded with %s", st.Embedded, st.Model)
 	}
-	r.ok("Index", "%s: %d files, %d chunks, %s; %s", ".tern/index.db", st.Files, st.Chunks, embedded, updated)
+	r.ok("Index", "%s: %d files, %d chunks, %s; %s", d.shortPath(c.DBPath()), st.Files, st.Chunks, embedded, updated)
 	if st.OldFormat {
 		r.detail("an older tern made the index: `tern index` reads its files again, for better search")
 	}

@@ -16,6 +16,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -45,7 +47,8 @@ func NewCmd(run func(context.Context, *Options) error) *cobra.Command {
 		Use:   "index [DIR]",
 		Short: "Build or update the repository's search index",
 		Long: `Build or update the index of the repository at DIR (default: the workspace)
-in .tern/index.db: files cut along their functions, types and sections, a
+in .tern/index.db (or, for a read-only workspace, under tern's state directory
+in ~/.local/state/tern): files cut along their functions, types and sections, a
 full-text index, and embedding vectors from an Ollama embedding model
 (--embed-model, default nomic-embed-text) for semantic search.
 
@@ -100,7 +103,11 @@ func Run(ctx context.Context, env Env, o *Options) error {
 		if err := codeindex.Remove(c.DBPath()); err != nil {
 			return err
 		}
-		fmt.Fprintln(env.Err, "tern: deleted .tern/index.db; building it from scratch")
+		shown := c.DBPath()
+		if rel, err := filepath.Rel(c.Root, shown); err == nil && !strings.HasPrefix(rel, "..") {
+			shown = rel
+		}
+		fmt.Fprintf(env.Err, "tern: deleted %s; building it from scratch\n", shown)
 	}
 	ix, err := c.Open(ctx, true)
 	if err != nil {

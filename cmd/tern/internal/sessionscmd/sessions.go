@@ -33,7 +33,8 @@ func NewCmd(run func(context.Context, *Options) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sessions",
 		Short: "List past sessions in this workspace",
-		Long: `List the sessions stored in this workspace's .tern/tern.db, newest first:
+		Long: `List the sessions stored in this workspace's .tern/tern.db (or tern's state
+directory for a read-only workspace), newest first:
 id, start, model, turns, tokens and the first prompt. Continue one with
 'tern ask --resume ID "..."' or 'tern --resume ID' (a unique prefix of the
 ID is enough).`,
