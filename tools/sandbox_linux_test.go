@@ -296,9 +296,11 @@ func TestSandboxBuildTools(t *testing.T) {
 	gocache := strings.TrimSpace(run(t, "go", "env", "GOCACHE"))
 	testenv.Program(t, "npm", "apt-get install npm")
 	home, _ := os.UserHomeDir()
+	npmCache := filepath.Join(home, ".npm")
+	os.MkdirAll(npmCache, 0o755) // as a session makes the writable directories
 	for _, mech := range mechanisms {
 		t.Run(mech, func(t *testing.T) {
-			s := newSandboxed(t, mech, true, gocache, filepath.Join(home, ".npm"))
+			s := newSandboxed(t, mech, true, gocache, npmCache)
 			writeFiles(t, s.ws.Root(), map[string]string{
 				"go.mod":       "module fixture\n\ngo 1.22\n",
 				"add.go":       "package main\n\nfunc add(a, b int) int { return a + b }\n",
