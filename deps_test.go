@@ -28,9 +28,10 @@ var allowed = map[string][]string{
 	"internal/testenv":  {}, // what tests need from the machine; nothing of tern
 	"session":           {"models", "statedir"},
 	"index/ignore":      {},
+	"index/grammar":     {}, // the tree-sitter grammars tern links
 	"index":             {"index/", "models", "statedir"},
 	"rag":               {"index"},
-	"tools":             {"models", "index/ignore", "context/budget", "tools/", "statedir"},
+	"tools":             {"models", "index/ignore", "index/grammar", "context/budget", "tools/", "statedir"},
 	"tools/mcp":         {"models", "tools"},
 	"tools/shell":       {},
 	"tools/sandbox":     {}, // the kernel sandbox of commands; nothing of tern

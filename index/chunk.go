@@ -59,7 +59,7 @@ func (c *chunker) chunkLines(ctx context.Context, lang string, l *lines) ([]piec
 	if g == nil {
 		return c.windows(l, lang), nil
 	}
-	c.parser.SetLanguage(g.language())
+	c.parser.SetLanguage(g.Language())
 	// The parse is not cancellable: go-tree-sitter's watcher goroutine can
 	// raise the cancellation flag after a parse has finished, which then
 	// fails the parser's next, unrelated parse. Files are at most a few

@@ -138,7 +138,7 @@ func detectLang(rel string, head []byte) string {
 	base := path.Base(rel)
 	ext := strings.ToLower(path.Ext(base))
 	if g := grammarFor(ext); g != nil {
-		return g.name
+		return g.Name
 	}
 	if l, ok := specialNames[base]; ok {
 		return l

@@ -4,24 +4,14 @@ import (
 	"strings"
 
 	sitter "github.com/smacker/go-tree-sitter"
-	"github.com/smacker/go-tree-sitter/bash"
-	"github.com/smacker/go-tree-sitter/c"
-	"github.com/smacker/go-tree-sitter/cpp"
-	"github.com/smacker/go-tree-sitter/golang"
-	"github.com/smacker/go-tree-sitter/java"
-	"github.com/smacker/go-tree-sitter/javascript"
-	"github.com/smacker/go-tree-sitter/python"
-	"github.com/smacker/go-tree-sitter/ruby"
-	"github.com/smacker/go-tree-sitter/rust"
-	"github.com/smacker/go-tree-sitter/typescript/tsx"
-	"github.com/smacker/go-tree-sitter/typescript/typescript"
+
+	lang "github.com/ternhq/tern/index/grammar"
 )
 
 // A grammar tells the chunker how to find the symbols of one language.
 type grammar struct {
-	name     string
-	exts     []string
-	language func() *sitter.Language
+	// Grammar is the language: its name, extensions and parser.
+	*lang.Grammar
 	// comments are the line prefixes of doc comments, attributes and
 	// decorators that belong to the symbol below them.
 	comments []string
@@ -56,43 +46,39 @@ var typeKinds = map[string]bool{
 }
 
 var grammars = []*grammar{
-	{name: "go", exts: []string{".go"}, language: golang.GetLanguage,
+	{Grammar: lang.Named("go"),
 		comments: []string{"//"}, blocks: true, sep: ".", classify: goSymbol},
-	{name: "python", exts: []string{".py", ".pyi"}, language: python.GetLanguage,
+	{Grammar: lang.Named("python"),
 		comments: []string{"#", "@"}, sep: ".",
 		wrappers: map[string]bool{"decorated_definition": true}, classify: pySymbol},
-	{name: "javascript", exts: []string{".js", ".mjs", ".cjs", ".jsx"}, language: javascript.GetLanguage,
+	{Grammar: lang.Named("javascript"),
 		comments: []string{"//", "@"}, blocks: true, sep: ".",
 		wrappers: map[string]bool{"export_statement": true}, classify: jsSymbol},
-	{name: "typescript", exts: []string{".ts", ".mts", ".cts"}, language: typescript.GetLanguage,
+	{Grammar: lang.Named("typescript"),
 		comments: []string{"//", "@"}, blocks: true, sep: ".",
 		wrappers: map[string]bool{"export_statement": true, "ambient_declaration": true}, classify: jsSymbol},
-	{name: "tsx", exts: []string{".tsx"}, language: tsx.GetLanguage,
+	{Grammar: lang.Named("tsx"),
 		comments: []string{"//", "@"}, blocks: true, sep: ".",
 		wrappers: map[string]bool{"export_statement": true, "ambient_declaration": true}, classify: jsSymbol},
-	{name: "rust", exts: []string{".rs"}, language: rust.GetLanguage,
+	{Grammar: lang.Named("rust"),
 		comments: []string{"//", "#["}, blocks: true, sep: "::", classify: rustSymbol},
-	{name: "java", exts: []string{".java"}, language: java.GetLanguage,
+	{Grammar: lang.Named("java"),
 		comments: []string{"//", "@"}, blocks: true, sep: ".", classify: javaSymbol},
-	{name: "c", exts: []string{".c"}, language: c.GetLanguage,
+	{Grammar: lang.Named("c"),
 		comments: []string{"//"}, blocks: true, sep: "::", classify: cSymbol},
-	{name: "cpp", exts: []string{".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h", ".ipp"}, language: cpp.GetLanguage,
+	{Grammar: lang.Named("cpp"),
 		comments: []string{"//"}, blocks: true, sep: "::",
 		wrappers: map[string]bool{"template_declaration": true}, classify: cSymbol},
-	{name: "ruby", exts: []string{".rb", ".rake", ".gemspec"}, language: ruby.GetLanguage,
+	{Grammar: lang.Named("ruby"),
 		comments: []string{"#"}, sep: ".", classify: rubySymbol},
-	{name: "bash", exts: []string{".sh", ".bash", ".zsh"}, language: bash.GetLanguage,
+	{Grammar: lang.Named("bash"),
 		comments: []string{"#"}, sep: ".", classify: bashSymbol},
 }
 
 // grammarFor returns the grammar for a file extension, or nil.
 func grammarFor(ext string) *grammar {
-	for _, g := range grammars {
-		for _, e := range g.exts {
-			if e == ext {
-				return g
-			}
-		}
+	if g := lang.ForExt(ext); g != nil {
+		return grammarNamed(g.Name)
 	}
 	return nil
 }
@@ -100,7 +86,7 @@ func grammarFor(ext string) *grammar {
 // grammarNamed returns the grammar of a language name, or nil.
 func grammarNamed(lang string) *grammar {
 	for _, g := range grammars {
-		if g.name == lang {
+		if g.Name == lang {
 			return g
 		}
 	}
