@@ -1,0 +1,555 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/charmbracelet/x/powernap/pkg/lsp/protocol"
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// client is one running language server: its process, the JSON-RPC
+// connection to it, the documents tern opened in it and the diagnostics
+// it published.
+type client struct {
+	srv    Server
+	root   string
+	cmd    *exec.Cmd
+	conn   *jsonrpc2.Conn
+	stderr *tail
+	log    *slog.Logger
+	// info names the server as it introduced itself ("gopls v0.23.0");
+	// srv.Command[0] when it did not.
+	info string
+	// exited is closed once the process has exited; err then says how.
+	exited chan struct{}
+	err    error
+
+	mu    sync.Mutex
+	docs  map[protocol.DocumentURI]*document
+	diags map[protocol.DocumentURI]published
+	seq   uint64        // counts publishes
+	news  chan struct{} // closed and replaced at each publish
+}
+
+// document is a file open in the server, as tern last sent it.
+type document struct {
+	version int32
+	text    string
+}
+
+// published is the latest diagnostics the server sent for one file.
+type published struct {
+	version int32 // 0 when the server sent none
+	seq     uint64
+	diags   []protocol.Diagnostic
+}
+
+// startClient starts the server's process in root and does the LSP
+// handshake, within ctx.
+func startClient(ctx context.Context, srv Server, root string, log *slog.Logger) (*client, error) {
+	cmd := exec.Command(srv.Command[0], srv.Command[1:]...)
+	cmd.Dir = root
+	c := &client{srv: srv, root: root, cmd: cmd, stderr: &tail{}, log: log, info: filepath.Base(srv.Command[0]),
+		exited: make(chan struct{}), docs: map[protocol.DocumentURI]*document{},
+		diags: map[protocol.DocumentURI]published{}, news: make(chan struct{})}
+	cmd.Stderr = c.stderr
+	cmd.WaitDelay = time.Second // a grandchild holding stderr open cannot stall Wait
+	isolate(cmd)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		var ee *exec.Error
+		if errors.As(err, &ee) {
+			return nil, fmt.Errorf("%s: %w", srv.Command[0], ee.Err)
+		}
+		return nil, err
+	}
+	go func() {
+		err := cmd.Wait()
+		_ = killGroup(cmd.Process.Pid) // what the server started (tsserver under typescript-language-server)
+		c.err = c.explain(err)
+		close(c.exited)
+	}()
+	stream := jsonrpc2.NewBufferedStream(pipe{stdout, stdin}, jsonrpc2.VSCodeObjectCodec{})
+	c.conn = jsonrpc2.NewConn(context.Background(), stream, jsonrpc2.HandlerWithError(c.handle).SuppressErrClosed(),
+		jsonrpc2.SetLogger(slogPrinter{log}))
+	if err := c.initialize(ctx); err != nil {
+		c.kill()
+		if c.dead() {
+			return nil, c.err
+		}
+		return nil, err
+	}
+	return c, nil
+}
+
+// pipe joins the server's stdout and stdin into the one stream JSON-RPC
+// reads and writes.
+type pipe struct {
+	io.ReadCloser
+	in io.WriteCloser
+}
+
+func (p pipe) Write(b []byte) (int, error) { return p.in.Write(b) }
+
+func (p pipe) Close() error { return errors.Join(p.in.Close(), p.ReadCloser.Close()) }
+
+// initializeParams is the initialize request. The client capabilities are
+// written out, not made from protocol's structs, whose zero values
+// would send nulls where servers expect arrays.
+type initializeParams struct {
+	ProcessID             int                        `json:"processId"`
+	ClientInfo            protocol.ClientInfo        `json:"clientInfo"`
+	RootURI               protocol.DocumentURI       `json:"rootUri"`
+	RootPath              string                     `json:"rootPath"`
+	WorkspaceFolders      []protocol.WorkspaceFolder `json:"workspaceFolders"`
+	Capabilities          map[string]any             `json:"capabilities"`
+	InitializationOptions any                        `json:"initializationOptions,omitempty"`
+}
+
+// capabilities are what tern does with a server: open and change files,
+// take diagnostics, ask for definitions and references, answer
+// workspace/configuration.
+var capabilities = map[string]any{
+	"textDocument": map[string]any{
+		"synchronization":    map[string]any{"dynamicRegistration": false, "didSave": false},
+		"publishDiagnostics": map[string]any{"versionSupport": true, "relatedInformation": false},
+		"definition":         map[string]any{"dynamicRegistration": false, "linkSupport": true},
+		"references":         map[string]any{"dynamicRegistration": false},
+	},
+	"workspace": map[string]any{"configuration": true, "workspaceFolders": true},
+	"window":    map[string]any{"workDoneProgress": false},
+	"general":   map[string]any{"positionEncodings": []string{"utf-16"}},
+}
+
+func (c *client) initialize(ctx context.Context) error {
+	root := protocol.URIFromPath(c.root)
+	params := initializeParams{
+		ProcessID: os.Getpid(), ClientInfo: protocol.ClientInfo{Name: "tern"},
+		RootURI: root, RootPath: c.root,
+		WorkspaceFolders: []protocol.WorkspaceFolder{{URI: string(root), Name: filepath.Base(c.root)}},
+		Capabilities:     capabilities, InitializationOptions: c.srv.InitOptions,
+	}
+	var result struct {
+		ServerInfo *protocol.ServerInfo `json:"serverInfo"`
+	}
+	if err := c.call(ctx, "initialize", params, &result); err != nil {
+		return fmt.Errorf("initialize: %w", err)
+	}
+	if si := result.ServerInfo; si != nil && si.Name != "" {
+		c.info = strings.TrimSpace(si.Name + " " + si.Version)
+	}
+	return c.notify("initialized", struct{}{})
+}
+
+// handle answers what the server sends: diagnostics, and the few
+// requests a server makes of an editor. It runs on the connection's read
+// loop, so it never waits on the server.
+func (c *client) handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
+	var params json.RawMessage
+	if req.Params != nil {
+		params = *req.Params
+	}
+	switch req.Method {
+	case "textDocument/publishDiagnostics":
+		var p protocol.PublishDiagnosticsParams
+		if err := json.Unmarshal(params, &p); err != nil {
+			return nil, err
+		}
+		c.publish(p)
+		return nil, nil
+	case "workspace/configuration":
+		var p protocol.ConfigurationParams
+		if err := json.Unmarshal(params, &p); err != nil {
+			return nil, err
+		}
+		out := make([]any, len(p.Items))
+		for i, it := range p.Items {
+			out[i] = section(c.srv.Settings, it.Section)
+		}
+		return out, nil
+	case "workspace/workspaceFolders":
+		root := protocol.URIFromPath(c.root)
+		return []protocol.WorkspaceFolder{{URI: string(root), Name: filepath.Base(c.root)}}, nil
+	case "workspace/applyEdit":
+		return map[string]any{"applied": false, "failureReason": "tern applies no edits from language servers"}, nil
+	case "client/registerCapability", "client/unregisterCapability", "window/workDoneProgress/create",
+		"window/showMessageRequest", "workspace/diagnostic/refresh", "workspace/semanticTokens/refresh",
+		"workspace/inlayHint/refresh", "workspace/codeLens/refresh":
+		return nil, nil
+	}
+	if req.Notif {
+		return nil, nil // $/progress, window/logMessage, telemetry/event, …
+	}
+	return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "tern does not handle " + req.Method}
+}
+
+// section is the part of settings a workspace/configuration item asks
+// for: "python.analysis" walks the tables; "" is all of them.
+func section(settings map[string]any, name string) any {
+	if name == "" {
+		return settings
+	}
+	var v any = settings
+	for part := range strings.SplitSeq(name, ".") {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[part]
+	}
+	return v
+}
+
+// publish records diagnostics the server sent and wakes those waiting.
+func (c *client) publish(p protocol.PublishDiagnosticsParams) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.seq++
+	c.diags[p.URI] = published{version: p.Version, seq: c.seq, diags: p.Diagnostics}
+	close(c.news)
+	c.news = make(chan struct{})
+}
+
+// writeTimeout bounds a write to a server's input. The pipe takes a
+// message at once unless the server stopped reading it: a server that
+// has not read one in this time is hung, and is killed.
+const writeTimeout = 2 * time.Second
+
+// call sends a request and waits for its answer within ctx.
+func (c *client) call(ctx context.Context, method string, params, result any) error {
+	w, err := written(c, func() (jsonrpc2.Waiter, error) {
+		return c.conn.DispatchCall(context.Background(), method, params)
+	})
+	if err != nil {
+		return err
+	}
+	if err := w.Wait(ctx, result); err != nil {
+		if c.dead() {
+			return c.err
+		}
+		return err
+	}
+	return nil
+}
+
+// notify sends a notification.
+func (c *client) notify(method string, params any) error {
+	_, err := written(c, func() (struct{}, error) {
+		return struct{}{}, c.conn.Notify(context.Background(), method, params)
+	})
+	return err
+}
+
+// written runs send, which writes to the server's input, for at most
+// writeTimeout: a server that stopped reading would otherwise block the
+// write, and the turn with it, once the pipe is full. It then kills the
+// server, which ends the write.
+func written[T any](c *client, send func() (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := send()
+		done <- result{v, err}
+	}()
+	t := time.NewTimer(writeTimeout)
+	defer t.Stop()
+	var zero T
+	select {
+	case r := <-done:
+		if r.err != nil && c.dead() {
+			return r.v, c.err
+		}
+		return r.v, r.err
+	case <-t.C:
+		c.kill()
+		return zero, fmt.Errorf("%s stopped reading its input; killed", c.info)
+	case <-c.exited:
+		return zero, c.err
+	}
+}
+
+// document returns what tern last sent of the file at uri, if it is open.
+func (c *client) document(uri protocol.DocumentURI) (document, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d, ok := c.docs[uri]
+	if !ok {
+		return document{}, false
+	}
+	return *d, true
+}
+
+// send makes text the server's content of the file at path (opening it,
+// or replacing its whole text) and returns the new version and the
+// publish count before it, to wait on (waitPublish).
+func (c *client) send(path, text string) (version int32, since uint64, err error) {
+	uri := protocol.URIFromPath(path)
+	c.mu.Lock()
+	d, open := c.docs[uri]
+	if !open {
+		d = &document{}
+		c.docs[uri] = d
+	}
+	d.version++
+	d.text = text
+	version, since = d.version, c.seq
+	c.mu.Unlock()
+	if !open {
+		err = c.notify("textDocument/didOpen", protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{
+			URI: uri, LanguageID: protocol.LanguageKind(languageID(path, c.srv.Name)), Version: version, Text: text}})
+	} else {
+		err = c.notify("textDocument/didChange", protocol.DidChangeTextDocumentParams{
+			TextDocument:   protocol.VersionedTextDocumentIdentifier{Version: version, TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: uri}},
+			ContentChanges: []protocol.TextDocumentContentChangeEvent{{Value: protocol.TextDocumentContentChangeWholeDocument{Text: text}}}})
+	}
+	return version, since, err
+}
+
+// hasPublished reports whether the server published diagnostics for the
+// file at uri at its current version.
+func (c *client) hasPublished(uri protocol.DocumentURI) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, ok := c.diags[uri]
+	d := c.docs[uri]
+	return ok && d != nil && (p.version >= d.version || p.version == 0 && p.seq > 0)
+}
+
+// waitPublish waits until the server has published diagnostics for the
+// file at path at version or later: a publish counted after since whose
+// version is at least version, or that carries no version.
+func (c *client) waitPublish(ctx context.Context, path string, version int32, since uint64) error {
+	uri := protocol.URIFromPath(path)
+	for {
+		c.mu.Lock()
+		p, ok := c.diags[uri]
+		news := c.news
+		c.mu.Unlock()
+		if ok && p.seq > since && (p.version >= version || p.version == 0) {
+			return nil
+		}
+		select {
+		case <-news:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-c.exited:
+			return c.err
+		}
+	}
+}
+
+// settle waits until the server has published nothing for quiet, or ctx
+// ends: diagnostics of the files that depend on a changed one come just
+// after its own.
+func (c *client) settle(ctx context.Context, quiet time.Duration) {
+	t := time.NewTimer(quiet)
+	defer t.Stop()
+	for {
+		c.mu.Lock()
+		news := c.news
+		c.mu.Unlock()
+		select {
+		case <-news:
+			t.Reset(quiet)
+		case <-t.C:
+			return
+		case <-ctx.Done():
+			return
+		case <-c.exited:
+			return
+		}
+	}
+}
+
+// snapshot returns the latest diagnostics of every file, by path.
+func (c *client) snapshot() map[string][]protocol.Diagnostic {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string][]protocol.Diagnostic, len(c.diags))
+	for uri, p := range c.diags {
+		if path, err := uri.Path(); err == nil {
+			out[path] = p.diags
+		}
+	}
+	return out
+}
+
+// locations asks method (textDocument/definition or /references) at pos
+// in the file at path.
+func (c *client) locations(ctx context.Context, method, path string, pos protocol.Position) ([]protocol.Location, error) {
+	at := protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: protocol.URIFromPath(path)}, Position: pos}
+	var params any = protocol.DefinitionParams{TextDocumentPositionParams: at}
+	if method == "textDocument/references" {
+		params = protocol.ReferenceParams{TextDocumentPositionParams: at, Context: protocol.ReferenceContext{IncludeDeclaration: true}}
+	}
+	var raw json.RawMessage
+	if err := c.call(ctx, method, params, &raw); err != nil {
+		return nil, err
+	}
+	return parseLocations(raw)
+}
+
+// parseLocations reads a definition or references result: null, a
+// Location, or an array of Locations or LocationLinks.
+func parseLocations(raw json.RawMessage) ([]protocol.Location, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	if raw[0] == '{' {
+		var l protocol.Location
+		if err := json.Unmarshal(raw, &l); err != nil {
+			return nil, err
+		}
+		return []protocol.Location{l}, nil
+	}
+	var items []struct {
+		protocol.Location
+		TargetURI            protocol.DocumentURI `json:"targetUri"`
+		TargetSelectionRange protocol.Range       `json:"targetSelectionRange"`
+	}
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, err
+	}
+	out := make([]protocol.Location, 0, len(items))
+	for _, it := range items {
+		if it.TargetURI != "" {
+			out = append(out, protocol.Location{URI: it.TargetURI, Range: it.TargetSelectionRange})
+		} else {
+			out = append(out, it.Location)
+		}
+	}
+	return out, nil
+}
+
+// dead reports whether the process has exited.
+func (c *client) dead() bool {
+	select {
+	case <-c.exited:
+		return true
+	default:
+		return false
+	}
+}
+
+// kill stops the server at once, with whatever it started.
+func (c *client) kill() {
+	if c.cmd.Process != nil {
+		_ = killGroup(c.cmd.Process.Pid)
+	}
+	_ = c.conn.Close()
+}
+
+// stop asks the server to shut down and exit, within ctx, and kills it
+// when it does not.
+func (c *client) stop(ctx context.Context) {
+	if !c.dead() {
+		if err := c.call(ctx, "shutdown", nil, nil); err == nil {
+			_ = c.notify("exit", nil)
+		}
+	}
+	_ = c.conn.Close() // the server reads the end of its input
+	select {
+	case <-c.exited:
+	case <-ctx.Done():
+		c.kill()
+		<-c.exited
+	}
+}
+
+// explain says how the process ended, with the last line it wrote to
+// stderr, which usually says why.
+func (c *client) explain(err error) error {
+	msg := "exited"
+	if err != nil {
+		msg = err.Error()
+	}
+	if last := c.stderr.last(); last != "" {
+		msg += ": " + last
+	}
+	return errors.New(msg)
+}
+
+// languageID is the LSP language identifier of the file at path, which
+// server serves.
+func languageID(path, server string) string {
+	ext := strings.ToLower(fileExt(path))
+	if id, ok := languageIDs[ext]; ok {
+		return id
+	}
+	return server
+}
+
+// languageIDs are the identifiers of the LSP specification's table where
+// they are not the language's name.
+var languageIDs = map[string]string{
+	".go": "go", ".py": "python", ".pyi": "python", ".rs": "rust",
+	".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "typescriptreact",
+	".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascriptreact",
+	".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".c++": "cpp", ".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp", ".ipp": "cpp",
+	".java": "java", ".rb": "ruby", ".sh": "shellscript", ".bash": "shellscript", ".zsh": "shellscript",
+}
+
+// fileExt is the extension of path, with its dot.
+func fileExt(path string) string { return filepath.Ext(path) }
+
+// slogPrinter sends the JSON-RPC library's complaints to tern's log at
+// debug level, never to the terminal.
+type slogPrinter struct{ log *slog.Logger }
+
+func (p slogPrinter) Printf(format string, args ...any) {
+	if p.log != nil {
+		p.log.Debug(strings.TrimSpace(fmt.Sprintf(format, args...)))
+	}
+}
+
+// tail keeps the end of what a server writes to stderr.
+type tail struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+const tailSize = 2 << 10
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > tailSize {
+		t.buf = slices.Clone(t.buf[len(t.buf)-tailSize:])
+	}
+	return len(p), nil
+}
+
+// last returns the last non-empty line, at most 200 bytes of it.
+func (t *tail) last() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	lines := strings.Split(strings.TrimSpace(string(t.buf)), "\n")
+	line := strings.TrimSpace(lines[len(lines)-1])
+	if len(line) > 200 {
+		line = strings.ToValidUTF8(line[:200], "") + "…"
+	}
+	return line
+}
