@@ -131,9 +131,26 @@ func New(cfg Config) (*Set, error) {
 	if cfg.Restore != nil {
 		s.restore(*cfg.Restore)
 	} else {
-		s.visible = s.upTo(s.tier)
+		s.visible = s.offered(s.upTo(s.tier))
 	}
 	return s, nil
+}
+
+// conditional is a tool offered only while what it needs is there:
+// definition and references, while a language server runs. Until then
+// the Set holds it back; the first time All finds it available it is
+// appended to the visible tools, as an unlock is, and stays.
+type conditional interface{ Available() bool }
+
+// heldBack reports whether t waits for what it needs.
+func heldBack(t tools.Tool) bool {
+	c, ok := t.(conditional)
+	return ok && !c.Available()
+}
+
+// offered returns list without the tools held back.
+func (s *Set) offered(list []tools.Tool) []tools.Tool {
+	return slices.DeleteFunc(list, heldBack)
 }
 
 // upTo returns the tools of tiers 0 to t in their fixed order.
@@ -157,7 +174,7 @@ func (s *Set) restore(st State) {
 			s.visible = append(s.visible, t)
 		}
 	}
-	for _, t := range s.upTo(s.tier) {
+	for _, t := range s.offered(s.upTo(s.tier)) {
 		if !s.isVisible(t.Spec().Name) {
 			s.visible = append(s.visible, t)
 		}
@@ -165,11 +182,36 @@ func (s *Set) restore(st State) {
 }
 
 // All returns the visible tools: those of the unlocked tiers and the ones
-// unlocked by name, in the order they became visible.
+// unlocked by name, in the order they became visible. Tools held back
+// until what they need is there join the end once it is.
 func (s *Set) All() []tools.Tool {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.visible)
+	var added []string
+	for _, t := range s.upTo(s.tier) {
+		if name := t.Spec().Name; !heldBack(t) && !s.isVisible(name) {
+			s.visible = append(s.visible, t)
+			added = append(added, name)
+		}
+	}
+	all := slices.Clone(s.visible)
+	var st State
+	if len(added) > 0 {
+		s.notices = append(s.notices, fmt.Sprintf("%s unlocked — what %s need runs now", strings.Join(added, ", "), pronoun(len(added))))
+		st = s.stateLocked()
+	}
+	s.mu.Unlock()
+	if len(added) > 0 {
+		s.persist(context.Background(), st)
+	}
+	return all
+}
+
+// pronoun is "it" or "they".
+func pronoun(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "they"
 }
 
 // Get returns the tool named name. For a tool of a locked tier it returns a
@@ -184,7 +226,10 @@ func (s *Set) Get(name string) (tools.Tool, bool) {
 				return t, true
 			}
 		}
-		if tier, ok := s.tierOf[n]; ok {
+		if tier, ok := s.tierOf[n]; ok && tier <= s.tier {
+			t, _ := s.find(n) // held back: it says itself what it lacks
+			return t, true
+		} else if ok {
 			return &locked{name: n, tier: tier, max: s.max}, true
 		}
 		if _, ok := s.external[n]; ok {
@@ -297,7 +342,7 @@ func (s *Set) raise(ctx context.Context, t Tier, why string) []string {
 		return nil
 	}
 	var added []string
-	for _, tool := range s.upTo(t) {
+	for _, tool := range s.offered(s.upTo(t)) {
 		if name := tool.Spec().Name; !s.isVisible(name) {
 			s.visible = append(s.visible, tool)
 			added = append(added, name)
@@ -345,7 +390,7 @@ func (s *Set) SetTier(ctx context.Context, t Tier, why string) error {
 		return nil
 	}
 	s.mu.Lock()
-	s.visible = s.upTo(t)
+	s.visible = s.offered(s.upTo(t))
 	s.tier = t
 	s.notices = append(s.notices, fmt.Sprintf("tools lowered to %s — %s", t, why))
 	st := s.stateLocked()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -96,7 +97,7 @@ func TestLockedToolsAnswerWithGuidance(t *testing.T) {
 		}
 		rv := tool.(tools.Reviewer).Review(t.Context(), nil)
 		res := tool.Run(t.Context(), tools.Input{})
-		if rv.Refused == nil || *rv.Refused != res {
+		if rv.Refused == nil || !reflect.DeepEqual(*rv.Refused, res) {
 			t.Errorf("%s: review %+v does not refuse like Run %+v", name, rv, res)
 		}
 		if !res.IsError || !strings.Contains(res.Output, "which is locked. Call request_tools with {\"tier\": ") {
