@@ -33,6 +33,7 @@ var allowed = map[string][]string{
 	"rag":               {"index"},
 	"tools":             {"models", "index/ignore", "index/grammar", "context/budget", "tools/", "statedir"},
 	"tools/mcp":         {"models", "tools"},
+	"tools/lsp":         {"index/grammar"}, // language servers; knows nothing of the tools that use them
 	"tools/shell":       {},
 	"tools/sandbox":     {}, // the kernel sandbox of commands; nothing of tern
 	"disclosure":        {"models", "tools"},
@@ -45,7 +46,7 @@ var allowed = map[string][]string{
 	// cmd/tern runs the agent on it.
 	"cmd/tern/internal/eval": {"models/ollamatest", "models/openaitest"},
 	// tern's configuration: the settings it holds are those packages'.
-	"cmd/tern/internal/config": {"agent", "disclosure", "models", "models/ollama", "tools/mcp", "tools/sandbox", "cmd/tern/internal/words"},
+	"cmd/tern/internal/config": {"agent", "disclosure", "models", "models/ollama", "tools/lsp", "tools/mcp", "tools/sandbox", "cmd/tern/internal/words"},
 	"cmd/tern/internal/words":  {}, // wording of messages; nothing of tern
 	// The model server a run talks to, and the wording of its errors.
 	"cmd/tern/internal/backend": {"cmd/tern/internal/config", "models", "models/ollama", "models/openai", "prompts", "rag"},

@@ -3,6 +3,8 @@ package tools
 import (
 	"context"
 	"errors"
+
+	"github.com/ternhq/tern/tools/lsp"
 )
 
 // The tiers the built-in tools come in. disclosure shows the model one
@@ -23,7 +25,7 @@ const (
 // description are in its own file; cmd/tern builds a session's tools from
 // this table, and the tests take their lists from it.
 var builtins = []builtin{
-	{TierRead, allAgents, plain(NewReadFile)},
+	{TierRead, allAgents, func(d Deps) (Tool, error) { return newReadFile(d.Workspace, d.Servers), nil }},
 	{TierRead, allAgents, plain(NewListDir)},
 	{TierRead, allAgents, plain(NewGrep)},
 	{TierRead, allAgents, plain(NewGlob)},
@@ -35,8 +37,12 @@ var builtins = []builtin{
 	}},
 	{TierRead, mainAgent, func(d Deps) (Tool, error) { return NewExplore(d.Workspace, d.Explorer), nil }},
 	{TierRead, mainAgent, func(d Deps) (Tool, error) { return NewAskUser(d.Asker), nil }},
-	{TierEdit, allAgents, func(d Deps) (Tool, error) { return NewEditFile(d.Workspace, d.Checkpoint), nil }},
-	{TierEdit, allAgents, func(d Deps) (Tool, error) { return NewWriteFile(d.Workspace, d.Checkpoint), nil }},
+	// Only with language servers, and offered while one runs
+	// (Available).
+	{TierRead, allAgents, withServers(NewDefinition)},
+	{TierRead, allAgents, withServers(NewReferences)},
+	{TierEdit, allAgents, func(d Deps) (Tool, error) { return newEditFile(d.Workspace, d.Checkpoint, d.Servers), nil }},
+	{TierEdit, allAgents, func(d Deps) (Tool, error) { return newWriteFile(d.Workspace, d.Checkpoint, d.Servers), nil }},
 	{TierCommands, allAgents, func(d Deps) (Tool, error) { return NewRunCommand(d.Workspace, d.Checkpoint, d.Commands) }},
 	{TierCommands, allAgents, plain(NewGitStatus)},
 	{TierCommands, allAgents, plain(NewGitDiff)},
@@ -67,10 +73,22 @@ func plain(f func(*Workspace) Tool) func(Deps) (Tool, error) {
 	return func(d Deps) (Tool, error) { return f(d.Workspace), nil }
 }
 
+// withServers adapts the constructor of a tool that exists only with
+// language servers.
+func withServers(f func(*Workspace, LanguageServers) Tool) func(Deps) (Tool, error) {
+	return func(d Deps) (Tool, error) {
+		if d.Servers == nil {
+			return nil, nil
+		}
+		return f(d.Workspace, d.Servers), nil
+	}
+}
+
 // Deps are what the built-in tools are made from. Workspace is required.
 // A nil Checkpoint, Explorer or Asker makes the tool that needs it do
 // without (no checkpoint) or say it is unavailable; a nil Search leaves
-// search_code out.
+// search_code out; nil Servers leave definition and references out, and
+// edits checked for syntax only.
 type Deps struct {
 	Workspace  *Workspace
 	Checkpoint *Checkpoint
@@ -82,6 +100,8 @@ type Deps struct {
 	Asker    Asker
 	// FetchAllow lists the private hosts fetch_url may reach.
 	FetchAllow []string
+	// Servers are the session's language servers (package tools/lsp).
+	Servers LanguageServers
 }
 
 // Builtins makes tern's own tools from d, tier by tier, each tier in its
@@ -121,7 +141,7 @@ func MainAgentOnly(ws *Workspace) []string {
 
 // names names the tools of table.
 func names(table []builtin, ws *Workspace) []string {
-	tiers, _ := build(table, Deps{Workspace: ws, Search: noSearch{}}) // without rules, no constructor fails
+	tiers, _ := build(table, Deps{Workspace: ws, Search: noSearch{}, Servers: noServers{}}) // without rules, no constructor fails
 	var names []string
 	for _, tier := range tiers {
 		for _, t := range tier {
@@ -136,6 +156,23 @@ type noSearch struct{}
 
 func (noSearch) SearchCode(context.Context, string, int, string, int) (string, string, error) {
 	return "", "", errors.New("no index")
+}
+
+// noServers stands in for language servers where only the names of the
+// tools that use them are needed.
+type noServers struct{}
+
+func (noServers) Handles(string) bool { return false }
+func (noServers) Running() bool       { return false }
+func (noServers) Opened(string)       {}
+func (noServers) Changed(context.Context, string, string, string, bool) (lsp.Report, error) {
+	return lsp.Report{}, lsp.ErrNoServer
+}
+func (noServers) Definition(context.Context, string, lsp.Position) ([]lsp.Location, error) {
+	return nil, lsp.ErrNoServer
+}
+func (noServers) References(context.Context, string, lsp.Position) ([]lsp.Location, error) {
+	return nil, lsp.ErrNoServer
 }
 
 // EditTools returns the tools of tier 1 in their fixed order.

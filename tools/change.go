@@ -127,6 +127,14 @@ func diffForModel(diff string, limit int) string {
 	return strings.TrimSuffix(capped, "\n")
 }
 
+// roomBeside is what is left of an output limit for a diff beside note.
+func roomBeside(limit int, note string) int {
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	return max(limit-len(note), 512)
+}
+
 // numberedLines renders lines first..last (1-based, clamped) of content as
 // read_file does: "12\tcode".
 func numberedLines(content string, first, last int) string {

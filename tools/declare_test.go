@@ -197,10 +197,15 @@ func TestEffectDoing(t *testing.T) {
 // TestDescribeKeepsTheOldHeaders: for every call of a built-in tool that
 // names only its own parameters, the subject a tool declares is the one
 // the TUI used to guess from argument names (commonSubject), so no call's
-// line changed when the TUI stopped guessing.
+// line changed when the TUI stopped guessing. Tools added since had no
+// old header to keep.
 func TestDescribeKeepsTheOldHeaders(t *testing.T) {
 	sample := map[string]any{"string": "cmd/main.go", "integer": 7, "boolean": true, "array": []string{"x"}}
+	newer := map[string]bool{"definition": true, "references": true}
 	for _, tool := range allTools(t) {
+		if newer[tool.Spec().Name] {
+			continue
+		}
 		params := models.SchemaParams(tool.Spec().Parameters)
 		for set := range 1 << len(params) {
 			args := map[string]any{}

@@ -13,17 +13,22 @@ var editFileDoc string
 
 type editFile struct {
 	Decl
-	ws *Workspace
-	cp *Checkpoint
+	ws   *Workspace
+	cp   *Checkpoint
+	diag checker
 }
 
 // NewEditFile returns the edit_file tool: the exact, unique replacement of
 // one piece of a file's text with another. When the text is not there as
 // written it tries again ignoring whitespace, and otherwise shows the model
 // where the closest text is. cp, which may be nil, is saved before the
-// first change.
-func NewEditFile(ws *Workspace, cp *Checkpoint) Tool {
-	return &editFile{ws: ws, cp: cp, Decl: Declare[editArgs]("edit_file", editFileDoc)}
+// first change. What the edit broke is checked with the language's
+// tree-sitter grammar (newEditFile adds its language server).
+func NewEditFile(ws *Workspace, cp *Checkpoint) Tool { return newEditFile(ws, cp, nil) }
+
+// newEditFile is edit_file checking edits with servers too, when not nil.
+func newEditFile(ws *Workspace, cp *Checkpoint, servers LanguageServers) Tool {
+	return &editFile{ws: ws, cp: cp, diag: checker{ws, servers}, Decl: Declare[editArgs]("edit_file", editFileDoc)}
 }
 
 type editArgs struct {
@@ -69,13 +74,17 @@ func (t *editFile) Run(ctx context.Context, in Input) Result {
 	for i, l := range p.at {
 		lines[i] = fmt.Sprint(l)
 	}
+	note, found := t.diag.check(ctx, p.file, p.after)
 	var b strings.Builder
 	fmt.Fprintf(&b, "Edited %s: replaced %s at line %s.\n", p.file.rel, plural(len(p.at), "occurrence", "occurrences"), strings.Join(lines, ", "))
 	for _, n := range p.notes {
 		b.WriteString("(" + n + ")\n")
 	}
-	b.WriteString(diffForModel(short, in.Limit))
-	return Result{Output: b.String(), Summary: fmt.Sprintf("%s: +%d -%d", p.file.rel, added, removed), Diff: full}
+	b.WriteString(diffForModel(short, roomBeside(in.Limit, note)))
+	if note != "" {
+		b.WriteString("\n" + note)
+	}
+	return Result{Output: b.String(), Summary: fmt.Sprintf("%s: +%d -%d", p.file.rel, added, removed), Diff: full, Diagnostics: found}
 }
 
 // plan checks the call and works out the new content. A refusal is the

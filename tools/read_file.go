@@ -23,13 +23,19 @@ const readFileLines = 200
 
 type readFile struct {
 	Decl
-	ws *Workspace
+	ws      *Workspace
+	servers LanguageServers // nil: none
 }
 
 // NewReadFile returns the read_file tool: numbered lines of a text file, a
 // page at a time.
-func NewReadFile(ws *Workspace) Tool {
-	return &readFile{ws: ws, Decl: Declare[readFileArgs]("read_file", readFileDoc)}
+func NewReadFile(ws *Workspace) Tool { return newReadFile(ws, nil) }
+
+// newReadFile is read_file that tells servers, when not nil, of each file
+// read, so that its language's server starts and opens it: an edit of it
+// then finds the file's diagnostics from before the edit ready.
+func newReadFile(ws *Workspace, servers LanguageServers) Tool {
+	return &readFile{ws: ws, servers: servers, Decl: Declare[readFileArgs]("read_file", readFileDoc)}
 }
 
 type readFileArgs struct {
@@ -108,6 +114,11 @@ func (t *readFile) Run(ctx context.Context, in Input) Result {
 			offset, rel, plural(p.total, "line", "lines"), p.total)
 	}
 	t.ws.reads.mark(abs)
+	if t.servers != nil {
+		if _, inRoot := t.ws.area(abs); inRoot {
+			t.servers.Opened(abs)
+		}
+	}
 	out := p.text.String()
 	if !p.valid {
 		out += "(the file is not valid UTF-8; invalid bytes are shown as \uFFFD)\n"

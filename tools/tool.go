@@ -108,6 +108,10 @@ type Result struct {
 	// Detail is more for people, shown when the call is opened and never
 	// sent to the model: the steps of explore's subagent.
 	Detail string
+	// Diagnostics are the problems an edit introduced (Output already
+	// tells the model of them), for people: a count on the tool's line,
+	// and tern ask --json.
+	Diagnostics []Diagnostic
 }
 
 // Errorf returns a failed Result whose output is the formatted message.

@@ -13,16 +13,23 @@ var writeFileDoc string
 
 type writeFile struct {
 	Decl
-	ws *Workspace
-	cp *Checkpoint
+	ws   *Workspace
+	cp   *Checkpoint
+	diag checker
 }
 
 // NewWriteFile returns the write_file tool. It creates files; it replaces
 // an existing file only when asked to overwrite one the model has read,
 // because small models rewriting whole files drop code they did not see.
-// cp, which may be nil, is saved before the first change.
-func NewWriteFile(ws *Workspace, cp *Checkpoint) Tool {
-	return &writeFile{ws: ws, cp: cp, Decl: Declare[writeArgs]("write_file", writeFileDoc)}
+// cp, which may be nil, is saved before the first change. What the write
+// broke is checked with the language's tree-sitter grammar
+// (newWriteFile adds its language server).
+func NewWriteFile(ws *Workspace, cp *Checkpoint) Tool { return newWriteFile(ws, cp, nil) }
+
+// newWriteFile is write_file checking writes with servers too, when not
+// nil.
+func newWriteFile(ws *Workspace, cp *Checkpoint, servers LanguageServers) Tool {
+	return &writeFile{ws: ws, cp: cp, diag: checker{ws, servers}, Decl: Declare[writeArgs]("write_file", writeFileDoc)}
 }
 
 func (t *writeFile) Effect() Effect { return Writes }
@@ -58,13 +65,17 @@ func (t *writeFile) Run(ctx context.Context, in Input) Result {
 	if args.Content != "" && !strings.HasSuffix(args.Content, "\n") {
 		lines++
 	}
+	note, found := t.diag.check(ctx, f, args.Content)
+	if note != "" {
+		note = "\n" + note
+	}
 	if !f.exists {
-		return Result{Output: fmt.Sprintf("Created %s (%s).", f.rel, plural(lines, "line", "lines")),
-			Summary: fmt.Sprintf("%s: new, %s", f.rel, plural(lines, "line", "lines")), Diff: diff}
+		return Result{Output: fmt.Sprintf("Created %s (%s).%s", f.rel, plural(lines, "line", "lines"), note),
+			Summary: fmt.Sprintf("%s: new, %s", f.rel, plural(lines, "line", "lines")), Diff: diff, Diagnostics: found}
 	}
 	short, _, _ := unifiedDiff(f.rel, f.content, args.Content, 2)
-	return Result{Output: fmt.Sprintf("Replaced %s (%s, +%d -%d):\n%s", f.rel, plural(lines, "line", "lines"), added, removed, diffForModel(short, in.Limit)),
-		Summary: fmt.Sprintf("%s: +%d -%d", f.rel, added, removed), Diff: diff}
+	return Result{Output: fmt.Sprintf("Replaced %s (%s, +%d -%d):\n%s%s", f.rel, plural(lines, "line", "lines"), added, removed, diffForModel(short, roomBeside(in.Limit, note)), note),
+		Summary: fmt.Sprintf("%s: +%d -%d", f.rel, added, removed), Diff: diff, Diagnostics: found}
 }
 
 // check decodes the call and loads the file, refusing what must not be
