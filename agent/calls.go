@@ -47,7 +47,7 @@ func (a *Agent) runCalls(ctx context.Context, t *turn, plan callPlan, send func(
 				res := a.call(ctx, calls[k], plan.limit, progressTo(send, c))
 				outs[k] = outcome{call: c, result: res, took: a.now().Sub(began)}
 				send(ToolEnd{ID: c.ID, Name: c.Name, Output: res.Output, IsError: res.IsError,
-					Summary: res.Summary, Diff: res.Diff, Detail: res.Detail, Duration: outs[k].took})
+					Summary: res.Summary, Diff: res.Diff, Detail: res.Detail, Diagnostics: res.Diagnostics, Duration: outs[k].took})
 			}()
 		}
 		wg.Wait()

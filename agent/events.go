@@ -2,9 +2,12 @@ package agent
 
 import (
 	"encoding/json"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ternhq/tern/models"
+	"github.com/ternhq/tern/tools"
 )
 
 // Event is one thing that happened during a turn. The set is closed: Token,
@@ -52,8 +55,38 @@ type ToolEnd struct {
 	Diff    string `json:"diff,omitempty"`
 	// Detail is more for people, never sent to the model: the steps of
 	// explore's subagent.
-	Detail   string        `json:"detail,omitempty"`
-	Duration time.Duration `json:"duration_ns"`
+	Detail string `json:"detail,omitempty"`
+	// Diagnostics are the problems an edit introduced, which Output
+	// already tells the model of.
+	Diagnostics []tools.Diagnostic `json:"diagnostics,omitempty"`
+	Duration    time.Duration      `json:"duration_ns"`
+}
+
+// Problems says what an edit broke, for a tool's line: "2 errors, 1
+// warning"; "" when it broke nothing.
+func (e ToolEnd) Problems() string {
+	errs := 0
+	for _, d := range e.Diagnostics {
+		if d.Severity == "error" {
+			errs++
+		}
+	}
+	var parts []string
+	if errs > 0 {
+		parts = append(parts, count(errs, "error"))
+	}
+	if w := len(e.Diagnostics) - errs; w > 0 {
+		parts = append(parts, count(w, "warning"))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// count is "1 error" or "3 errors".
+func count(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
 }
 
 // ToolProgress is news of a call still running: for explore, the

@@ -286,6 +286,9 @@ func toolLines(th theme, header string, e agent.ToolEnd) (short, long []line) {
 	if outcome != "" {
 		spans = append(spans, span{text: " — " + oneLine(outcome, summaryColumns), style: th.dim})
 	}
+	if p := e.Problems(); p != "" {
+		spans = append(spans, span{text: " · " + p, style: th.warn})
+	}
 	if e.Duration >= 100*time.Millisecond {
 		spans = append(spans, span{text: " · " + e.Duration.Round(100*time.Millisecond).String(), style: th.dim})
 	}

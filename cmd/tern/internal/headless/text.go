@@ -54,6 +54,9 @@ func (t *TextWriter) Write(e agent.Event) {
 		if e.IsError {
 			line = words.FirstLine(e.Output, 160)
 		}
+		if p := e.Problems(); p != "" {
+			line += " · " + p
+		}
 		fmt.Fprintf(t.diag, "  %s %s\n", mark, line)
 	case agent.Notice:
 		t.newline()
