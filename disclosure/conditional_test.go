@@ -17,6 +17,7 @@ type waitingTool struct {
 }
 
 func (w *waitingTool) Available() bool { return w.ready.Load() }
+func (w *waitingTool) Needs() string   { return "a language server" }
 
 // TestAToolIsOfferedOnceWhatItNeedsRuns: definition and references are
 // in tier 0 but held back until a language server runs; then they join
@@ -47,7 +48,7 @@ func TestAToolIsOfferedOnceWhatItNeedsRuns(t *testing.T) {
 	if want := append(slices.Clone(before), "definition", "references"); !slices.Equal(after, want) {
 		t.Errorf("tools = %v, want %v (appended, the prefix kept)", after, want)
 	}
-	if n := s.Notices(); len(n) != 1 || n[0] != "definition, references unlocked — what they need runs now" {
+	if n := s.Notices(); len(n) != 1 || n[0] != "definition, references unlocked — a language server runs" {
 		t.Errorf("notices = %q", n)
 	}
 	if len(saved) != 1 || !slices.Contains(saved[0].Tools, "references") {

@@ -140,7 +140,11 @@ func New(cfg Config) (*Set, error) {
 // definition and references, while a language server runs. Until then
 // the Set holds it back; the first time All finds it available it is
 // appended to the visible tools, as an unlock is, and stays.
-type conditional interface{ Available() bool }
+type conditional interface {
+	Available() bool
+	// Needs names what it needs, for the notice: "a language server".
+	Needs() string
+}
 
 // heldBack reports whether t waits for what it needs.
 func heldBack(t tools.Tool) bool {
@@ -186,17 +190,20 @@ func (s *Set) restore(st State) {
 // until what they need is there join the end once it is.
 func (s *Set) All() []tools.Tool {
 	s.mu.Lock()
-	var added []string
+	var added, needs []string
 	for _, t := range s.upTo(s.tier) {
 		if name := t.Spec().Name; !heldBack(t) && !s.isVisible(name) {
 			s.visible = append(s.visible, t)
 			added = append(added, name)
+			if c, ok := t.(conditional); ok && !slices.Contains(needs, c.Needs()) {
+				needs = append(needs, c.Needs())
+			}
 		}
 	}
 	all := slices.Clone(s.visible)
 	var st State
 	if len(added) > 0 {
-		s.notices = append(s.notices, fmt.Sprintf("%s unlocked — what %s need runs now", strings.Join(added, ", "), pronoun(len(added))))
+		s.notices = append(s.notices, fmt.Sprintf("%s unlocked — %s runs", strings.Join(added, ", "), strings.Join(needs, " and ")))
 		st = s.stateLocked()
 	}
 	s.mu.Unlock()
@@ -204,14 +211,6 @@ func (s *Set) All() []tools.Tool {
 		s.persist(context.Background(), st)
 	}
 	return all
-}
-
-// pronoun is "it" or "they".
-func pronoun(n int) string {
-	if n == 1 {
-		return "it"
-	}
-	return "they"
 }
 
 // Get returns the tool named name. For a tool of a locked tier it returns a

@@ -59,6 +59,9 @@ func (t *navigate) Effect() Effect { return ReadOnly }
 // offers the tool to the model only then.
 func (t *navigate) Available() bool { return t.servers.Running() }
 
+// Needs says what the tool needs, for the notice that offers it.
+func (t *navigate) Needs() string { return "a language server" }
+
 func (t *navigate) Run(ctx context.Context, in Input) Result {
 	name := t.Spec().Name
 	var args navigateArgs

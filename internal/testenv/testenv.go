@@ -45,3 +45,8 @@ func Missing(t testing.TB, what, install string) {
 	}
 	t.Skipf("%s is missing; install it to run this test: %s", what, install)
 }
+
+// LanguageServers says how to install the language servers (gopls,
+// pyright) that the tests of tools/lsp and cmd/tern run, at the versions
+// CI pins.
+const LanguageServers = "bash scripts/install-language-servers.sh, then put the directories it prints on PATH"

@@ -92,13 +92,31 @@ func startClient(ctx context.Context, srv Server, root string, log *slog.Logger)
 	c.conn = jsonrpc2.NewConn(context.Background(), stream, jsonrpc2.HandlerWithError(c.handle).SuppressErrClosed(),
 		jsonrpc2.SetLogger(slogPrinter{log}))
 	if err := c.initialize(ctx); err != nil {
-		c.kill()
-		if c.dead() {
-			return nil, c.err
+		if err = c.cause(err); !c.dead() {
+			err = fmt.Errorf("initialize: %w", err)
 		}
+		c.kill()
 		return nil, err
 	}
 	return c, nil
+}
+
+// cause is why a request or notification failed: when the connection
+// broke because the server is exiting, how it exited (with its last words
+// on stderr) says more than the broken pipe.
+func (c *client) cause(err error) error {
+	var rpcErr *jsonrpc2.Error
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) || errors.As(err, &rpcErr) {
+		return err // the server is there; it answered, or not in time
+	}
+	t := time.NewTimer(time.Second)
+	defer t.Stop()
+	select {
+	case <-c.exited:
+		return c.err
+	case <-t.C:
+		return err
+	}
 }
 
 // pipe joins the server's stdout and stdin into the one stream JSON-RPC
@@ -152,12 +170,25 @@ func (c *client) initialize(ctx context.Context) error {
 		ServerInfo *protocol.ServerInfo `json:"serverInfo"`
 	}
 	if err := c.call(ctx, "initialize", params, &result); err != nil {
-		return fmt.Errorf("initialize: %w", err)
+		return err
 	}
 	if si := result.ServerInfo; si != nil && si.Name != "" {
-		c.info = strings.TrimSpace(si.Name + " " + si.Version)
+		c.info = strings.TrimSpace(si.Name + " " + version(si.Version))
 	}
 	return c.notify("initialized", struct{}{})
+}
+
+// version is a server's version as it gave it, cut to the version
+// itself: gopls gives its whole build information as JSON.
+func version(v string) string {
+	var build struct{ Version string }
+	if json.Unmarshal([]byte(v), &build) == nil {
+		v = build.Version
+	}
+	if f := strings.Fields(v); len(f) > 0 && len(f[0]) <= 40 {
+		return f[0]
+	}
+	return ""
 }
 
 // handle answers what the server sends: diagnostics, and the few
@@ -243,10 +274,7 @@ func (c *client) call(ctx context.Context, method string, params, result any) er
 		return err
 	}
 	if err := w.Wait(ctx, result); err != nil {
-		if c.dead() {
-			return c.err
-		}
-		return err
+		return c.cause(err)
 	}
 	return nil
 }
@@ -278,10 +306,10 @@ func written[T any](c *client, send func() (T, error)) (T, error) {
 	var zero T
 	select {
 	case r := <-done:
-		if r.err != nil && c.dead() {
-			return r.v, c.err
+		if r.err != nil {
+			return r.v, c.cause(r.err)
 		}
-		return r.v, r.err
+		return r.v, nil
 	case <-t.C:
 		c.kill()
 		return zero, fmt.Errorf("%s stopped reading its input; killed", c.info)
@@ -542,12 +570,20 @@ func (t *tail) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// last returns the last non-empty line, at most 200 bytes of it.
+// last returns the line that says why the server stopped, at most 200
+// bytes of it: the last that begins "error", "fatal" or "panic", else the
+// last one (a backtrace's last line says least).
 func (t *tail) last() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	lines := strings.Split(strings.TrimSpace(string(t.buf)), "\n")
 	line := strings.TrimSpace(lines[len(lines)-1])
+	for _, l := range slices.Backward(lines) {
+		if low := strings.ToLower(strings.TrimSpace(l)); strings.HasPrefix(low, "error") || strings.HasPrefix(low, "fatal") || strings.HasPrefix(low, "panic") {
+			line = strings.TrimSpace(l)
+			break
+		}
+	}
 	if len(line) > 200 {
 		line = strings.ToValidUTF8(line[:200], "") + "…"
 	}

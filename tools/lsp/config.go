@@ -1,10 +1,12 @@
 package lsp
 
 import (
-	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -18,204 +20,44 @@ import (
 // workspace, short enough that a slow server is not felt.
 const DefaultWait = 3 * time.Second
 
-// Config is the [lsp] section of tern's config files: whether language
-// servers run at all, how long an edit waits for one, and one
-// [lsp.LANGUAGE] table per server. Without tables, tern runs the common
-// servers it finds on PATH (Defaults).
-type Config struct {
-	// Enabled is true when unset; false runs no server (the syntax check
-	// stays).
-	Enabled *bool
-	// Wait bounds how long an edit waits for diagnostics; DefaultWait
-	// when zero.
-	Wait time.Duration
-	// Servers are the [lsp.LANGUAGE] tables, by language.
-	Servers map[string]ServerTable
-	// set names the keys the file gave, "wait" or "go.command", so that a
-	// project's file can be merged key by key (Narrow).
-	set map[string]bool
-}
-
-// ServerTable is one [lsp.LANGUAGE] table as written.
+// ServerTable is one [lsp.LANGUAGE] table of tern's config files: a
+// language server to run, or changes to the built-in one for the
+// language.
 type ServerTable struct {
-	// Command is the program and its arguments, ["gopls"] or
-	// ["pyright-langserver", "--stdio"].
-	Command []string
-	// Extensions are the file extensions the server handles, ".go";
-	// needed only for a language tern has no grammar for.
-	Extensions []string
-	// Enabled is true when unset.
-	Enabled *bool
-	// InitOptions are sent in the initialize request; Settings answer the
-	// server's workspace/configuration requests.
-	InitOptions map[string]any
-	Settings    map[string]any
+	// The program and its arguments, such as `["gopls"]` or
+	// `["pyright-langserver", "--stdio"]`; the built-in server's when
+	// unset.
+	Command []string `toml:"command"`
+	// The file extensions it serves, such as `[".go"]`; needed only for
+	// a language tern has no grammar of.
+	Extensions []string `toml:"extensions"`
+	// `false` keeps the server off (default `true`).
+	Enabled *bool `toml:"enabled"`
+	// Sent in the initialize request (gopls takes its settings here).
+	InitOptions map[string]any `toml:"init_options"`
+	// Answers the server's workspace/configuration requests, by section:
+	// `[lsp.python.settings.python.analysis]`.
+	Settings map[string]any `toml:"settings"`
 }
 
-// serverKeys are the keys of an [lsp.LANGUAGE] table.
-var serverKeys = []string{"command", "extensions", "enabled", "init_options", "settings"}
-
-// On reports whether servers run at all.
-func (c Config) On() bool { return c.Enabled == nil || *c.Enabled }
-
-// WaitOrDefault is the wait to use.
-func (c Config) WaitOrDefault() time.Duration {
-	if c.Wait > 0 {
-		return c.Wait
-	}
-	return DefaultWait
-}
-
-// UnmarshalTOML reads the [lsp] table: the keys enabled and wait, and a
-// table for each language. An unknown key is an error that names it.
-func (c *Config) UnmarshalTOML(data any) error {
-	table, ok := data.(map[string]any)
-	if !ok {
-		return errors.New("lsp must be a table: [lsp]")
-	}
-	c.set = map[string]bool{}
-	for _, key := range slices.Sorted(maps.Keys(table)) {
-		v := table[key]
-		c.set[key] = true
-		switch key {
-		case "enabled":
-			b, ok := v.(bool)
-			if !ok {
-				return fmt.Errorf("lsp.enabled must be true or false, not %v", v)
-			}
-			c.Enabled = &b
-			continue
-		case "wait":
-			s, _ := v.(string)
-			d, err := time.ParseDuration(s)
-			if err != nil || d < 100*time.Millisecond || d > 2*time.Minute {
-				return fmt.Errorf("lsp.wait must be a duration between 100ms and 2m, such as \"3s\", not %v", v)
-			}
-			c.Wait = d
-			continue
-		}
-		t, ok := v.(map[string]any)
-		if !ok {
-			return fmt.Errorf("lsp.%s must be a table ([lsp.%s] with command = [...]); the keys of [lsp] itself are enabled and wait", key, key)
-		}
-		st, err := serverTable(key, t)
-		if err != nil {
-			return err
-		}
-		for k := range t {
-			c.set[key+"."+k] = true
-		}
-		if c.Servers == nil {
-			c.Servers = map[string]ServerTable{}
-		}
-		c.Servers[key] = st
-	}
-	return nil
-}
-
-// serverTable reads one [lsp.LANGUAGE] table.
-func serverTable(lang string, t map[string]any) (ServerTable, error) {
-	var st ServerTable
-	where := "lsp." + lang
-	for _, key := range slices.Sorted(maps.Keys(t)) {
-		v := t[key]
-		var err error
-		switch key {
-		case "command":
-			st.Command, err = stringList(v)
-			if err == nil && (len(st.Command) == 0 || strings.TrimSpace(st.Command[0]) == "") {
-				err = errors.New("names no program")
-			}
-		case "extensions":
-			st.Extensions, err = stringList(v)
-			for i, e := range st.Extensions {
-				e = strings.ToLower(strings.TrimSpace(e))
-				if !strings.HasPrefix(e, ".") {
-					e = "." + e
-				}
-				st.Extensions[i] = e
-			}
-		case "enabled":
-			b, ok := v.(bool)
-			if !ok {
-				err = errors.New("must be true or false")
-			}
-			st.Enabled = &b
-		case "init_options", "settings":
-			m, ok := v.(map[string]any)
-			if !ok {
-				err = errors.New("must be a table")
-			}
-			if key == "settings" {
-				st.Settings = m
-			} else {
-				st.InitOptions = m
-			}
-		default:
-			return st, fmt.Errorf("%s.%s is not a key tern knows; a server's table takes %s", where, key, strings.Join(serverKeys, ", "))
-		}
-		if err != nil {
-			return st, fmt.Errorf("%s.%s %v", where, key, err)
-		}
-	}
-	return st, nil
-}
-
-// stringList reads a TOML array of strings.
-func stringList(v any) ([]string, error) {
-	list, ok := v.([]any)
-	if !ok {
-		return nil, errors.New(`must be an array of strings, such as ["gopls"]`)
-	}
-	out := make([]string, len(list))
-	for i, x := range list {
-		s, ok := x.(string)
-		if !ok {
-			return nil, errors.New(`must be an array of strings, such as ["gopls"]`)
-		}
-		out[i] = s
-	}
-	return out, nil
-}
-
-// Narrow applies proj, the [lsp] of a repository's own .tern.toml, over c,
-// the user's: a repository may switch servers off, all of them or one
-// language's, and nothing else. Its commands would run programs it
-// chooses, and its settings and waits could do the same or stall every
-// edit (gopls's env and buildFlags reach the go command), so they are
-// ignored; notices say so.
-func (c Config) Narrow(proj Config, path string) (Config, []string) {
-	var notices []string
-	out := c
-	out.Servers = maps.Clone(c.Servers)
-	if proj.Enabled != nil && !*proj.Enabled {
-		out.Enabled = proj.Enabled
-	}
-	if proj.set["wait"] {
-		notices = append(notices, fmt.Sprintf("%s: lsp.wait ignored: a repository cannot change how long edits wait for language servers; set it in your own config file", path))
-	}
-	for _, lang := range slices.Sorted(maps.Keys(proj.Servers)) {
-		pt := proj.Servers[lang]
-		var ignored []string
-		for _, k := range serverKeys {
-			if k != "enabled" && proj.set[lang+"."+k] {
-				ignored = append(ignored, k)
-			}
-		}
-		if len(ignored) > 0 {
-			notices = append(notices, fmt.Sprintf("%s: lsp.%s %s ignored: a repository can switch a language server off (enabled = false), not choose what runs; set it in your own config file",
-				path, lang, strings.Join(ignored, ", ")))
-		}
+// Narrow applies proj, the [lsp] tables of a repository's own
+// .tern.toml, over tables, the user's: a repository may switch a server
+// off, and nothing else. A command would run a program it chooses, and
+// settings can do the same (gopls's env and buildFlags reach the go
+// command), so the caller says they are ignored.
+func Narrow(tables, proj map[string]ServerTable) map[string]ServerTable {
+	out := maps.Clone(tables)
+	for lang, pt := range proj {
 		if pt.Enabled != nil && !*pt.Enabled {
-			if out.Servers == nil {
-				out.Servers = map[string]ServerTable{}
+			if out == nil {
+				out = map[string]ServerTable{}
 			}
-			t := out.Servers[lang]
+			t := out[lang]
 			t.Enabled = pt.Enabled
-			out.Servers[lang] = t
+			out[lang] = t
 		}
 	}
-	return out, notices
+	return out
 }
 
 // Server is one language server as tern runs it: the configured table
@@ -236,8 +78,9 @@ type Server struct {
 	// false for a server found on PATH by default.
 	Configured bool
 	// Missing lists the programs looked for on PATH and not found, when
-	// Command is empty.
+	// Command is empty; Install says how to get one.
 	Missing []string
+	Install string
 }
 
 // Runs reports whether the server can run: enabled, with a program.
@@ -258,6 +101,8 @@ type Default struct {
 	Languages []string
 	// Candidates are the commands to look for on PATH, in order.
 	Candidates [][]string
+	// Install says how to get the first candidate.
+	Install string
 	// InitOptions are sent when the user's table has none.
 	InitOptions map[string]any
 	// Settings answer workspace/configuration when the user's table has
@@ -270,30 +115,33 @@ type Default struct {
 // repository it works on, the defaults switch that off: rust-analyzer's
 // build scripts, procedural macros and cargo check.
 var Defaults = []Default{
-	{Name: "go", Languages: []string{"go"}, Candidates: [][]string{{"gopls"}},
+	{Name: "go", Languages: []string{"go"}, Candidates: [][]string{{"gopls"}}, Install: "go install golang.org/x/tools/gopls@latest",
 		// gopls type-checks the edited package at once and the packages
 		// that import it after diagnosticsDelay (1s by default); an edit
 		// waits for both.
 		InitOptions: map[string]any{"diagnosticsDelay": "100ms"},
 		Settings:    map[string]any{"diagnosticsDelay": "100ms"}},
 	{Name: "python", Languages: []string{"python"},
-		Candidates: [][]string{{"pyright-langserver", "--stdio"}, {"basedpyright-langserver", "--stdio"}, {"pylsp"}}},
+		Candidates: [][]string{{"pyright-langserver", "--stdio"}, {"basedpyright-langserver", "--stdio"}, {"pylsp"}},
+		Install:    "npm install -g pyright"},
 	{Name: "typescript", Languages: []string{"typescript", "tsx", "javascript"},
-		Candidates: [][]string{{"typescript-language-server", "--stdio"}}},
-	{Name: "rust", Languages: []string{"rust"}, Candidates: [][]string{{"rust-analyzer"}},
+		Candidates: [][]string{{"typescript-language-server", "--stdio"}},
+		Install:    "npm install -g typescript-language-server typescript"},
+	{Name: "rust", Languages: []string{"rust"}, Candidates: [][]string{{"rust-analyzer"}}, Install: "rustup component add rust-analyzer",
 		InitOptions: map[string]any{
 			"cargo":       map[string]any{"buildScripts": map[string]any{"enable": false}},
 			"procMacro":   map[string]any{"enable": false},
 			"checkOnSave": false,
 		}},
-	{Name: "c", Languages: []string{"c", "cpp"}, Candidates: [][]string{{"clangd"}}},
+	{Name: "c", Languages: []string{"c", "cpp"}, Candidates: [][]string{{"clangd"}}, Install: "install clangd with your system's packages"},
 }
 
-// Resolve resolves c into the servers tern may run, in name order: the
-// defaults whose program lookPath finds (or that the config names), and
-// every configured table. A table for a language tern has no grammar or
-// default for must name its command and extensions.
-func (c Config) Resolve(lookPath func(string) (string, error)) ([]Server, error) {
+// Resolve makes the [lsp.LANGUAGE] tables into the servers tern may run,
+// in name order: the built-in ones (Defaults), with the program lookPath
+// finds first or the one a table names, and every other table. enabled
+// false switches them all off. A table for a language tern has no
+// grammar or default for must name its command and extensions.
+func Resolve(tables map[string]ServerTable, enabled bool, lookPath func(string) (string, error)) ([]Server, error) {
 	if lookPath == nil {
 		lookPath = exec.LookPath
 	}
@@ -301,16 +149,16 @@ func (c Config) Resolve(lookPath func(string) (string, error)) ([]Server, error)
 	seen := map[string]bool{}
 	for _, d := range Defaults {
 		seen[d.Name] = true
-		t, configured := c.Servers[d.Name]
-		s := Server{Name: d.Name, Enabled: c.On() && (t.Enabled == nil || *t.Enabled),
-			InitOptions: d.InitOptions, Settings: d.Settings}
+		t, configured := tables[d.Name]
+		s := Server{Name: d.Name, Enabled: enabled && (t.Enabled == nil || *t.Enabled),
+			InitOptions: d.InitOptions, Settings: d.Settings, Install: d.Install}
 		for _, l := range d.Languages {
 			if g := grammar.Named(l); g != nil {
 				s.Extensions = append(s.Extensions, g.Exts...)
 			}
 		}
 		if len(t.Extensions) > 0 {
-			s.Extensions = t.Extensions
+			s.Extensions = normalExts(t.Extensions)
 		}
 		if t.InitOptions != nil {
 			s.InitOptions = t.InitOptions
@@ -318,12 +166,12 @@ func (c Config) Resolve(lookPath func(string) (string, error)) ([]Server, error)
 		if t.Settings != nil {
 			s.Settings = t.Settings
 		}
-		if configured && len(t.Command) > 0 {
-			s.Command, s.Configured = t.Command, true
+		if configured && len(t.Command) > 0 && strings.TrimSpace(t.Command[0]) != "" {
+			s.Command, s.Configured = found(t.Command, lookPath), true
 		} else {
 			for _, cand := range d.Candidates {
-				if _, err := lookPath(cand[0]); err == nil {
-					s.Command = cand
+				if p, err := lookPath(cand[0]); err == nil {
+					s.Command = append([]string{p}, cand[1:]...)
 					break
 				}
 				s.Missing = append(s.Missing, cand[0])
@@ -331,17 +179,17 @@ func (c Config) Resolve(lookPath func(string) (string, error)) ([]Server, error)
 		}
 		out = append(out, s)
 	}
-	for _, name := range slices.Sorted(maps.Keys(c.Servers)) {
+	for _, name := range slices.Sorted(maps.Keys(tables)) {
 		if seen[name] {
 			continue
 		}
-		t := c.Servers[name]
-		s := Server{Name: name, Command: t.Command, Extensions: t.Extensions, Configured: true,
-			Enabled: c.On() && (t.Enabled == nil || *t.Enabled), InitOptions: t.InitOptions, Settings: t.Settings}
+		t := tables[name]
+		s := Server{Name: name, Command: found(t.Command, lookPath), Extensions: normalExts(t.Extensions), Configured: true,
+			Enabled: enabled && (t.Enabled == nil || *t.Enabled), InitOptions: t.InitOptions, Settings: t.Settings}
 		if g := grammar.Named(name); g != nil && len(s.Extensions) == 0 {
 			s.Extensions = g.Exts
 		}
-		if s.Enabled && len(s.Command) == 0 {
+		if s.Enabled && (len(s.Command) == 0 || strings.TrimSpace(s.Command[0]) == "") {
 			return nil, fmt.Errorf("[lsp.%s] names no command; write command = [\"program\", \"arg\"]", name)
 		}
 		if s.Enabled && len(s.Extensions) == 0 {
@@ -351,4 +199,65 @@ func (c Config) Resolve(lookPath func(string) (string, error)) ([]Server, error)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
+}
+
+// found is command with its program as lookPath finds it, when it names
+// a program to look for: the servers run from the PATH tern was given.
+func found(command []string, lookPath func(string) (string, error)) []string {
+	if len(command) == 0 || strings.ContainsRune(command[0], filepath.Separator) {
+		return command
+	}
+	if p, err := lookPath(command[0]); err == nil {
+		return append([]string{p}, command[1:]...)
+	}
+	return command
+}
+
+// normalExts writes extensions as tern compares them: lower case, with
+// the dot.
+func normalExts(exts []string) []string {
+	out := make([]string, 0, len(exts))
+	for _, e := range exts {
+		e = strings.ToLower(strings.TrimSpace(e))
+		if e != "" && !strings.HasPrefix(e, ".") {
+			e = "." + e
+		}
+		if e != "" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// LookPathIn is exec.LookPath over path, a PATH list given rather than
+// read from the process's environment: tern looks for servers on the
+// PATH of the environment it was handed.
+func LookPathIn(path string) func(string) (string, error) {
+	return func(name string) (string, error) {
+		if strings.ContainsRune(name, filepath.Separator) {
+			return name, executable(name)
+		}
+		for _, dir := range filepath.SplitList(path) {
+			if dir == "" {
+				dir = "."
+			}
+			p := filepath.Join(dir, name)
+			if executable(p) == nil {
+				return p, nil
+			}
+		}
+		return "", fmt.Errorf("%s: %w", name, exec.ErrNotFound)
+	}
+}
+
+// executable reports why the file at path cannot be run, if it cannot.
+func executable(path string) error {
+	info, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return err
+	case info.IsDir() || info.Mode()&0o111 == 0:
+		return fmt.Errorf("%s: %w", path, fs.ErrPermission)
+	}
+	return nil
 }

@@ -12,13 +12,6 @@ import (
 	"github.com/ternhq/tern/internal/testenv"
 )
 
-// The versions .ci/run installs; the tests skip without them, except in
-// CI.
-const (
-	GoplsInstall   = "go install golang.org/x/tools/gopls@v0.23.0"
-	PyrightInstall = "npm install -g pyright@1.1.414"
-)
-
 // realWait is the tests' wait: far more than a warm server needs, so
 // that a loaded machine does not fail them; an edit returns as soon as
 // the diagnostics are in.
@@ -41,7 +34,7 @@ func fixture(t *testing.T, files map[string]string) string {
 // realManager runs the default server for language in root.
 func realManager(t *testing.T, root, language string) *Manager {
 	t.Helper()
-	servers, err := Config{}.Resolve(nil)
+	servers, err := Resolve(nil, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +80,7 @@ func errorsIn(ds []Diagnostic) []string {
 }
 
 func TestGopls(t *testing.T) {
-	testenv.Program(t, "gopls", GoplsInstall)
+	testenv.Program(t, "gopls", testenv.LanguageServers)
 	root := fixture(t, map[string]string{
 		"go.mod":   "module example.com/greet\n\ngo 1.22\n",
 		"main.go":  "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(greet(\"you\"))\n}\n",
@@ -144,7 +137,7 @@ func TestGopls(t *testing.T) {
 }
 
 func TestPyright(t *testing.T) {
-	testenv.Program(t, "pyright-langserver", PyrightInstall)
+	testenv.Program(t, "pyright-langserver", testenv.LanguageServers)
 	root := fixture(t, map[string]string{
 		"app.py":   "from greet import greet\n\n\ndef main() -> None:\n    name = \"you\"\n    print(greet(name))\n",
 		"greet.py": "def greet(name: str) -> str:\n    return \"hello \" + name\n",
