@@ -1,14 +1,17 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"math"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/ternhq/tern/cmd/tern/internal/words"
 	"github.com/ternhq/tern/disclosure"
+	"github.com/ternhq/tern/tools/lsp"
 )
 
 // checkConfig checks the values of a config made from the files, and
@@ -31,6 +34,11 @@ func checkConfig(cfg Config) []error {
 	add(cfg.Sandbox.check())
 	_, err := cfg.MCP.List()
 	add(err)
+	_, err = lsp.Resolve(cfg.LSP, cfg.LSPEnabled, func(string) (string, error) { return "", errNotLooked })
+	add(err)
+	if w := cfg.LSPWait.Duration; w < 100*time.Millisecond || w > 2*time.Minute {
+		add(fmt.Errorf("lsp_wait must be between 100ms and 2m, not %s", w))
+	}
 	if !(cfg.ExploreShare >= 0.1 && cfg.ExploreShare <= 1) {
 		add(fmt.Errorf("explore_share must be between 0.1 and 1 (a share of the context window), not %v", cfg.ExploreShare))
 	}
@@ -39,6 +47,9 @@ func checkConfig(cfg Config) []error {
 	}
 	return errs
 }
+
+// errNotLooked: the check of the config does not search PATH.
+var errNotLooked = errors.New("not looked for")
 
 // checkTiers checks the tier settings, naming them as the user wrote them.
 func checkTiers(cfg Config, tierName, maxName string) error {

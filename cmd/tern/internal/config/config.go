@@ -24,6 +24,7 @@ import (
 	"github.com/ternhq/tern/agent"
 	"github.com/ternhq/tern/disclosure"
 	"github.com/ternhq/tern/models"
+	"github.com/ternhq/tern/tools/lsp"
 	"github.com/ternhq/tern/tools/mcp"
 )
 
@@ -142,6 +143,19 @@ type Config struct {
 	// Tier 3: MCP servers and the web).
 	MCP mcp.Config `toml:"mcp"`
 
+	// Runs language servers, which check each edit and answer the
+	// definition and references tools; false checks edits for syntax
+	// only.
+	LSPEnabled bool `toml:"lsp_enabled"`
+	// How long an edit waits for its language server's diagnostics
+	// before it reports the syntax check's alone.
+	LSPWait Duration `toml:"lsp_wait"`
+	// The language servers, a `[lsp.NAME]` table per language (below);
+	// without tables, gopls, pyright-langserver (or pylsp),
+	// typescript-language-server, rust-analyzer and clangd run when they
+	// are on PATH.
+	LSP map[string]lsp.ServerTable `toml:"lsp"`
+
 	// Limits that keep a stalled server from hanging tern (`[stream]`,
 	// below).
 	Stream Stream `toml:"stream"`
@@ -169,6 +183,8 @@ func Default() Config {
 		ToolMode:   "auto",
 		Backend:    BackendAuto,
 		MaxTier:    int(disclosure.External),
+		LSPEnabled: true,
+		LSPWait:    Duration{lsp.DefaultWait},
 
 		CompactThreshold: agent.DefaultCompactAt,
 		RAGShare:         agent.DefaultRAGShare,

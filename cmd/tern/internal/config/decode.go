@@ -178,7 +178,7 @@ func knownKeysAt(t reflect.Type, path []string) []string {
 
 // known reports whether the key path leads somewhere in t: along struct
 // fields by their keys, and through maps, whose keys are names (any is
-// known).
+// known), to the end or into a value of any shape.
 func known(t reflect.Type, path []string) bool {
 	for _, part := range path {
 		for t.Kind() == reflect.Pointer {
@@ -193,6 +193,8 @@ func known(t reflect.Type, path []string) bool {
 				return false
 			}
 			t = f.Type
+		case reflect.Interface:
+			return true // a free-form table (a language server's settings)
 		default:
 			return false
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ternhq/tern/disclosure"
 	"github.com/ternhq/tern/models"
+	"github.com/ternhq/tern/tools/lsp"
 	"github.com/ternhq/tern/tools/mcp"
 )
 
@@ -29,6 +30,8 @@ import (
 //     are ignored, with a notice;
 //   - MCP servers the project names are marked as the project's, so they
 //     start only after the user approves (--yes does not cover them);
+//   - language servers the project may switch off, never name or tune:
+//     a command or settings would run what the repository chooses;
 //   - every other key (model, ctx, rag, profiles, …) is taken as written.
 
 // trustKeys are the top-level keys only the user may set; the value says
@@ -42,6 +45,7 @@ var trustKeys = map[string]string{
 	"escalate_host":  "a repository cannot choose where your prompts and code are sent; set escalate_host in your own config file",
 	"fetch_allow":    "a repository cannot open private network addresses to fetch_url; list hosts in your own config file",
 	"stream":         "a repository cannot loosen the limits that keep a stalled server from hanging tern; set [stream] in your own config file",
+	"lsp_wait":       "a repository cannot change how long each edit waits for its language server; set it in your own config file",
 }
 
 // projectKeys are the keys a project file sets as it likes: they change how
@@ -63,6 +67,8 @@ var mergedKeys = map[string]string{
 	"tier":          "kept at or below `max_tier`",
 	"mcp":           "added to yours; its servers start only after you approve",
 	"sandbox":       "tightens yours only: `hidden` added, `network = false` and `required = true` taken",
+	"lsp":           "switches a server off only (`enabled = false`)",
+	"lsp_enabled":   "turns them off only",
 }
 
 // tomlKey is the key a Config field is read from, "" for none.
@@ -142,6 +148,24 @@ func (cfg *Config) mergeProject(proj Config, md toml.MetaData, path string) {
 	}
 	take("sandbox", func() {
 		cfg.notices = append(cfg.notices, cfg.Sandbox.mergeProject(proj.Sandbox, md, path)...)
+	})
+	take("lsp_enabled", func() {
+		if !proj.LSPEnabled {
+			cfg.LSPEnabled = false
+		}
+	})
+	take("lsp", func() {
+		cfg.LSP = lsp.Narrow(cfg.LSP, proj.LSP)
+		ignored := map[string][]string{}
+		for _, k := range md.Keys() {
+			if len(k) == 3 && k[0] == "lsp" && k[2] != "enabled" {
+				ignored[k[1]] = append(ignored[k[1]], k[2])
+			}
+		}
+		for _, lang := range slices.Sorted(maps.Keys(ignored)) {
+			cfg.notices = append(cfg.notices, fmt.Sprintf("%s: lsp.%s %s ignored: a repository can switch a language server off (enabled = false), not choose what runs or how; set it in your own config file",
+				path, lang, strings.Join(ignored[lang], ", ")))
+		}
 	})
 	take("mcp", func() {
 		if cfg.MCP.Servers == nil {
