@@ -53,7 +53,7 @@ var allowed = map[string][]string{
 	// tern doctor checks what a run would use, so it reads every part of
 	// it, but starts no session and builds no agent.
 	"cmd/tern/internal/doctor": {"agent", "cmd/tern/internal/backend", "cmd/tern/internal/config", "cmd/tern/internal/words",
-		"context/budget", "models", "models/ollama", "models/openai", "prompts", "rag", "session", "statedir", "tools", "tools/mcp", "tools/sandbox"},
+		"context/budget", "models", "models/ollama", "models/openai", "prompts", "rag", "session", "statedir", "tools", "tools/lsp", "tools/mcp", "tools/sandbox"},
 	// tern ask's front end: renders agent events, answers approvals by policy.
 	"cmd/tern/internal/headless": {"agent", "tools", "tools/mcp", "cmd/tern/internal/words"},
 	// What tern index and tern search print: progress, summary, hits.
@@ -91,7 +91,7 @@ var allowed = map[string][]string{
 	"cmd/tern/internal/cmdtest": {"cmd/tern/internal/checkpoint", "models", "session", "tools"},
 	// The one session constructor of ask, eval and the TUI: the model's
 	// connection, the store, the tool set and its tiers, MCP, the agent.
-	"cmd/tern/internal/runner": {"agent", "context/budget", "disclosure", "models", "prompts", "rag", "session", "tools", "tools/mcp", "tools/sandbox",
+	"cmd/tern/internal/runner": {"agent", "context/budget", "disclosure", "models", "prompts", "rag", "session", "tools", "tools/lsp", "tools/mcp", "tools/sandbox",
 		"cmd/tern/internal/backend", "cmd/tern/internal/checkpoint", "cmd/tern/internal/codeindex", "cmd/tern/internal/config"},
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/ternhq/tern/cmd/tern/internal/headless"
 	"github.com/ternhq/tern/cmd/tern/internal/runner"
 	"github.com/ternhq/tern/tools"
+	"github.com/ternhq/tern/tools/lsp"
 	"github.com/ternhq/tern/tools/mcp"
 )
 
@@ -45,6 +46,7 @@ func (a *app) doctor(ctx context.Context) error {
 		MCP: func(cfg config.Config, ws *tools.Workspace) (*mcp.Manager, error) {
 			return runner.NewMCP(root, cfg, ws, headless.Approver{Yes: a.yes || a.yolo, Command: "tern doctor"})
 		},
+		LanguageServers: func(cfg config.Config) ([]lsp.Server, error) { return runner.LanguageServers(cfg, a.getenv("PATH")) },
 	})
 	if errors.Is(err, doctor.ErrProblems) {
 		return exitCodeError{code: exitError}

@@ -39,10 +39,11 @@ func (a *app) startRun(ctx context.Context, o runner.Options) (*runner.Run, erro
 }
 
 // runEnv is what every session this process opens shares, with what only
-// the command line knows: --vram, and tern's own binary as the reaper of
-// the commands the model runs.
+// the command line knows: --vram, tern's own binary as the reaper of the
+// commands the model runs, and the PATH its language servers are found
+// on.
 func (a *app) runEnv(root string, cfg config.Config, counter func() (*budget.Counter, error)) runner.Env {
-	return runner.Env{Root: root, Config: cfg, Counter: counter, VRAM: a.vramBytes, Reaper: reaper()}
+	return runner.Env{Root: root, Config: cfg, Counter: counter, VRAM: a.vramBytes, Reaper: reaper(), Path: a.getenv("PATH")}
 }
 
 // reaper is tern's own binary, which runs each command as a subreaper

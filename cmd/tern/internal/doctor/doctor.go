@@ -28,6 +28,7 @@ import (
 	"github.com/ternhq/tern/session"
 	"github.com/ternhq/tern/statedir"
 	"github.com/ternhq/tern/tools"
+	"github.com/ternhq/tern/tools/lsp"
 	"github.com/ternhq/tern/tools/mcp"
 )
 
@@ -52,6 +53,9 @@ type Env struct {
 	// MCP returns the manager of cfg's MCP servers as a run would make it
 	// (nil when there are none); doctor starts them and closes it.
 	MCP func(config.Config, *tools.Workspace) (*mcp.Manager, error)
+	// LanguageServers are the language servers a run would have, with the
+	// programs found for them; doctor starts each and stops it again.
+	LanguageServers func(config.Config) ([]lsp.Server, error)
 }
 
 // ErrProblems means a check failed: tern could not run a turn as
@@ -107,6 +111,7 @@ func Run(ctx context.Context, env Env) (err error) {
 		r.bad("Backend", "%v", err)
 		d.workspace(ctx, cfg)
 		d.mcp(ctx, cfg)
+		d.lsp(ctx, cfg)
 		return ErrProblems
 	}
 	if kind == config.BackendOpenAI {
@@ -146,6 +151,7 @@ func (d *doctor) ollama(ctx context.Context, cfg config.Config, addr string) err
 		}
 		d.workspace(ctx, cfg)
 		d.mcp(ctx, cfg)
+		d.lsp(ctx, cfg)
 		return ErrProblems
 	}
 	r.ok("Ollama", "%s (version %s)", client.Host(), version)
@@ -177,6 +183,7 @@ func (d *doctor) ollama(ctx context.Context, cfg config.Config, addr string) err
 	d.embed(ctx, cfg, installed, infos)
 	d.workspace(ctx, cfg)
 	d.mcp(ctx, cfg)
+	d.lsp(ctx, cfg)
 	if r.problems > 0 {
 		return ErrProblems
 	}

@@ -28,6 +28,7 @@ func (d *doctor) openAI(ctx context.Context, cfg config.Config, addr string) err
 		r.bad("Server", "%v", backend.ExplainOpenAI(err, client.Host(), "", nil))
 		d.workspace(ctx, cfg)
 		d.mcp(ctx, cfg)
+		d.lsp(ctx, cfg)
 		return ErrProblems
 	}
 	var served []models.ModelInfo
@@ -102,6 +103,7 @@ func (d *doctor) openAI(ctx context.Context, cfg config.Config, addr string) err
 	d.embedOpenAI(ctx, cfg)
 	d.workspace(ctx, cfg)
 	d.mcp(ctx, cfg)
+	d.lsp(ctx, cfg)
 	if r.problems > 0 {
 		return ErrProblems
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/ternhq/tern/rag"
 	"github.com/ternhq/tern/session"
 	"github.com/ternhq/tern/tools"
+	"github.com/ternhq/tern/tools/lsp"
 	"github.com/ternhq/tern/tools/mcp"
 	"github.com/ternhq/tern/tools/sandbox"
 )
@@ -52,6 +53,10 @@ type Run struct {
 	sandbox *sandbox.Sandbox
 	// mcp runs the configured MCP servers (tier 3); nil when there are none.
 	mcp *mcp.Manager
+	// lsp runs the language servers, found on path; nil when none can
+	// run.
+	lsp  *lsp.Manager
+	path string
 	// code is the workspace's search index, for search_code and RAG;
 	// rag turns RAG on at the start.
 	code *codeindex.Index
@@ -88,6 +93,9 @@ type Env struct {
 	Code *codeindex.Index
 	// VRAM is the GPU memory the run plans the window for (backend.Connect).
 	VRAM func(context.Context, config.Config) int64
+	// Path is the PATH of tern's environment, where the language servers
+	// are found.
+	Path string
 	// Reaper is the path of tern's binary, which runs each command as a
 	// child subreaper (tools.CommandPolicy); "" runs commands in a process
 	// group only.
@@ -164,7 +172,7 @@ func Open(ctx context.Context, w Env, o Options) (*Run, error) {
 		code = codeindex.New(w.Root, back.Resolved(cfg))
 	}
 	r := &Run{root: w.Root, cfg: cfg, back: back, store: store, ws: ws, counter: counter,
-		tierFlag: o.TierFlag, code: code, rag: o.RAG, plan: o.Plan, reaper: w.Reaper, asker: o.Asker, terminal: o.Terminal, sandbox: sb,
+		tierFlag: o.TierFlag, code: code, rag: o.RAG, plan: o.Plan, reaper: w.Reaper, asker: o.Asker, terminal: o.Terminal, sandbox: sb, path: w.Path,
 		vram: w.VRAM}
 	if notice != "" {
 		r.notices = append(r.notices, notice)
@@ -245,6 +253,13 @@ func (r *Run) newAgent(ctx context.Context, approver agent.Approver, grants *age
 			return err
 		}
 		r.mcp = m
+	}
+	if r.lsp == nil {
+		m, err := newLanguageServers(r.root, r.cfg, r.path, func(n string) { r.tools.Notify(n) })
+		if err != nil {
+			return err
+		}
+		r.lsp = m
 	}
 	temperature := r.back.Profile.EffectiveTemperature(r.cfg.Temperature)
 	cal, err := r.calibration(ctx)
@@ -358,13 +373,17 @@ func (r *Run) Close() error {
 	return r.store.Close()
 }
 
-// CloseTools stops the MCP servers the session started, if any, and
-// leaves the store and the index open: the TUI's store and index outlive
-// its sessions.
+// CloseTools stops the MCP and language servers the session started, if
+// any, and leaves the store and the index open: the TUI's store and index
+// outlive its sessions.
 func (r *Run) CloseTools() {
 	if r.mcp != nil {
 		r.mcp.Close()
 		r.mcp = nil
+	}
+	if r.lsp != nil {
+		r.lsp.Close()
+		r.lsp = nil
 	}
 }
 

@@ -37,6 +37,8 @@ type toolOptions struct {
 	terminal tools.Terminal
 	// sandbox confines commands; nil runs them unconfined.
 	sandbox *sandbox.Sandbox
+	// servers are the language servers; nil when none can run.
+	servers tools.LanguageServers
 }
 
 // buildToolSet makes the tools of every tier and the disclosure set that
@@ -45,7 +47,7 @@ func buildToolSet(o toolOptions) (*disclosure.Set, error) {
 	policy := tools.CommandPolicy{Allow: o.cfg.AllowCommands, Deny: o.cfg.DenyCommands, Reaper: o.reaper, Terminal: o.terminal,
 		Sandbox: o.sandbox, RequireSandbox: o.cfg.Sandbox.Required}
 	builtins, err := tools.Builtins(tools.Deps{Workspace: o.ws, Checkpoint: o.cp, Commands: policy,
-		Search: o.search, Explorer: o.explorer, Asker: o.asker, FetchAllow: o.cfg.FetchAllow})
+		Search: o.search, Explorer: o.explorer, Asker: o.asker, FetchAllow: o.cfg.FetchAllow, Servers: o.servers})
 	if err != nil {
 		return nil, err
 	}
@@ -85,6 +87,9 @@ func (r *Run) toolSet(ctx context.Context, tierFlag bool) (*disclosure.Set, erro
 	}
 	if r.mcp != nil { // a nil *mcp.Manager in the interface would not be nil
 		o.catalog = r.mcp
+	}
+	if r.lsp != nil {
+		o.servers = r.lsp
 	}
 	if r.code != nil {
 		// search_code only when the index opens; a broken one says so.

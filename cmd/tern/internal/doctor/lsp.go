@@ -1,0 +1,58 @@
+package doctor
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ternhq/tern/cmd/tern/internal/config"
+	"github.com/ternhq/tern/tools/lsp"
+)
+
+// probeTimeout bounds the start of each language server doctor tries.
+const probeTimeout = 30 * time.Second
+
+// lsp lists the language servers a session would run: each found on PATH
+// is started, and stopped again, to show that it answers; those not found
+// say how to get them.
+func (d *doctor) lsp(ctx context.Context, cfg config.Config) {
+	r := d.r
+	if d.LanguageServers == nil {
+		return
+	}
+	if !cfg.LSPEnabled {
+		r.note("LSP", "off (lsp_enabled = false); edits are checked for syntax only")
+		return
+	}
+	servers, err := d.LanguageServers(cfg)
+	if err != nil {
+		r.bad("LSP", "%v", err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	for _, st := range lsp.Probe(ctx, d.Root, servers) {
+		s := st.Server
+		switch {
+		case !s.Enabled:
+			r.note("LSP", "%s: off (enabled = false)", s.Name)
+		case len(s.Command) == 0:
+			r.note("LSP", "%s: %s not on PATH; edits of %s files are checked for syntax only (%s)", s.Name, strings.Join(s.Missing, ", "), s.Name, s.Install)
+		case st.Err != nil:
+			r.bad("LSP", "%s: %s did not start: %v", s.Name, filepath.Base(s.Command[0]), st.Err)
+			fix := fmt.Sprintf("fix it, or switch it off: [lsp.%s] enabled = false in your config", s.Name)
+			if s.Install != "" && !s.Configured {
+				fix = s.Install + ", or " + fix
+			}
+			r.detail("%s", fix)
+		default:
+			how := "found on PATH"
+			if s.Configured {
+				how = "configured"
+			}
+			r.ok("LSP", "%s: %s (%s: %s), answered in %s", s.Name, st.Info, how, strings.Join(s.Command, " "), st.Took.Round(10*time.Millisecond))
+		}
+	}
+}
