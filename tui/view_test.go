@@ -13,6 +13,7 @@ import (
 	"github.com/ternhq/tern/agent"
 	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/models/ollamatest"
+	"github.com/ternhq/tern/tools"
 )
 
 func plainLines(lines []line) []string {
@@ -350,5 +351,21 @@ func TestCodePalette(t *testing.T) {
 				t.Errorf("the monochrome theme coloured %q: %v", s.text, s.style)
 			}
 		}
+	}
+}
+
+// TestToolLineCountsTheProblemsAnEditIntroduced: an edit that broke the
+// build says so on its line, without opening it.
+func TestToolLineCountsTheProblemsAnEditIntroduced(t *testing.T) {
+	th := newTheme(false)
+	e := agent.ToolEnd{Name: "edit_file", Summary: "greet.go: +1 -1", Diagnostics: []tools.Diagnostic{
+		{Path: "main.go", Line: 6, Severity: "error"}, {Path: "greet.go", Line: 4, Severity: "warning"}, {Path: "main.go", Line: 9, Severity: "error"}}}
+	short, _ := toolLines(th, "edit_file greet.go", e)
+	if got := short[0].plain(); got != "✓ edit_file greet.go: +1 -1 · 2 errors, 1 warning" {
+		t.Errorf("tool line = %q", got)
+	}
+	e.Diagnostics = nil
+	if got, _ := toolLines(th, "edit_file greet.go", e); strings.Contains(got[0].plain(), "error") {
+		t.Errorf("an edit that broke nothing: %q", got[0].plain())
 	}
 }
