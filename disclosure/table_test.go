@@ -12,6 +12,7 @@ import (
 
 	"github.com/ternhq/tern/context/budget"
 	"github.com/ternhq/tern/tools"
+	"github.com/ternhq/tern/tools/lsp"
 )
 
 type anySearcher struct{}
@@ -20,9 +21,26 @@ func (anySearcher) SearchCode(context.Context, string, int, string, int) (string
 	return "", "", nil
 }
 
+// anyServers are language servers that run, answering nothing.
+type anyServers struct{}
+
+func (anyServers) Handles(string) bool { return true }
+func (anyServers) Running() bool       { return true }
+func (anyServers) Opened(string)       {}
+func (anyServers) Changed(context.Context, string, string, string, bool) (lsp.Report, error) {
+	return lsp.Report{}, nil
+}
+func (anyServers) Definition(context.Context, string, lsp.Position) ([]lsp.Location, error) {
+	return nil, nil
+}
+func (anyServers) References(context.Context, string, lsp.Position) ([]lsp.Location, error) {
+	return nil, nil
+}
+
 // TestDocsTierTable keeps docs/tools.md's table of tiers true: each row names
 // the tools of its tier, in order, and what their schemas cost (tier 0
-// without and with search_code), counted as the agent counts its prefix.
+// without and with search_code, then with definition and references too),
+// counted as the agent counts its prefix.
 func TestDocsTierTable(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("..", "docs", "tools.md"))
 	if err != nil {
@@ -36,8 +54,8 @@ func TestDocsTierTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	build := func(search tools.CodeSearcher) *Set {
-		b, err := tools.Builtins(tools.Deps{Workspace: ws, Search: search})
+	build := func(search tools.CodeSearcher, servers tools.LanguageServers) *Set {
+		b, err := tools.Builtins(tools.Deps{Workspace: ws, Search: search, Servers: servers})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,8 +65,8 @@ func TestDocsTierTable(t *testing.T) {
 		}
 		return s
 	}
-	plain, indexed := build(nil), build(anySearcher{})
-	without, with := TierTokens(plain.Costs(c)), TierTokens(indexed.Costs(c))
+	plain, indexed, full := build(nil, nil), build(anySearcher{}, nil), build(anySearcher{}, anyServers{})
+	without, with, all := TierTokens(plain.Costs(c)), TierTokens(indexed.Costs(c)), TierTokens(full.Costs(c))
 
 	rows := regexp.MustCompile("(?m)^\\| ([0-3]) [a-z]+ \\| (.*) \\| (.*) \\|$").FindAllStringSubmatch(string(data), -1)
 	if len(rows) != NumTiers {
@@ -62,14 +80,19 @@ func TestDocsTierTable(t *testing.T) {
 		for _, m := range names.FindAllStringSubmatch(row[2], -1) {
 			listed = append(listed, m[1])
 		}
-		want := namesOf(indexed.Tools(Tier(tier)))
+		want := namesOf(full.Tools(Tier(tier)))
 		if !slices.Equal(listed, want) {
 			t.Errorf("docs/tools.md lists tier %d as %v, want %v", tier, listed, want)
 		}
 		nums := number.FindAllString(row[3], -1)
 		wantNums := []string{strconv.Itoa(without[tier])}
-		if with[tier] != without[tier] {
-			wantNums = append(wantNums, strconv.Itoa(with[tier]))
+		for _, n := range []int{with[tier], all[tier]} {
+			if n != without[tier] {
+				wantNums = append(wantNums, strings.ReplaceAll(strconv.Itoa(n), ",", ""))
+			}
+		}
+		for i, n := range nums {
+			nums[i] = strings.ReplaceAll(n, ",", "")
 		}
 		if !slices.Equal(nums, wantNums) {
 			t.Errorf("docs/tools.md gives tier %d %s tokens, want %s", tier, strings.Join(nums, " and "), strings.Join(wantNums, " and "))

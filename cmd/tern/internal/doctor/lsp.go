@@ -2,7 +2,6 @@ package doctor
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"time"
@@ -40,13 +39,14 @@ func (d *doctor) lsp(ctx context.Context, cfg config.Config) {
 			r.note("LSP", "%s: off (enabled = false)", s.Name)
 		case len(s.Command) == 0:
 			r.note("LSP", "%s: %s not on PATH; edits of %s files are checked for syntax only (%s)", s.Name, strings.Join(s.Missing, ", "), s.Name, s.Install)
-		case st.Err != nil:
+		case st.Err != nil && s.Configured:
 			r.bad("LSP", "%s: %s did not start: %v", s.Name, filepath.Base(s.Command[0]), st.Err)
-			fix := fmt.Sprintf("fix it, or switch it off: [lsp.%s] enabled = false in your config", s.Name)
-			if s.Install != "" && !s.Configured {
-				fix = s.Install + ", or " + fix
-			}
-			r.detail("%s", fix)
+			r.detail("fix it, or switch it off: [lsp.%s] enabled = false in your config", s.Name)
+		case st.Err != nil:
+			// Found on PATH, not asked for: rustup's rust-analyzer without
+			// its component is common, and no reason to fail.
+			r.note("LSP", "%s: %s did not start: %v", s.Name, filepath.Base(s.Command[0]), st.Err)
+			r.detail("%s, or switch it off: [lsp.%s] enabled = false in your config", s.Install, s.Name)
 		default:
 			how := "found on PATH"
 			if s.Configured {
