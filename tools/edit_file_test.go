@@ -9,7 +9,7 @@ import (
 
 // editFixture is a workspace of files to edit; the ones named in read have
 // been read by the model.
-func editFixture(t *testing.T, files map[string]string, read ...string) *Workspace {
+func editFixture(t testing.TB, files map[string]string, read ...string) *Workspace {
 	t.Helper()
 	ws := newFixture(t)
 	writeFiles(t, ws.Root(), files)

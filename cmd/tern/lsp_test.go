@@ -224,7 +224,7 @@ func TestDoctorListsLanguageServers(t *testing.T) {
 	for _, want := range []string{
 		"LSP         · go: gopls did not start: exit status 2: gopls: no go command on PATH\n" +
 			"              go install golang.org/x/tools/gopls@latest, or switch it off: [lsp.go] enabled = false in your config\n",
-		"LSP         · python: pyright-langserver, basedpyright-langserver, pylsp not on PATH; edits of python files are checked for syntax only (npm install -g pyright)\n",
+		"LSP         · not on PATH: clangd, pyright-langserver, rust-analyzer, typescript-language-server\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("doctor output lacks %q:\n%s", want, out)

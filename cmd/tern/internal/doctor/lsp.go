@@ -32,13 +32,14 @@ func (d *doctor) lsp(ctx context.Context, cfg config.Config) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
+	var missing []string
 	for _, st := range lsp.Probe(ctx, d.Root, servers) {
 		s := st.Server
 		switch {
 		case !s.Enabled:
 			r.note("LSP", "%s: off (enabled = false)", s.Name)
 		case len(s.Command) == 0:
-			r.note("LSP", "%s: %s not on PATH; edits of %s files are checked for syntax only (%s)", s.Name, strings.Join(s.Missing, ", "), s.Name, s.Install)
+			missing = append(missing, s.Missing[0])
 		case st.Err != nil && s.Configured:
 			r.bad("LSP", "%s: %s did not start: %v", s.Name, filepath.Base(s.Command[0]), st.Err)
 			r.detail("fix it, or switch it off: [lsp.%s] enabled = false in your config", s.Name)
@@ -54,5 +55,13 @@ func (d *doctor) lsp(ctx context.Context, cfg config.Config) {
 			}
 			r.ok("LSP", "%s: %s (%s: %s), answered in %s", s.Name, st.Info, how, strings.Join(s.Command, " "), st.Took.Round(10*time.Millisecond))
 		}
+	}
+	switch {
+	case len(missing) == 0:
+	case len(missing) == len(servers):
+		// One short line: the TUI shows doctor on one screen.
+		r.note("LSP", "no language server on PATH; edits are checked for syntax only")
+	default:
+		r.note("LSP", "not on PATH: %s", strings.Join(missing, ", "))
 	}
 }
