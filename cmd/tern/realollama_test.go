@@ -211,8 +211,8 @@ func TestRealNumCtxFixedAcrossSession(t *testing.T) {
 		t.Fatal("TERN_REAL_OLLAMA_LOG is not set: make test-real points it at the server log")
 	}
 	before := logSize(t, logPath)
-	// tiny-tools-llama is used by no other test, and 2048 is not its
-	// default window: any request without it, or with another, reloads.
+	// 2048 is not tiny-tools-llama's default window: any request without
+	// it, or with another, reloads.
 	// A random-weight model may not answer in two requests: exit 0, 4 or 5.
 	f.realTern(-1, "ask", "--model", "tiny-tools-llama", "--ctx", "2048", "--max-turns", "2", "hi")
 	f.realTern(-1, "ask", "--model", "tiny-tools-llama", "--ctx", "2048", "--max-turns", "2", "hello again")
@@ -224,9 +224,12 @@ func TestRealNumCtxFixedAcrossSession(t *testing.T) {
 	if ctx := loadedContext(t, "tiny-tools-llama:latest"); ctx != 2048 {
 		t.Errorf("/api/ps: tiny-tools-llama is served with %d tokens, want 2048", ctx)
 	}
+	// One start, or none when models/ollama's tests, which run beside
+	// these, had already loaded the model with the same window
+	// (TestRealConstrainedReplies asks it with num_ctx 2048 too).
 	loads := regexp.MustCompile(`(?m)msg="?starting (llama )?runner`).FindAllString(logSince(t, logPath, before), -1)
-	if len(loads) != 1 {
-		t.Errorf("the server log shows %d runner starts during the session, want 1 (no reloads):\n%s", len(loads), logSince(t, logPath, before))
+	if len(loads) > 1 {
+		t.Errorf("the server log shows %d runner starts during the session, want at most 1 (no reloads):\n%s", len(loads), logSince(t, logPath, before))
 	}
 }
 
