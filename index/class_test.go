@@ -33,7 +33,7 @@ func TestConfigRanksBelowCode(t *testing.T) {
 	}
 }
 
-// Scripts in a language with a third as many files as the main one rank
+// Scripts in a language with a third as much code as the main one rank
 // after main code that holds the same words, unless the query names the
 // language.
 func TestMinorLanguageRanksBelowMainLanguage(t *testing.T) {
@@ -65,12 +65,13 @@ func TestMinorLanguageRanksBelowMainLanguage(t *testing.T) {
 
 // Headers parse as C++ and .tsx files as their own grammar, but neither is
 // a minor language in a repository of C or TypeScript; a script is, and so
-// is TypeScript beside a larger Go code base.
+// is TypeScript beside a larger Go code base, and a script beside code in
+// a language tern cannot name.
 func TestLanguagesOfTheMainFamilyAreMain(t *testing.T) {
 	repo := func(main string, n int, others ...string) map[string]string {
 		files := map[string]string{"scripts/gen.sh": "#!/bin/sh\necho gen\n"}
 		for i := range n {
-			files[fmt.Sprintf("src/f%d%s", i, main)] = fmt.Sprintf("// f%d\n", i)
+			files[fmt.Sprintf("src/f%d%s", i, main)] = fmt.Sprintf("// f%d computes the %d-th value.\n", i, i)
 		}
 		for i, name := range others {
 			files[name] = fmt.Sprintf("// other %d\n", i)
@@ -88,6 +89,8 @@ func TestLanguagesOfTheMainFamilyAreMain(t *testing.T) {
 			map[string]bool{"tsx": true, "typescript": true, "bash": false}},
 		{"go with a web ui", repo(".go", 8, "web/App.tsx", "web/api.ts"),
 			map[string]bool{"go": true, "tsx": false, "typescript": false}},
+		{"a language tern cannot name", repo(".zml", 6),
+			map[string]bool{"zml": true, "bash": false}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			root := t.TempDir()
@@ -99,7 +102,7 @@ func TestLanguagesOfTheMainFamilyAreMain(t *testing.T) {
 				t.Fatal(err)
 			}
 			for lang, full := range tt.full {
-				if w := cs.langWeight(lang, query{}); (w == 1) != full {
+				if w := cs.langWeight(0, lang, query{}); (w == 1) != full {
 					t.Errorf("%s weighs %.2f", lang, w)
 				}
 			}

@@ -20,17 +20,17 @@ type corpus struct {
 	size     map[int64]int
 	bytes    map[int64]int64
 	avgBytes float64
-	// langShare is each language's count of code files against the most
-	// common language's, 1 for the languages of its family.
-	langShare map[string]float64
+	// langs says how much of the repository's code each language is.
+	langs langShares
 }
 
-// langWeight scales code in the repository's minor languages (scripts,
-// completions and build helpers around the main code) down, unless the
-// query names the language.
-func (c *corpus) langWeight(lang string, q query) float64 {
-	share, ok := c.langShare[lang]
-	if !ok || share >= minorShare || q.words[lang] {
+// langWeight scales files in the repository's minor languages (scripts,
+// completions and build helpers around the main code, tests of samples
+// in other languages) down, unless the query names the language. id is
+// the file's.
+func (c *corpus) langWeight(id int64, lang string, q query) float64 {
+	share := c.langs.of(id, lang)
+	if share >= minorShare || q.words[lang] {
 		return 1
 	}
 	return minorLang + (1-minorLang)*share/minorShare
@@ -98,7 +98,7 @@ func (ix *Index) corpus(ctx context.Context) (*corpus, error) {
 		c.starts, c.ends, c.owners = append(c.starts, r.start), append(c.ends, r.end), append(c.owners, r.file)
 	}
 	c.files = max(len(c.size), 1)
-	if c.langShare, c.bytes, err = ix.fileStats(ctx); err != nil {
+	if c.langs, c.bytes, err = ix.fileStats(ctx); err != nil {
 		return nil, err
 	}
 	var total int64
@@ -109,55 +109,6 @@ func (ix *Index) corpus(ctx context.Context) (*corpus, error) {
 	c.chunks = max(c.chunks, 1)
 	ix.stats = c
 	return c, nil
-}
-
-// fileStats counts the files of each code language against the most
-// common one's, and reads each file's size.
-func (ix *Index) fileStats(ctx context.Context) (map[string]float64, map[int64]int64, error) {
-	rows, err := ix.db.QueryContext(ctx, `SELECT id, lang, path, size FROM files WHERE skip = ''`)
-	if err != nil {
-		return nil, nil, ix.fail("search index", err)
-	}
-	defer rows.Close()
-	count := map[string]int{}
-	sizes := map[int64]int64{}
-	top, main := 1, ""
-	for rows.Next() {
-		var id, size int64
-		var lang, path string
-		if err := rows.Scan(&id, &lang, &path, &size); err != nil {
-			return nil, nil, ix.fail("search index", err)
-		}
-		sizes[id] = size
-		if Classify(path, lang) == ClassCode {
-			count[lang]++
-			if count[lang] > top || count[lang] == top && lang < main {
-				top, main = count[lang], lang
-			}
-		}
-	}
-	shares := map[string]float64{}
-	for l, n := range count {
-		shares[l] = float64(n) / float64(top)
-		if langFamily(l) == langFamily(main) {
-			shares[l] = 1
-		}
-	}
-	return shares, sizes, ix.fail("search index", rows.Err())
-}
-
-// langFamily merges the languages that are one language in two kinds of
-// file: a header (.h) parses as C++ beside C, Objective-C or CUDA, and .tsx
-// is TypeScript. Every language of the main language's family counts as
-// main: a header is never a minor language of its own code.
-func langFamily(lang string) string {
-	switch lang {
-	case "cpp", "objective-c", "cuda":
-		return "c"
-	case "tsx":
-		return "typescript"
-	}
-	return lang
 }
 
 // idf is BM25's inverse document frequency of a word in df of n chunks.

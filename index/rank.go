@@ -32,11 +32,11 @@ const (
 	// fileShare is the weight of the whole-file score against the best
 	// chunk's in a file's score.
 	fileShare = 0.5
-	// minorLang is the weight of code in a language with few files
-	// against the main language's, rising to 1 at minorShare of them:
-	// scripts, completions and build helpers around the main code, even
-	// when there are a third as many of them, are seldom what a search
-	// is for.
+	// minorLang is the weight of code in a language with little code
+	// against the main language's, rising to 1 at minorShare of its
+	// bytes (see langs.go): scripts, completions and build helpers around
+	// the main code, even when there is a third as much of them, are
+	// seldom what a search is for.
 	minorLang, minorShare = 0.6, 0.5
 	// tfFiles is how many of the best files are reranked by the true
 	// frequencies of up to tfWords query words, with a share of tfShare
@@ -357,7 +357,7 @@ func (ix *Index) rank(ctx context.Context, q query, f Filter, terms []term, cand
 		}
 		fr.weight = q.intent.classWeight(fr.class)
 		if fr.class == ClassCode {
-			fr.weight *= cs.langWeight(fr.lang, q)
+			fr.weight *= cs.langWeight(fr.id, fr.lang, q)
 		}
 		fr.base = s
 		fr.score = s * fr.weight
