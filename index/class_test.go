@@ -140,3 +140,159 @@ func TestBacktickedTypeFindsItsDeclaration(t *testing.T) {
 		t.Errorf("files %v, want dir.go in the top 3", files)
 	}
 }
+
+// retryRepo is a small Python library whose changelog and release notes
+// name every subject its code deals with, release after release, as
+// changelogs do.
+func retryRepo() map[string]string {
+	files := map[string]string{
+		"pyproject.toml": "[project]\nname = \"retrying\"\n",
+		"retrying/backoff.py": `"""Waiting between tries."""
+import random
+
+
+def pause(n, base=0.5, cap=30.0):
+    """How long to sleep before try n: base doubled for every failure,
+    capped, and randomised so that clients spread out."""
+    d = min(cap, base * 2 ** n)
+    return d / 2 + random.uniform(0, d / 2)
+`,
+		"retrying/policy.py": `"""When to give up."""
+
+
+class RetryPolicy:
+    """Whether a failed call is tried again: up to max_attempts times,
+    for the exceptions in retry_on."""
+
+    def __init__(self, max_attempts=3, retry_on=(IOError,)):
+        self.max_attempts = max_attempts
+        self.retry_on = retry_on
+
+    def should_retry(self, attempt, exc):
+        return attempt < self.max_attempts and isinstance(exc, self.retry_on)
+`,
+		"retrying/timeout.py": `"""A deadline for a whole call."""
+import time
+
+
+class Deadline:
+    """The time every attempt together may take; once it passes no
+    attempt starts."""
+
+    def __init__(self, seconds):
+        self.expires = time.monotonic() + seconds
+
+    def remaining(self):
+        return max(0.0, self.expires - time.monotonic())
+`,
+	}
+	var log strings.Builder
+	log.WriteString("# Changes\n")
+	for v := 9; v > 0; v-- {
+		fmt.Fprintf(&log, "\n## Version 1.%d\n\n", v)
+		fmt.Fprintf(&log, "- Backoff: the delay between attempts grows, with random jitter (#%d).\n", 10*v)
+		fmt.Fprintf(&log, "- Retry policy: give up after max attempts, retry on some exceptions only (#%d).\n", 10*v+1)
+		fmt.Fprintf(&log, "- Deadline: a timeout for every attempt together (#%d).\n", 10*v+2)
+	}
+	files["CHANGES.md"] = log.String()
+	files["docs/releases/2.0.md"] = "# Release 2.0\n\nThe backoff delay between attempts has random jitter; " +
+		"the retry policy gives up after max attempts; a deadline is a timeout for every attempt together.\n"
+	return files
+}
+
+// A changelog names every subject of the code, release after release: it
+// ranks after the code a question is about, and comes first when the
+// query asks for the changelog or with --docs.
+func TestChangelogRanksBelowCode(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, retryRepo())
+	ix := openIndex(t, root)
+	update(t, ix, Options{})
+	for _, tt := range []struct {
+		query string
+		f     Filter
+		want  string
+	}{
+		{"random jitter in the backoff delay", Filter{}, "retrying/backoff.py"},
+		{"give up after max attempts", Filter{}, "retrying/policy.py"},
+		{"a timeout for every attempt together", Filter{}, "retrying/timeout.py"},
+		{"changelog: random jitter in the backoff delay", Filter{}, "CHANGES.md"},
+		{"random jitter in the backoff delay", Filter{Class: ClassDocs}, "CHANGES.md"},
+	} {
+		hits, err := ix.Lexical(t.Context(), tt.query, tt.f, 30)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if files := distinctFiles(hits); len(files) == 0 || files[0] != tt.want {
+			t.Errorf("%q %+v: files %v, want %s first", tt.query, tt.f, files, tt.want)
+		}
+	}
+}
+
+// highlighterRepo is a syntax highlighter in Rust whose tests hold
+// samples of the languages it highlights: the samples say more about
+// numbers and strings than the Rust code does, but are not its code.
+func highlighterRepo() map[string]string {
+	files := map[string]string{
+		"Cargo.toml": "[package]\nname = \"hl\"\n",
+		"src/lexer.rs": `/// Lexer splits a line into tokens for highlighting.
+pub struct Lexer<'a> {
+    line: &'a str,
+}
+
+impl<'a> Lexer<'a> {
+    /// number reads a number, decimal or hexadecimal.
+    pub fn number(&mut self) -> Token {
+        let end = self.line.find(|c: char| !c.is_ascii_hexdigit()).unwrap_or(self.line.len());
+        Token::Number(end)
+    }
+
+    /// string_literal reads a quoted string literal with its escapes.
+    pub fn string_literal(&mut self) -> Token {
+        Token::String(self.line[1..].find('"').map_or(self.line.len(), |i| i + 2))
+    }
+}
+`,
+		"src/theme.rs": "/// Theme maps token kinds to colours.\npub struct Theme {\n    colours: Vec<Colour>,\n}\n",
+		"tests/highlight.rs": "// A hexadecimal number is one token.\n#[test]\nfn hexadecimal_number() {\n" +
+			"    assert_eq!(hl::highlight(\"let x = 0x1f;\").len(), 4);\n}\n",
+		"tests/syntax/Go/literals.go": "package samples\n\n// Number literals: decimal, hexadecimal, octal.\nvar numbers = []int{1, 0x1f, 0o17}\n\n" +
+			"// String literals: interpreted and raw.\nvar strings = []string{\"a\\n\", `raw`}\n\n// A hexadecimal number literal.\nvar hex = 0xff\n",
+		"tests/syntax/Python/literals.py": "# Number literals: decimal, hexadecimal, octal.\nnumbers = [1, 0x1f, 0o17]\n\n" +
+			"# String literals: quoted, raw, bytes.\nstrings = ['a\\n', r'raw', b'bytes']\n\n# A hexadecimal number literal.\nhex = 0xff\n",
+		"tests/syntax/JavaScript/literals.js": "// Number literals: decimal, hexadecimal, octal.\nconst numbers = [1, 0x1f, 0o17];\n\n" +
+			"// String literals: quoted and template.\nconst strings = ['a\\n', `t${1}`];\n\n// A hexadecimal number literal.\nconst hex = 0xff;\n",
+	}
+	return files
+}
+
+// Samples of other languages in a test tree (a highlighter's syntax
+// tests) rank below the repository's code, and below its own tests in its
+// own language, yet stay findable with --tests.
+func TestSamplesInOtherLanguagesRankBelowCode(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, highlighterRepo())
+	ix := openIndex(t, root)
+	update(t, ix, Options{})
+	hits, err := ix.Lexical(t.Context(), "hexadecimal number literal", Filter{}, 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files := distinctFiles(hits); len(files) == 0 || files[0] != "src/lexer.rs" {
+		t.Errorf("files %v, want src/lexer.rs first", files)
+	}
+	cs, err := ix.corpus(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rust, py := cs.langWeight(0, "rust", query{}), cs.langWeight(0, "python", query{}); py >= rust {
+		t.Errorf("a python sample weighs %.2f against the rust tests' %.2f", py, rust)
+	}
+	hits, err = ix.Lexical(t.Context(), "hexadecimal number literal", Filter{Class: ClassTest}, 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files := distinctFiles(hits); len(files) < 3 {
+		t.Errorf("--tests finds %v, want the samples", files)
+	}
+}

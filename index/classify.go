@@ -60,11 +60,8 @@ func Classify(rel, lang string) string {
 	if ext == ".golden" || ext == ".snap" || strings.Contains(lowerBase, ".golden.") {
 		return ClassFixture
 	}
-	upper := strings.ToUpper(base)
-	for _, n := range docNames {
-		if strings.HasPrefix(upper, n) && (len(upper) == len(n) || !isIdentByte(upper[len(n)]) || upper[len(n)] == '_') {
-			return ClassDocs
-		}
+	if hasStem(base, docNames) {
+		return ClassDocs
 	}
 	prose := proseLangs[lang] || ext == ".rst" || ext == ".adoc"
 	if testFile(lowerDir, lowerBase, ext) {
@@ -109,17 +106,19 @@ func testFile(lowerDir, lowerBase, ext string) bool {
 	return false
 }
 
-// intent is what kinds of file a query asks for besides code.
+// intent is what kinds of file a query asks for besides code; history is
+// a changelog or release notes.
 type intent struct {
-	docs, tests, fixtures, config bool
+	docs, tests, fixtures, config, history bool
 }
 
 // intentWords name the classes a query may ask for.
 var intentWords = map[string]func(*intent){
 	"doc": func(i *intent) { i.docs = true }, "docs": func(i *intent) { i.docs = true },
 	"documentation": func(i *intent) { i.docs = true }, "documented": func(i *intent) { i.docs = true },
-	"readme": func(i *intent) { i.docs = true }, "changelog": func(i *intent) { i.docs = true },
-	"manual": func(i *intent) { i.docs = true }, "tutorial": func(i *intent) { i.docs = true },
+	"readme": func(i *intent) { i.docs = true }, "changelog": func(i *intent) { i.docs, i.history = true, true },
+	"changelogs": func(i *intent) { i.docs, i.history = true, true },
+	"manual":     func(i *intent) { i.docs = true }, "tutorial": func(i *intent) { i.docs = true },
 	"guide": func(i *intent) { i.docs = true },
 	"test":  func(i *intent) { i.tests = true }, "tests": func(i *intent) { i.tests = true },
 	"testing": func(i *intent) { i.tests = true }, "tested": func(i *intent) { i.tests = true },
@@ -144,6 +143,12 @@ func queryIntent(words []string) intent {
 	}
 	return in
 }
+
+// historyShare is the weight of a changelog or release note against other
+// documentation: it names every subject the project touched, one release
+// after another, so it matches most queries without being where anything
+// is done.
+const historyShare = 0.6
 
 // classWeight is how much a file of class c counts against code, for a
 // query with intent in: what the query asks for counts fully.
@@ -178,9 +183,59 @@ func (in intent) classWeight(c string) float64 {
 	return 1
 }
 
+// fileWeight is how much the file at rel in lang counts against code,
+// for a query with intent in: its class's weight, less for a changelog
+// unless the query asks for one.
+func (in intent) fileWeight(rel, lang string) float64 {
+	c := Classify(rel, lang)
+	w := in.classWeight(c)
+	if c == ClassDocs && history(rel) {
+		if in.history {
+			return 1 // the query names the changelog
+		}
+		w *= historyShare
+	}
+	return w
+}
+
+// historyNames are the upper-case name stems of the files that record a
+// project's changes release by release, whatever their extension.
+var historyNames = []string{"CHANGELOG", "CHANGES", "HISTORY", "NEWS", "RELEASE", "RELNOTES", "WHATSNEW"}
+
+// historyDirs hold a project's change notes, a file per release or per
+// change (towncrier's newsfragments, changelog.d, docs/releases).
+var historyDirs = []string{"/changelog/", "/changelogs/", "/changes/", "/changelog.d/", "/newsfragments/",
+	"/release-notes/", "/releasenotes/", "/release_notes/", "/releases/", "/relnotes/", "/whatsnew/"}
+
+// history reports whether the documentation file at the slash-separated
+// path rel is a changelog or a release note.
+func history(rel string) bool {
+	dir, base := path.Split(rel)
+	lowerDir := "/" + strings.ToLower(dir)
+	for _, d := range historyDirs {
+		if strings.Contains(lowerDir, d) {
+			return true
+		}
+	}
+	return hasStem(base, historyNames)
+}
+
+// hasStem reports whether the upper-cased base name starts with one of
+// stems as a whole word: CHANGELOG.md and CHANGES_2024.rst, not
+// CHANGESET.md.
+func hasStem(base string, stems []string) bool {
+	upper := strings.ToUpper(base)
+	for _, n := range stems {
+		if strings.HasPrefix(upper, n) && (len(upper) == len(n) || !isIdentByte(upper[len(n)]) || upper[len(n)] == '_') {
+			return true
+		}
+	}
+	return false
+}
+
 // ClassWeight is the factor by which search scales the score of a file at
 // path rel in language lang for query: 1 for code and for the classes the
 // query asks for ("docs", "tests", "fixtures", …), less for the others.
 func ClassWeight(query, rel, lang string) float64 {
-	return queryIntent(queryWords(query)).classWeight(Classify(rel, lang))
+	return queryIntent(queryWords(query)).fileWeight(rel, lang)
 }

@@ -10,8 +10,9 @@ import (
 // Ranking. A search scores files as well as chunks: a file's score fuses a
 // whole-file BM25 over its chunks (so a file whose functions each hold a
 // different query word counts) with the BM25 of its best chunk, scaled by
-// its class (code before tests, docs and fixtures unless the query asks
-// for them). A chunk's score is its file's, shared out by how it compares
+// its class (code before tests, docs, changelogs and fixtures unless the
+// query asks for them) and its language (the repository's minor languages
+// lower). A chunk's score is its file's, shared out by how it compares
 // with the file's best chunk. A symbol the query names as an identifier
 // raises its chunk's text score by a bounded share, more for rare names.
 
@@ -245,6 +246,7 @@ func (ix *Index) candidates(ctx context.Context, expr string, f Filter, limit in
 // fileRank is the ranking state of one candidate file.
 type fileRank struct {
 	id     int64
+	path   string
 	class  string
 	lang   string
 	counts []int   // chunks of the file holding each term
@@ -312,7 +314,7 @@ func (ix *Index) rank(ctx context.Context, q query, f Filter, terms []term, cand
 			fr = &fileRank{id: c.fileID, counts: make([]int, len(terms)), rep: -1}
 			files[c.fileID] = fr
 		}
-		fr.class, fr.lang = Classify(c.Path, c.Lang), c.Lang
+		fr.class, fr.lang, fr.path = Classify(c.Path, c.Lang), c.Lang, c.Path
 		fr.best = max(fr.best, c.text)
 		fr.seen = true
 		maxBest = max(maxBest, fr.best)
@@ -344,7 +346,7 @@ func (ix *Index) rank(ctx context.Context, q query, f Filter, terms []term, cand
 			continue
 		}
 		fr := files[cs.owner(c.ID)]
-		fr.class, fr.lang = Classify(c.Path, c.Lang), c.Lang
+		fr.class, fr.lang, fr.path = Classify(c.Path, c.Lang), c.Lang, c.Path
 		cands = append(cands, cand{Chunk: c, fileID: fr.id})
 	}
 	for _, fr := range files {
@@ -355,8 +357,11 @@ func (ix *Index) rank(ctx context.Context, q query, f Filter, terms []term, cand
 		if maxBest > 0 {
 			s += (1 - fileShare) * fr.best / maxBest
 		}
-		fr.weight = q.intent.classWeight(fr.class)
-		if fr.class == ClassCode {
+		fr.weight = q.intent.fileWeight(fr.path, fr.lang)
+		if fr.class == ClassCode || fr.class == ClassTest {
+			// Tests in a language none of the code is written in are
+			// samples and fixtures of it (the syntax tests of a
+			// highlighter), not the tests of the repository's code.
 			fr.weight *= cs.langWeight(fr.id, fr.lang, q)
 		}
 		fr.base = s
