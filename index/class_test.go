@@ -296,3 +296,40 @@ func TestSamplesInOtherLanguagesRankBelowCode(t *testing.T) {
 		t.Errorf("--tests finds %v, want the samples", files)
 	}
 }
+
+// "docs" in a query is a soft preference: in a commit subject it more
+// often means the comments in the code than Markdown, so the code whose
+// doc comment is meant still ranks first, and the Markdown page comes up
+// beside it rather than above it; --docs keeps the documentation only.
+func TestDocsWordIsASoftPreference(t *testing.T) {
+	files := retryRepo()
+	files["docs/deadlines.md"] = "# Deadlines\n\nA deadline bounds the time of every attempt together: " +
+		"Deadline.remaining returns the time left.\n"
+	root := t.TempDir()
+	writeFiles(t, root, files)
+	ix := openIndex(t, root)
+	update(t, ix, Options{})
+	search := func(query string, f Filter) []string {
+		hits, err := ix.Lexical(t.Context(), query, f, 30)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return distinctFiles(hits)
+	}
+	const query = "update the docs of Deadline.remaining"
+	files0 := search(query, Filter{})
+	if len(files0) == 0 || files0[0] != "retrying/timeout.py" {
+		t.Errorf("%q: files %v, want retrying/timeout.py first", query, files0)
+	}
+	if i := indexOf(files0, "docs/deadlines.md"); i < 0 || i > 2 {
+		t.Errorf("%q: files %v, want docs/deadlines.md in the top 3", query, files0)
+	}
+	if files := search(query, Filter{Class: ClassDocs}); len(files) == 0 || files[0] != "docs/deadlines.md" {
+		t.Errorf("%q --docs: files %v, want docs/deadlines.md first", query, files)
+	}
+	plain, asked := ClassWeight("the deadline", "docs/deadlines.md", "markdown"),
+		ClassWeight("the deadline docs", "docs/deadlines.md", "markdown")
+	if !(plain < asked && asked < 1) {
+		t.Errorf("docs weigh %.2f, and %.2f when asked for: want more, below code's 1", plain, asked)
+	}
+}

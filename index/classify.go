@@ -144,6 +144,13 @@ func queryIntent(words []string) intent {
 	return in
 }
 
+// askedShare is how much of its distance to code a class the query asks
+// for makes up. Half, not all: "docs" in a commit subject means comments
+// in the code more often than Markdown, so the asked-for class moves up
+// beside the code rather than above it. Tests are the exception: a query
+// that says "test" wants the tests (see classWeight).
+const askedShare = 0.5
+
 // historyShare is the weight of a changelog or release note against other
 // documentation: it names every subject the project touched, one release
 // after another, so it matches most queries without being where anything
@@ -151,8 +158,9 @@ func queryIntent(words []string) intent {
 const historyShare = 0.6
 
 // classWeight is how much a file of class c counts against code, for a
-// query with intent in: what the query asks for counts fully.
+// query with intent in.
 func (in intent) classWeight(c string) float64 {
+	asked := func(w float64) float64 { return w + askedShare*(1-w) }
 	switch c {
 	case ClassTest:
 		if in.tests {
@@ -161,12 +169,12 @@ func (in intent) classWeight(c string) float64 {
 		return 0.5
 	case ClassDocs:
 		if in.docs {
-			return 1
+			return asked(0.35)
 		}
 		return 0.35
 	case ClassFixture:
 		if in.fixtures {
-			return 1
+			return asked(0.25)
 		}
 		if in.tests {
 			return 0.5
@@ -174,7 +182,7 @@ func (in intent) classWeight(c string) float64 {
 		return 0.25
 	case ClassConfig:
 		if in.config {
-			return 1
+			return asked(0.35)
 		}
 		// Manifests, CI and build files name the packages, flags and
 		// targets of the code without being it: as low as the docs.
@@ -234,8 +242,9 @@ func hasStem(base string, stems []string) bool {
 }
 
 // ClassWeight is the factor by which search scales the score of a file at
-// path rel in language lang for query: 1 for code and for the classes the
-// query asks for ("docs", "tests", "fixtures", …), less for the others.
+// path rel in language lang for query: 1 for code, more for the classes
+// the query asks for ("docs", "tests", "fixtures", …) than for the
+// others.
 func ClassWeight(query, rel, lang string) float64 {
 	return queryIntent(queryWords(query)).fileWeight(rel, lang)
 }
