@@ -1,6 +1,7 @@
 package index
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"unicode"
@@ -18,13 +19,49 @@ type query struct {
 	// a capital first letter: `Ignore`, `Parameter`, most often a type
 	// or class the query is about.
 	types map[string]bool
+	// verbOfUse is set when the query says to use, call, replace or
+	// rename something: the users of the names it names are wanted too.
+	verbOfUse bool
+	// uses are the names the query writes as identifiers, lower-case,
+	// each with its qualifiers: [refactor deletestmt] for
+	// refactor.DeleteStmt, [env] for `env`. A chunk that holds every
+	// identifier of one uses the name.
+	uses [][]string
+	// calls are the lower-case names the query writes called, name():
+	// functions or methods, not the types of the same name.
+	calls map[string]bool
+}
+
+// useVerbs are the verbs (and "instead") of a change made where a name is
+// used, not only where it is defined: "use refactor.DeleteStmt", "replace
+// atty with IsTerminal", "rename Foo". Their forms in -s, -d, -ed and -ing
+// count too.
+var useVerbs = map[string]bool{"use": true, "call": true, "replace": true, "instead": true, "switch": true,
+	"migrate": true, "adopt": true, "prefer": true, "avoid": true, "export": true, "import": true,
+	"pass": true, "wrap": true, "rename": true, "remove": true, "move": true, "inline": true, "deprecate": true}
+
+// useVerb reports whether the lower-case word w is a form of a use verb.
+func useVerb(w string) bool {
+	if useVerbs[w] {
+		return true
+	}
+	for _, suffix := range []string{"s", "es", "d", "ed", "ing"} {
+		if stem, ok := strings.CutSuffix(w, suffix); ok && len(stem) > 1 && (useVerbs[stem] || useVerbs[stem+"e"]) {
+			return true
+		}
+	}
+	return false
 }
 
 // analyse reads the identifiers and the intent of a query.
 func analyse(raw string, words []string) query {
-	q := query{intent: queryIntent(words), idents: map[string]float64{}, words: map[string]bool{}, types: map[string]bool{}}
+	q := query{intent: queryIntent(words), idents: map[string]float64{}, words: map[string]bool{}, types: map[string]bool{},
+		calls: map[string]bool{}}
 	for _, w := range QueryTerms(raw) {
 		q.words[w] = true
+	}
+	for _, w := range words {
+		q.verbOfUse = q.verbOfUse || useVerb(strings.ToLower(w))
 	}
 	// Backticked spans name identifiers.
 	for rest := raw; ; {
@@ -50,12 +87,24 @@ func analyse(raw string, words []string) query {
 	}
 	first := true
 	for _, tok := range strings.Fields(raw) {
+		called := strings.HasSuffix(strings.TrimRight(tok, "\"'`,;:!?.]}>"), "()")
 		tok = strings.Trim(tok, "\"'`,;:!?()[]{}<>")
-		tok = strings.TrimSuffix(tok, "()")
 		if tok == "" {
 			continue
 		}
+		if called {
+			var name string
+			eachIdent(tok, func(id string) { name = strings.ToLower(id) })
+			q.calls[name] = true
+		}
 		dotted := strings.ContainsAny(tok, ".#") || strings.Contains(tok, "::")
+		if name, _, _ := strings.Cut(tok, "("); dotted {
+			var group []string
+			eachIdent(name, func(id string) { group = append(group, strings.ToLower(id)) })
+			if len(group) > 1 {
+				q.uses = append(q.uses, group)
+			}
+		}
 		eachIdent(tok, func(id string) {
 			lower := strings.ToLower(id)
 			switch {
@@ -69,6 +118,18 @@ func analyse(raw string, words []string) query {
 		})
 		first = strings.HasSuffix(tok, ".") && !dotted
 	}
+	// The other identifiers are names of their own.
+	inGroup := map[string]bool{}
+	for _, g := range q.uses {
+		for _, id := range g {
+			inGroup[id] = true
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(q.idents)) {
+		if q.idents[id] == 1 && !inGroup[id] {
+			q.uses = append(q.uses, []string{id})
+		}
+	}
 	return q
 }
 
@@ -81,7 +142,7 @@ func (q query) symbolBoost(c Chunk, terms []term, cs *corpus) float64 {
 		return 0
 	}
 	name := strings.ToLower(lastName(c.Symbol))
-	if name == "" {
+	if name == "" || q.calls[name] && uncallable[c.Kind] {
 		return 0
 	}
 	weight := q.idents[name]
@@ -116,6 +177,66 @@ func (q query) symbolBoost(c Chunk, terms []term, cs *corpus) float64 {
 	}
 	return symbolShare * weight * min(1, rarity/top)
 }
+
+// useBoost is the share by which the text score of chunk c grows as a
+// user of a name the query writes as an identifier, when the query has a
+// verb of use: as much as the name's definition grows, so that callers
+// rank beside it. The chunk must hold the name whole (DeleteStmts does not
+// use DeleteStmt) and with its qualifiers (refactor.DeleteStmt, Object.create).
+func (q query) useBoost(c Chunk, terms []term, cs *corpus) float64 {
+	top := idf(cs.chunks, 1)
+	if !q.verbOfUse || len(q.uses) == 0 || top <= 0 {
+		return 0
+	}
+	held := holds(c.Text, q.uses)
+	var boost float64
+	for _, g := range q.uses {
+		if !held(g) {
+			continue
+		}
+		// The name's rarity: the idf of its own word.
+		name := g[len(g)-1]
+		for _, t := range terms {
+			if !t.phrase && !t.common && strings.ToLower(t.word) == name {
+				boost = max(boost, symbolShare*min(1, t.idf/top))
+			}
+		}
+	}
+	return boost
+}
+
+// holds returns whether text holds every identifier of a group, each as
+// a whole identifier in any case, for the groups given.
+func holds(text string, groups [][]string) func([]string) bool {
+	want := map[string]bool{}
+	for _, g := range groups {
+		for _, id := range g {
+			want[id] = true
+		}
+	}
+	found := map[string]bool{}
+	eachIdent(text, func(id string) {
+		if len(id) <= 64 {
+			if l := strings.ToLower(id); want[l] {
+				found[l] = true
+			}
+		}
+	})
+	return func(g []string) bool {
+		for _, id := range g {
+			if !found[id] {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// uncallable are the kinds of declaration that a name written called,
+// name(), does not mean: types, constants and modules. A class may be
+// called to construct one.
+var uncallable = map[string]bool{"type": true, "interface": true, "struct": true, "enum": true, "trait": true,
+	"impl": true, "module": true, "namespace": true, "const": true, "var": true, "let": true}
 
 // lastName is the innermost name of a qualified symbol: Server.ServeHTTP
 // gives ServeHTTP, Matrix::at gives at, "DefaultPort, …" gives DefaultPort.

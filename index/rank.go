@@ -3,6 +3,7 @@ package index
 import (
 	"cmp"
 	"context"
+	"math"
 	"slices"
 	"strings"
 )
@@ -14,7 +15,9 @@ import (
 // query asks for them) and its language (the repository's minor languages
 // lower). A chunk's score is its file's, shared out by how it compares
 // with the file's best chunk. A symbol the query names as an identifier
-// raises its chunk's text score by a bounded share, more for rare names.
+// raises its chunk's text score by a bounded share, more for rare names,
+// and so do the chunks that use the name when the query says to use,
+// call or replace it.
 
 const (
 	// candidates is how many chunks the full-text search ranks for the
@@ -188,6 +191,34 @@ func (ix *Index) Lexical(ctx context.Context, query string, f Filter, n int) ([]
 	return ix.rank(ctx, q, f, terms, cands, cs, n)
 }
 
+// boosts returns the share by which each candidate's text score grows
+// because the query names its symbol (symbolBoost) or, with a verb of use,
+// a name it uses (useBoost). A name defined in n files (an interface, its
+// implementations, a mock; a function in each of six adapters) gives each
+// definition 1/√n of the boost: the copies share the place of one
+// definition rather than push its users and other files out.
+func (q query) boosts(cands []cand, terms []term, cs *corpus) []float64 {
+	out := make([]float64, len(cands))
+	defs := map[string]map[int64]bool{} // the files defining each name
+	for i, c := range cands {
+		if out[i] = q.symbolBoost(c.Chunk, terms, cs); out[i] > 0 {
+			name := strings.ToLower(lastName(c.Symbol))
+			if defs[name] == nil {
+				defs[name] = map[int64]bool{}
+			}
+			defs[name][c.fileID] = true
+		}
+	}
+	for i, c := range cands {
+		if out[i] > 0 {
+			out[i] /= math.Sqrt(float64(len(defs[strings.ToLower(lastName(c.Symbol))])))
+		} else {
+			out[i] = q.useBoost(c.Chunk, terms, cs)
+		}
+	}
+	return out
+}
+
 // rowids returns the chunks matching an FTS5 expression, at most limit.
 func (ix *Index) rowids(ctx context.Context, expr string, limit int) ([]int64, error) {
 	rows, err := ix.db.QueryContext(ctx, `SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?`, expr, limit)
@@ -306,9 +337,10 @@ func (ix *Index) rank(ctx context.Context, q query, f Filter, terms []term, cand
 	}
 	// The best chunk of each candidate file.
 	var maxBest float64
+	boosts := q.boosts(cands, terms, cs)
 	for i := range cands {
 		c := &cands[i]
-		c.text *= 1 + q.symbolBoost(c.Chunk, terms, cs)
+		c.text *= 1 + boosts[i]
 		fr := files[c.fileID]
 		if fr == nil {
 			fr = &fileRank{id: c.fileID, counts: make([]int, len(terms)), rep: -1}

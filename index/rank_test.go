@@ -1,6 +1,8 @@
 package index
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -186,4 +188,155 @@ func indexOf(list []string, s string) int {
 		}
 	}
 	return -1
+}
+
+// refactorRepo defines DeleteStmt once and uses it in three files, beside
+// files whose names and comments say delete and statement too.
+func refactorRepo() map[string]string {
+	user := func(pkg, fn, doc string) string {
+		return "package " + pkg + "\n\nimport \"example.com/tool/refactor\"\n\n// " + doc + "\nfunc " + fn +
+			"(f *File, s Stmt) {\n\tif s.Dead() {\n\t\trefactor.DeleteStmt(f, s)\n\t}\n}\n"
+	}
+	files := map[string]string{
+		"go.mod": "module example.com/tool\n",
+		"refactor/delete.go": "package refactor\n\n// DeleteStmt removes the statement s from f, and the comments that\n" +
+			"// belong to it alone.\nfunc DeleteStmt(f *File, s Stmt) {\n\tf.remove(s.Pos(), s.End())\n}\n",
+		"refactor/stmt.go": "package refactor\n\n// Stmt is a statement of the file being refactored.\ntype Stmt interface {\n\tPos() int\n\tEnd() int\n}\n\n" +
+			"// DeleteBlock deletes every statement of a block, for refactors that delete whole blocks of statements.\n" +
+			"func DeleteBlock(f *File, b Block) {\n\tfor _, s := range b.List {\n\t\tf.remove(s.Pos(), s.End())\n\t}\n}\n\n" +
+			"// DeleteDecl deletes a declaration statement and its doc comment.\nfunc DeleteDecl(f *File, d Decl) {\n\tf.remove(d.Doc(), d.End())\n}\n",
+		"refactor/refactor.go": "package refactor\n\n// Package refactor rewrites Go files: it deletes and inserts statements.\n\n" +
+			"// Delete is a refactor that deletes a statement.\ntype Delete struct{ Stmt Stmt }\n\n" +
+			"// Apply deletes the statement from the file.\nfunc (d Delete) Apply(f *File) { f.remove(d.Stmt.Pos(), d.Stmt.End()) }\n",
+		"refactor/file.go": "package refactor\n\n// File is a file being refactored: its statements, and the deletes and inserts made to it.\n" +
+			"type File struct{ edits []edit }\n\nfunc (f *File) remove(from, to int) { f.edits = append(f.edits, edit{from, to}) }\n",
+		"inline/inline.go":   user("inline", "inlineCall", "inlineCall replaces a call by the callee's body and drops the call's statement."),
+		"unused/unused.go":   user("unused", "dropUnused", "dropUnused drops assignments to variables that are never read."),
+		"simplify/simple.go": user("simplify", "dropEmpty", "dropEmpty drops empty statements and blocks."),
+		"refactor/refactor_test.go": "package refactor\n\nimport \"testing\"\n\n// DeleteStmt deletes the statement.\n" +
+			"func TestDeleteStmt(t *testing.T) {\n\tf := &File{}\n\tDeleteStmt(f, nil)\n}\n",
+	}
+	// The rest of the tool, which says neither.
+	for _, name := range strings.Fields("parse print format lint vet build load cache diff patch scan walk " +
+		"list graph hash sign fetch pack serve watch trace index merge split sort count check fix") {
+		files["internal/"+name+"/"+name+".go"] = fmt.Sprintf("package %s\n\n// Run does the %s step of the tool.\n"+
+			"func Run(args []string) error {\n\treturn nil\n}\n\n// Name is the step's name.\nconst Name = %q\n", name, name, name)
+	}
+	return files
+}
+
+// "use X" asks for the places X is used as well as its definition: with
+// the verb, the three files that call refactor.DeleteStmt rank right
+// after it, closer to it than without the verb, and before the files that
+// only say refactor, delete and statement.
+func TestVerbOfUseRanksTheUsers(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, refactorRepo())
+	ix := openIndex(t, root)
+	update(t, ix, Options{})
+	users := []string{"inline/inline.go", "unused/unused.go", "simplify/simple.go"}
+	// closeness is the lowest score of a user against the definition's.
+	closeness := func(query string) float64 {
+		hits, err := ix.Lexical(t.Context(), query, Filter{}, 30)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files := distinctFiles(hits)
+		if len(files) < 4 || files[0] != "refactor/delete.go" {
+			t.Fatalf("%q: files %v, want refactor/delete.go first", query, files)
+		}
+		score := map[string]float64{}
+		for _, h := range hits {
+			score[h.Path] = max(score[h.Path], h.Score)
+		}
+		low := 1.0
+		for _, u := range users {
+			if i := indexOf(files, u); i < 0 || i > 3 {
+				t.Errorf("%q: %s is not in the top 4 files: %v", query, u, files)
+			}
+			low = min(low, score[u]/score[files[0]])
+		}
+		return low
+	}
+	plain, use := closeness("refactor.DeleteStmt"), closeness("use refactor.DeleteStmt")
+	if use < plain+0.05 {
+		t.Errorf("users score %.2f of the definition with the verb of use, %.2f without: want them closer", use, plain)
+	}
+}
+
+// A name defined in several files (one per runtime) shares its boost
+// among them: the file that uses the name is not pushed out of the top by
+// its copies.
+func TestCopiesOfANameShareItsBoost(t *testing.T) {
+	files := map[string]string{
+		"package.json": `{"name": "web"}`,
+		"src/middleware/ip.ts": "import type { GetConnInfo } from '../conninfo'\n\n" +
+			"// ipRestriction allows or denies a request by the client's address, which getConnInfo reads.\n" +
+			"export const ipRestriction = (getConnInfo: GetConnInfo, rules: Rules) => (c: Context) => {\n" +
+			"  const addr = getConnInfo(c).remote.address\n  return rules.allow(addr)\n}\n",
+		"src/conninfo.ts": "// GetConnInfo reads the connection info of a request.\nexport type GetConnInfo = (c: Context) => ConnInfo\n",
+	}
+	for _, rt := range []string{"bun", "deno", "node", "workers", "lambda", "vercel"} {
+		files["src/adapter/"+rt+"/conninfo.ts"] = "// getConnInfo reads the connection info of a request on " + rt + ".\n" +
+			"export const getConnInfo = (c: Context) => ({ remote: { address: c.env.addr } })\n"
+	}
+	root := t.TempDir()
+	writeFiles(t, root, files)
+	ix := openIndex(t, root)
+	update(t, ix, Options{})
+	hits, err := ix.Lexical(t.Context(), "use getConnInfo", Filter{}, 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := distinctFiles(hits); indexOf(got, "src/middleware/ip.ts") < 0 || indexOf(got, "src/middleware/ip.ts") > 2 {
+		t.Errorf("files %v, want src/middleware/ip.ts in the top 3", got)
+	}
+}
+
+func TestVerbsOfUse(t *testing.T) {
+	for _, tt := range []struct {
+		query string
+		use   bool
+		uses  [][]string
+	}{
+		{"use refactor.DeleteStmt", true, [][]string{{"refactor", "deletestmt"}}},
+		{"replaced atty with std::io::IsTerminal", true, [][]string{{"std", "io", "isterminal"}}},
+		{"avoid calling spread operator for `Object.create(null)`", true, [][]string{{"object", "create"}, {"null"}}},
+		{"rename parse_config", true, [][]string{{"parse_config"}}},
+		{"fix DeleteStmt for empty blocks", false, [][]string{{"deletestmt"}}},
+		{"users of the cache", false, nil},
+	} {
+		q := analyse(tt.query, queryWords(tt.query))
+		if q.verbOfUse != tt.use {
+			t.Errorf("%q: verb of use %v, want %v", tt.query, q.verbOfUse, tt.use)
+		}
+		if !slices.EqualFunc(q.uses, tt.uses, slices.Equal) {
+			t.Errorf("%q: uses %v, want %v", tt.query, q.uses, tt.uses)
+		}
+	}
+	held := holds("x := refactor.DeleteStmts(f)\nrefactor.Insert(f)", [][]string{{"refactor", "deletestmt"}, {"insert"}})
+	if held([]string{"refactor", "deletestmt"}) || !held([]string{"insert"}) {
+		t.Error("a chunk holds whole identifiers only")
+	}
+}
+
+// A name written called, `c.body()`, is a function or method: a type of
+// the same name is not what the query names.
+func TestACallNamesAFunction(t *testing.T) {
+	cs := &corpus{chunks: 1000}
+	terms := []term{{word: "body", idf: idf(1000, 3)}}
+	for _, tt := range []struct {
+		query      string
+		kind       string
+		boostsType bool
+	}{
+		{"should populate `output` type for `c.body()`", "type", false},
+		{"should populate `output` type for `c.body()`", "method", true},
+		{"should populate the `c.body` type", "type", true},
+	} {
+		q := analyse(tt.query, queryWords(tt.query))
+		if got := q.symbolBoost(Chunk{Symbol: "Body", Kind: tt.kind}, terms, cs) > 0; got != tt.boostsType {
+			t.Errorf("%q boosts a %s named Body: %v, want %v", tt.query, tt.kind, got, tt.boostsType)
+		}
+	}
 }
