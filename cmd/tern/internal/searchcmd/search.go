@@ -56,8 +56,9 @@ question) and print the best hits, best first:
 Hits come from full-text search fused with vector similarity when the index
 has embeddings and Ollama can embed the query; otherwise the search is
 lexical and tern says why, once, on stderr. Code ranks before tests,
-documentation, test data and configuration unless the query asks for them
-("tests", "docs", …); --code, --tests and --docs keep one kind of file.
+documentation, changelogs, test data and configuration; a query that asks
+for them ("tests", "docs", "changelog", …) lifts them (docs/search.md says
+how far); --code, --tests and --docs keep one kind of file.
 The score ranks hits within one search only. With --json, stdout carries
 one JSON object per hit (docs/search.md lists the fields). The index is searched as it was last built: run
 tern index after changing files.`,
