@@ -93,14 +93,7 @@ func TestLanguagesOfTheMainFamilyAreMain(t *testing.T) {
 			map[string]bool{"zml": true, "bash": false}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			root := t.TempDir()
-			writeFiles(t, root, tt.files)
-			ix := openIndex(t, root)
-			update(t, ix, Options{})
-			cs, err := ix.corpus(t.Context())
-			if err != nil {
-				t.Fatal(err)
-			}
+			cs := corpusOf(t, indexRepo(t, tt.files))
 			for lang, full := range tt.full {
 				if w := cs.langWeight(0, lang, query{}); (w == 1) != full {
 					t.Errorf("%s weighs %.2f", lang, w)
@@ -204,10 +197,7 @@ class Deadline:
 // ranks after the code a question is about, and comes first when the
 // query asks for the changelog or with --docs.
 func TestChangelogRanksBelowCode(t *testing.T) {
-	root := t.TempDir()
-	writeFiles(t, root, retryRepo())
-	ix := openIndex(t, root)
-	update(t, ix, Options{})
+	ix := indexRepo(t, retryRepo())
 	for _, tt := range []struct {
 		query string
 		f     Filter
@@ -219,11 +209,7 @@ func TestChangelogRanksBelowCode(t *testing.T) {
 		{"changelog: random jitter in the backoff delay", Filter{}, "CHANGES.md"},
 		{"random jitter in the backoff delay", Filter{Class: ClassDocs}, "CHANGES.md"},
 	} {
-		hits, err := ix.Lexical(t.Context(), tt.query, tt.f, 30)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if files := distinctFiles(hits); len(files) == 0 || files[0] != tt.want {
+		if files := searchFiles(t, ix, tt.query, tt.f); len(files) == 0 || files[0] != tt.want {
 			t.Errorf("%q %+v: files %v, want %s first", tt.query, tt.f, files, tt.want)
 		}
 	}
@@ -270,29 +256,16 @@ impl<'a> Lexer<'a> {
 // tests) rank below the repository's code, and below its own tests in its
 // own language, yet stay findable with --tests.
 func TestSamplesInOtherLanguagesRankBelowCode(t *testing.T) {
-	root := t.TempDir()
-	writeFiles(t, root, highlighterRepo())
-	ix := openIndex(t, root)
-	update(t, ix, Options{})
-	hits, err := ix.Lexical(t.Context(), "hexadecimal number literal", Filter{}, 30)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if files := distinctFiles(hits); len(files) == 0 || files[0] != "src/lexer.rs" {
+	ix := indexRepo(t, highlighterRepo())
+	const hex = "hexadecimal number literal"
+	if files := searchFiles(t, ix, hex, Filter{}); len(files) == 0 || files[0] != "src/lexer.rs" {
 		t.Errorf("files %v, want src/lexer.rs first", files)
 	}
-	cs, err := ix.corpus(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := corpusOf(t, ix)
 	if rust, py := cs.langWeight(0, "rust", query{}), cs.langWeight(0, "python", query{}); py >= rust {
 		t.Errorf("a python sample weighs %.2f against the rust tests' %.2f", py, rust)
 	}
-	hits, err = ix.Lexical(t.Context(), "hexadecimal number literal", Filter{Class: ClassTest}, 30)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if files := distinctFiles(hits); len(files) < 3 {
+	if files := searchFiles(t, ix, hex, Filter{Class: ClassTest}); len(files) < 3 {
 		t.Errorf("--tests finds %v, want the samples", files)
 	}
 }
@@ -305,26 +278,16 @@ func TestDocsWordIsASoftPreference(t *testing.T) {
 	files := retryRepo()
 	files["docs/deadlines.md"] = "# Deadlines\n\nA deadline bounds the time of every attempt together: " +
 		"Deadline.remaining returns the time left.\n"
-	root := t.TempDir()
-	writeFiles(t, root, files)
-	ix := openIndex(t, root)
-	update(t, ix, Options{})
-	search := func(query string, f Filter) []string {
-		hits, err := ix.Lexical(t.Context(), query, f, 30)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return distinctFiles(hits)
-	}
+	ix := indexRepo(t, files)
 	const query = "update the docs of Deadline.remaining"
-	files0 := search(query, Filter{})
+	files0 := searchFiles(t, ix, query, Filter{})
 	if len(files0) == 0 || files0[0] != "retrying/timeout.py" {
 		t.Errorf("%q: files %v, want retrying/timeout.py first", query, files0)
 	}
 	if i := indexOf(files0, "docs/deadlines.md"); i < 0 || i > 2 {
 		t.Errorf("%q: files %v, want docs/deadlines.md in the top 3", query, files0)
 	}
-	if files := search(query, Filter{Class: ClassDocs}); len(files) == 0 || files[0] != "docs/deadlines.md" {
+	if files := searchFiles(t, ix, query, Filter{Class: ClassDocs}); len(files) == 0 || files[0] != "docs/deadlines.md" {
 		t.Errorf("%q --docs: files %v, want docs/deadlines.md first", query, files)
 	}
 	plain, asked := ClassWeight("the deadline", "docs/deadlines.md", "markdown"),

@@ -80,25 +80,15 @@ impl Syntax {
 // to one is a Rust repository, and a question about highlighting keywords
 // finds the Rust code before the queries.
 func TestMainLanguageIsTheLanguageOfMostCode(t *testing.T) {
-	root := t.TempDir()
-	writeFiles(t, root, editorRepo())
-	ix := openIndex(t, root)
-	update(t, ix, Options{})
-	cs, err := ix.corpus(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
+	ix := indexRepo(t, editorRepo())
+	cs := corpusOf(t, ix)
 	if w := cs.langWeight(0, "rust", query{}); w != 1 {
 		t.Errorf("rust weighs %.2f, want 1", w)
 	}
 	if w := cs.langWeight(0, "scheme", query{}); w >= 1 {
 		t.Errorf("scheme weighs %.2f, want less than 1", w)
 	}
-	hits, err := ix.Lexical(t.Context(), "highlight the keywords", Filter{}, 30)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if files := distinctFiles(hits); len(files) == 0 || files[0] != "src/highlight.rs" {
+	if files := searchFiles(t, ix, "highlight the keywords", Filter{}); len(files) == 0 || files[0] != "src/highlight.rs" {
 		t.Errorf("files %v, want src/highlight.rs first", files)
 	}
 }
@@ -134,15 +124,8 @@ func TestSeveralProjectsWeighTheirOwnLanguages(t *testing.T) {
 		}, false, []string{"web/ui/src/render.ts"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			root := t.TempDir()
-			writeFiles(t, root, tt.files)
-			ix := openIndex(t, root)
-			update(t, ix, Options{})
-			cs, err := ix.corpus(t.Context())
-			if err != nil {
-				t.Fatal(err)
-			}
-			ids := fileIDs(t, ix)
+			ix := indexRepo(t, tt.files)
+			cs, ids := corpusOf(t, ix), fileIDs(t, ix)
 			for _, p := range tt.tsFiles {
 				if w := cs.langWeight(ids[p], "typescript", query{}); (w == 1) != tt.tsFull {
 					t.Errorf("%s weighs %.2f, want full weight %v", p, w, tt.tsFull)
@@ -158,20 +141,13 @@ func TestSeveralProjectsWeighTheirOwnLanguages(t *testing.T) {
 // Code in a third-party tree does not decide what the repository is
 // written in, however much of it there is.
 func TestThirdPartyCodeIsNotTheMainLanguage(t *testing.T) {
-	root := t.TempDir()
-	writeFiles(t, root, map[string]string{
+	cs := corpusOf(t, indexRepo(t, map[string]string{
 		"main.go":                  "package main\n\n// main starts the service.\nfunc main() { serve() }\n",
 		"third_party/lib/lib.c":    strings.Repeat("/* a vendored library */\nint f(void) { return 0; }\n", 50),
 		"third_party/lib/README":   "A copy of lib.\n",
 		"internal/serve/serve.go":  "package serve\n\n// Serve answers requests.\nfunc Serve() {}\n",
 		"internal/serve/handle.go": "package serve\n\n// Handle answers one request.\nfunc Handle() {}\n",
-	})
-	ix := openIndex(t, root)
-	update(t, ix, Options{})
-	cs, err := ix.corpus(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
+	}))
 	if w := cs.langWeight(0, "go", query{}); w != 1 {
 		t.Errorf("go weighs %.2f, want 1", w)
 	}

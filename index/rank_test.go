@@ -171,6 +171,36 @@ func TestSymbolBoostNeedsAnIdentifier(t *testing.T) {
 	}
 }
 
+// indexRepo writes files into a new directory and indexes it lexically.
+func indexRepo(t *testing.T, files map[string]string) *Index {
+	t.Helper()
+	root := t.TempDir()
+	writeFiles(t, root, files)
+	ix := openIndex(t, root)
+	update(t, ix, Options{})
+	return ix
+}
+
+// searchFiles returns the files of a lexical search's hits, best first.
+func searchFiles(t *testing.T, ix *Index, query string, f Filter) []string {
+	t.Helper()
+	hits, err := ix.Lexical(t.Context(), query, f, 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return distinctFiles(hits)
+}
+
+// corpusOf returns the index-wide figures of ix.
+func corpusOf(t *testing.T, ix *Index) *corpus {
+	t.Helper()
+	cs, err := ix.corpus(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
 func distinctFiles(hits []Chunk) []string {
 	var files []string
 	for _, h := range hits {
@@ -230,10 +260,7 @@ func refactorRepo() map[string]string {
 // after it, closer to it than without the verb, and before the files that
 // only say refactor, delete and statement.
 func TestVerbOfUseRanksTheUsers(t *testing.T) {
-	root := t.TempDir()
-	writeFiles(t, root, refactorRepo())
-	ix := openIndex(t, root)
-	update(t, ix, Options{})
+	ix := indexRepo(t, refactorRepo())
 	users := []string{"inline/inline.go", "unused/unused.go", "simplify/simple.go"}
 	// closeness is the lowest score of a user against the definition's.
 	closeness := func(query string) float64 {
@@ -280,15 +307,8 @@ func TestCopiesOfANameShareItsBoost(t *testing.T) {
 		files["src/adapter/"+rt+"/conninfo.ts"] = "// getConnInfo reads the connection info of a request on " + rt + ".\n" +
 			"export const getConnInfo = (c: Context) => ({ remote: { address: c.env.addr } })\n"
 	}
-	root := t.TempDir()
-	writeFiles(t, root, files)
-	ix := openIndex(t, root)
-	update(t, ix, Options{})
-	hits, err := ix.Lexical(t.Context(), "use getConnInfo", Filter{}, 30)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := distinctFiles(hits); indexOf(got, "src/middleware/ip.ts") < 0 || indexOf(got, "src/middleware/ip.ts") > 2 {
+	ix := indexRepo(t, files)
+	if got := searchFiles(t, ix, "use getConnInfo", Filter{}); indexOf(got, "src/middleware/ip.ts") < 0 || indexOf(got, "src/middleware/ip.ts") > 2 {
 		t.Errorf("files %v, want src/middleware/ip.ts in the top 3", got)
 	}
 }
