@@ -158,7 +158,8 @@ const askedShare = 0.5
 const historyShare = 0.6
 
 // classWeight is how much a file of class c counts against code, for a
-// query with intent in.
+// query with intent in: a class the query asks for moves askedShare of
+// the way up to code, tests all the way.
 func (in intent) classWeight(c string) float64 {
 	asked := func(w float64) float64 { return w + askedShare*(1-w) }
 	switch c {

@@ -25,9 +25,9 @@ type corpus struct {
 }
 
 // langWeight scales files in the repository's minor languages (scripts,
-// completions and build helpers around the main code, tests of samples
-// in other languages) down, unless the query names the language. id is
-// the file's.
+// completions and build helpers around the main code; tests in a language
+// none of the code is written in, which are samples of it) down, unless
+// the query names the language. id is the file's.
 func (c *corpus) langWeight(id int64, lang string, q query) float64 {
 	share := c.langs.of(id, lang)
 	if share >= minorShare || q.words[lang] {

@@ -11,9 +11,9 @@ import (
 // language is the named language with the most bytes of code (see
 // shares), measured outside tests, docs, data and third-party trees, so
 // that a thousand small query or data files beside a few hundred source
-// files do not make it. A repository whose root is no project but holds several side
-// by side (backend/go.mod beside web/package.json) is measured project
-// by project as well.
+// files do not make it. A repository whose root is no project but holds
+// several side by side (backend/go.mod beside web/package.json) is
+// measured project by project as well.
 
 // langShares says how much of a repository's code each language is.
 type langShares struct {

@@ -98,7 +98,8 @@ func analyse(raw string, words []string) query {
 			q.calls[name] = true
 		}
 		dotted := strings.ContainsAny(tok, ".#") || strings.Contains(tok, "::")
-		if name, _, _ := strings.Cut(tok, "("); dotted {
+		if dotted {
+			name, _, _ := strings.Cut(tok, "(")
 			var group []string
 			eachIdent(name, func(id string) { group = append(group, strings.ToLower(id)) })
 			if len(group) > 1 {
@@ -178,58 +179,90 @@ func (q query) symbolBoost(c Chunk, terms []term, cs *corpus) float64 {
 	return symbolShare * weight * min(1, rarity/top)
 }
 
-// useBoost is the share by which the text score of chunk c grows as a
-// user of a name the query writes as an identifier, when the query has a
-// verb of use: as much as the name's definition grows, so that callers
-// rank beside it. The chunk must hold the name whole (DeleteStmts does not
-// use DeleteStmt) and with its qualifiers (refactor.DeleteStmt, Object.create).
-func (q query) useBoost(c Chunk, terms []term, cs *corpus) float64 {
+// users finds the chunks that use the names a query with a verb of use
+// writes as identifiers: a chunk's text score grows as much as the
+// name's definition's does, so that callers rank beside it. A chunk uses
+// a name when it holds it whole (DeleteStmts does not use DeleteStmt)
+// with its qualifiers (refactor.DeleteStmt, Object.create).
+type users struct {
+	groups [][]string
+	boosts []float64 // each group's: its name's rarity, as symbolBoost's
+	want   map[string]bool
+	lens   [maxIdent + 1]bool // the lengths of the identifiers wanted
+}
+
+// maxIdent is the longest identifier users looks for.
+const maxIdent = 64
+
+// users returns the finder of the chunks that use the query's names, or
+// nil when the query has no verb of use or no name to use.
+func (q query) users(terms []term, cs *corpus) *users {
 	top := idf(cs.chunks, 1)
-	if !q.verbOfUse || len(q.uses) == 0 || top <= 0 {
-		return 0
+	if !q.verbOfUse || top <= 0 {
+		return nil
 	}
-	held := holds(c.Text, q.uses)
-	var boost float64
+	u := &users{want: map[string]bool{}}
 	for _, g := range q.uses {
-		if !held(g) {
-			continue
-		}
-		// The name's rarity: the idf of its own word.
 		name := g[len(g)-1]
+		var boost float64
 		for _, t := range terms {
 			if !t.phrase && !t.common && strings.ToLower(t.word) == name {
 				boost = max(boost, symbolShare*min(1, t.idf/top))
 			}
 		}
+		if boost == 0 {
+			continue
+		}
+		for _, id := range g {
+			if len(id) > maxIdent {
+				boost = 0
+			}
+		}
+		if boost == 0 {
+			continue
+		}
+		u.groups, u.boosts = append(u.groups, g), append(u.boosts, boost)
+		for _, id := range g {
+			u.want[id], u.lens[len(id)] = true, true
+		}
 	}
-	return boost
+	if len(u.groups) == 0 {
+		return nil
+	}
+	return u
 }
 
-// holds returns whether text holds every identifier of a group, each as
-// a whole identifier in any case, for the groups given.
-func holds(text string, groups [][]string) func([]string) bool {
-	want := map[string]bool{}
-	for _, g := range groups {
-		for _, id := range g {
-			want[id] = true
-		}
-	}
+// boost returns the share by which the text score of a chunk of text
+// grows as a user of the names.
+func (u *users) boost(text string) float64 {
+	var buf [maxIdent]byte
 	found := map[string]bool{}
 	eachIdent(text, func(id string) {
-		if len(id) <= 64 {
-			if l := strings.ToLower(id); want[l] {
-				found[l] = true
+		if len(id) > maxIdent || !u.lens[len(id)] {
+			return
+		}
+		lower := buf[:len(id)]
+		for i := range len(id) {
+			lower[i] = id[i]
+			if isUpper(id[i]) {
+				lower[i] += 'a' - 'A'
 			}
+		}
+		if u.want[string(lower)] {
+			found[string(lower)] = true
 		}
 	})
-	return func(g []string) bool {
+	var boost float64
+	for i, g := range u.groups {
+		held := true
 		for _, id := range g {
-			if !found[id] {
-				return false
-			}
+			held = held && found[id]
 		}
-		return true
+		if held {
+			boost = max(boost, u.boosts[i])
+		}
 	}
+	return boost
 }
 
 // uncallable are the kinds of declaration that a name written called,

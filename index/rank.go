@@ -193,7 +193,7 @@ func (ix *Index) Lexical(ctx context.Context, query string, f Filter, n int) ([]
 
 // boosts returns the share by which each candidate's text score grows
 // because the query names its symbol (symbolBoost) or, with a verb of use,
-// a name it uses (useBoost). A name defined in n files (an interface, its
+// a name it uses (see users). A name defined in n files (an interface, its
 // implementations, a mock; a function in each of six adapters) gives each
 // definition 1/√n of the boost: the copies share the place of one
 // definition rather than push its users and other files out.
@@ -209,11 +209,13 @@ func (q query) boosts(cands []cand, terms []term, cs *corpus) []float64 {
 			defs[name][c.fileID] = true
 		}
 	}
+	u := q.users(terms, cs)
 	for i, c := range cands {
-		if out[i] > 0 {
+		switch {
+		case out[i] > 0:
 			out[i] /= math.Sqrt(float64(len(defs[strings.ToLower(lastName(c.Symbol))])))
-		} else {
-			out[i] = q.useBoost(c.Chunk, terms, cs)
+		case u != nil:
+			out[i] = u.boost(c.Text)
 		}
 	}
 	return out

@@ -334,9 +334,22 @@ func TestVerbsOfUse(t *testing.T) {
 			t.Errorf("%q: uses %v, want %v", tt.query, q.uses, tt.uses)
 		}
 	}
-	held := holds("x := refactor.DeleteStmts(f)\nrefactor.Insert(f)", [][]string{{"refactor", "deletestmt"}, {"insert"}})
-	if held([]string{"refactor", "deletestmt"}) || !held([]string{"insert"}) {
-		t.Error("a chunk holds whole identifiers only")
+	q := analyse("use refactor.DeleteStmt", queryWords("use refactor.DeleteStmt"))
+	u := q.users([]term{{word: "DeleteStmt", idf: idf(1000, 3)}}, &corpus{chunks: 1000})
+	for text, uses := range map[string]bool{
+		"x := refactor.DeleteStmt(f)":  true,
+		"x := refactor.deleteStmt(f)":  true,
+		"x := refactor.DeleteStmts(f)": false,
+		"x := DeleteStmt(f)":           false, // another package's
+	} {
+		if got := u.boost(text) > 0; got != uses {
+			t.Errorf("%q uses refactor.DeleteStmt: %v, want %v", text, got, uses)
+		}
+	}
+	q = analyse("rename Parse_Config", queryWords("rename Parse_Config"))
+	u = q.users([]term{{word: "Parse_Config", idf: idf(1000, 3)}}, &corpus{chunks: 1000})
+	if u.boost("cfg = parse_config(path)") == 0 || u.boost("cfg = parse_configs(path)") > 0 {
+		t.Error("parse_config( uses Parse_Config, parse_configs( does not")
 	}
 }
 
