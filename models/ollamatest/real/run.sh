@@ -80,8 +80,9 @@ G="$W/gguf"
 cp "$HERE"/testdata/modelfiles/*.Modelfile "$W/modelfiles/"
 
 # The server's own HOME and models; the go commands keep the caller's
-# (their module and build caches live under it).
-serve_env=(env HOME="$W/home" OLLAMA_MODELS="$W/models")
+# (their module and build caches live under it). OLLAMA_DEBUG: the runner
+# logs its cache use, which TestRealResumeAndPrefixCache reads.
+serve_env=(env HOME="$W/home" OLLAMA_MODELS="$W/models" OLLAMA_DEBUG=1)
 # Port 0: the kernel picks a free port and the server logs which.
 OLLAMA_HOST="127.0.0.1:0" setsid "${serve_env[@]}" "$OLLAMA" serve >"$LOG" 2>&1 </dev/null &
 PID=$!
