@@ -109,9 +109,15 @@ type Indexer interface {
 	Index(ctx context.Context, progress func(IndexProgress)) (string, error)
 }
 
-// IndexProgress is how far an index run has got.
+// IndexProgress is how far a step of an index run has got: Done of
+// Total things of Unit ("files", "chunks"; files when empty).
 type IndexProgress struct {
 	Done, Total int
+	Unit        string
+	// Step says what the run is doing, with which step it is of how
+	// many ("step 2 of 2: embedding with nomic-embed-text"); "" says
+	// "indexing".
+	Step string
 	// Path is the file being indexed, if any.
 	Path string
 }

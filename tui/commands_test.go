@@ -289,3 +289,23 @@ func (f *fakeNotes) WriteNotes(content string) (string, error) {
 	f.content = content
 	return "/repo/AGENTS.md", nil
 }
+
+// TestIndexProgressLine: each step of /index says what it does and
+// counts in its own unit, so embedding chunks after reading files is a
+// step of its own, not the file count's bar jumping back.
+func TestIndexProgressLine(t *testing.T) {
+	th := newTheme(false)
+	for _, tt := range []struct {
+		p    IndexProgress
+		want string
+	}{
+		{IndexProgress{Done: 12, Total: 40, Path: "main.go"}, "· indexing ▮▮▮▮▮▮▯▯▯▯▯▯▯▯▯▯▯▯▯▯ 12/40 files · main.go"},
+		{IndexProgress{Done: 40, Total: 40, Unit: "files", Step: "step 1 of 2: reading files"}, "· step 1 of 2: reading files ▮▮▮▮▮▮▮▮▮▮▮▮▮▮▮▮▮▮▮▮ 40/40 files"},
+		{IndexProgress{Done: 128, Total: 1024, Unit: "chunks", Step: "step 2 of 2: embedding with nomic-embed-text"},
+			"· step 2 of 2: embedding with nomic-embed-text ▮▮▯▯▯▯▯▯▯▯▯▯▯▯▯▯▯▯▯▯ 128/1024 chunks"},
+	} {
+		if got := progressLine(th, tt.p).plain(); got != tt.want {
+			t.Errorf("progressLine(%+v) = %q, want %q", tt.p, got, tt.want)
+		}
+	}
+}

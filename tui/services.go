@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"sync"
@@ -60,19 +61,22 @@ func (a *App) cmdIndex() {
 	})
 }
 
-// progressLine draws "indexing ▮▮▮▯▯▯▯▯ 120/530 files · path".
+// progressLine draws "indexing ▮▮▮▯▯▯▯▯ 120/530 files · path", each
+// step of the run with its own words and unit ("step 2 of 2: embedding
+// ▮▯▯ 128/6008 chunks"), so that a new step is not a bar jumping back.
 func progressLine(th theme, p IndexProgress) line {
 	const cells = 20
 	filled := 0
 	if p.Total > 0 {
 		filled = min(cells, p.Done*cells/p.Total)
 	}
-	text := fmt.Sprintf("%d/%d files", p.Done, p.Total)
+	unit := cmp.Or(p.Unit, "files")
+	text := fmt.Sprintf("%d/%d %s", p.Done, p.Total, unit)
 	if p.Total <= 0 {
-		text = fmt.Sprintf("%d files", p.Done)
+		text = fmt.Sprintf("%d %s", p.Done, unit)
 	}
 	l := line{spans: []span{
-		{text: "· indexing ", style: th.notice},
+		{text: "· " + cmp.Or(p.Step, "indexing") + " ", style: th.notice},
 		{text: strings.Repeat("▮", filled) + strings.Repeat("▯", cells-filled), style: th.notice},
 		{text: " " + text, style: th.notice},
 	}}

@@ -45,8 +45,8 @@ func (s tuiSearcher) Search(ctx context.Context, query string, k int) ([]tui.Sea
 type tuiIndexer struct{ code *codeindex.Index }
 
 func (x tuiIndexer) Index(ctx context.Context, progress func(tui.IndexProgress)) (string, error) {
-	return indexcmd.Refresh(ctx, x.code, func(done, total int, what string) {
-		progress(tui.IndexProgress{Done: done, Total: total, Path: what})
+	return indexcmd.Refresh(ctx, x.code, func(s indexcmd.Step) {
+		progress(tui.IndexProgress{Done: s.Done, Total: s.Total, Unit: s.Unit, Step: s.What})
 	})
 }
 

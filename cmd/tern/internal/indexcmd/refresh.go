@@ -12,13 +12,20 @@ import (
 	"github.com/ternhq/tern/rag"
 )
 
+// Step is how far one step of a Refresh has got: Done of Total things
+// of Unit, and what the step is ("step 1 of 2: reading files").
+type Step struct {
+	Done, Total int
+	Unit, What  string
+}
+
 // Refresh is the TUI's /index: an update of c, which gives up at once
 // when another process is updating the index unless c.OnWait is set. It
-// reports progress as done of total, with what it is doing ("" while it
-// reads files), and returns one line: the summary, then what the user
-// should know (an embedding that stopped, why search is lexical, that
-// search_code comes with the next session).
-func Refresh(ctx context.Context, c *codeindex.Index, progress func(done, total int, what string)) (string, error) {
+// reports the progress of each step (reading files, then embedding
+// chunks when it embeds), and returns one line: the summary, then what
+// the user should know (an embedding that stopped, why search is
+// lexical, that search_code comes with the next session).
+func Refresh(ctx context.Context, c *codeindex.Index, progress func(Step)) (string, error) {
 	existed := c.Exists()
 	ix, err := c.Open(ctx, true)
 	if err != nil {
@@ -29,12 +36,20 @@ func Refresh(ctx context.Context, c *codeindex.Index, progress func(done, total 
 		return "", err
 	}
 	model := plan.Model.Key()
+	steps := 1
+	if model != "" {
+		steps = 2
+	}
 	st, err := c.Update(ctx, ix, plan, func(p index.Progress) {
 		switch p.Phase {
 		case index.PhaseChunk:
-			progress(p.Done, p.Changed, "")
+			what := "indexing"
+			if steps > 1 {
+				what = "step 1 of 2: reading files"
+			}
+			progress(Step{Done: p.Done, Total: p.Changed, Unit: "files", What: what})
 		case index.PhaseEmbed:
-			progress(p.Embedded, p.ToEmbed, "embedding chunks with "+model)
+			progress(Step{Done: p.Embedded, Total: p.ToEmbed, Unit: "chunks", What: "step 2 of 2: embedding with " + model})
 		}
 	})
 	var ee backend.EmbedError

@@ -10,7 +10,7 @@ import (
 )
 
 // refresh runs the TUI's /index over f's repository and returns its line
-// and the progress it reported, one "done/total what" a call.
+// and the progress it reported, one "what: done/total unit" a call.
 func (f *fixture) refresh(t *testing.T, ctx context.Context, embedModel string) (string, []string, error) {
 	t.Helper()
 	c, err := f.env.Open(embedModel, false)
@@ -19,8 +19,8 @@ func (f *fixture) refresh(t *testing.T, ctx context.Context, embedModel string) 
 	}
 	defer c.Close()
 	var progress []string
-	line, err := Refresh(ctx, c, func(done, total int, what string) {
-		progress = append(progress, strings.TrimSpace(fmt.Sprintf("%d/%d %s", done, total, what)))
+	line, err := Refresh(ctx, c, func(s Step) {
+		progress = append(progress, fmt.Sprintf("%s: %d/%d %s", s.What, s.Done, s.Total, s.Unit))
 	})
 	return line, progress, err
 }
@@ -36,10 +36,18 @@ func TestRefresh(t *testing.T) {
 		!strings.HasSuffix(line, "; the model gets search_code from the next session on (/new)") {
 		t.Errorf("first /index: %q", line)
 	}
+	// Each step in its own words and units: files read, then chunks
+	// embedded, never chunks counted as files.
 	var read, embedded bool
 	for _, p := range progress {
-		read = read || !strings.Contains(p, " ")
-		embedded = embedded || strings.Contains(p, " embedding chunks with nomic-embed-text")
+		switch {
+		case strings.HasPrefix(p, "step 1 of 2: reading files: ") && strings.HasSuffix(p, "/2 files"):
+			read = !embedded
+		case strings.HasPrefix(p, "step 2 of 2: embedding with nomic-embed-text") && strings.HasSuffix(p, " chunks"):
+			embedded = true
+		default:
+			t.Errorf("progress %q", p)
+		}
 	}
 	if !read || !embedded {
 		t.Errorf("progress %q: want the files read, then the chunks embedded", progress)
@@ -74,7 +82,7 @@ func TestRefreshStopped(t *testing.T) {
 	}
 	defer c.Close()
 	ctx, cancel := context.WithCancel(t.Context())
-	_, err = Refresh(ctx, c, func(int, int, string) { cancel() })
+	_, err = Refresh(ctx, c, func(Step) { cancel() })
 	if err == nil || err.Error() != "stopped; the index is consistent: /index again finishes it" {
 		t.Errorf("an /index stopped while it read files: %v", err)
 	}
