@@ -58,7 +58,9 @@ func (g gitRun) run(ctx context.Context, args ...string) (string, error) {
 	defer cancel()
 	// An fsmonitor hook set in the repository's own config would run a
 	// program of its choosing on every status and diff.
-	pre := []string{"-c", "core.fsmonitor=false"}
+	// Names are shown as they are ("café.go", not "caf\303\251.go"):
+	// the user and the model read them.
+	pre := []string{"-c", "core.fsmonitor=false", "-c", "core.quotePath=false"}
 	if !g.hooks {
 		pre = append(pre, "-c", "core.hooksPath="+os.DevNull)
 	}

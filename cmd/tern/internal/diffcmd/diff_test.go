@@ -37,11 +37,16 @@ func TestRun(t *testing.T) {
 
 	cmdtest.Write(t, root, "main.go", "package main // changed\n")
 	cmdtest.Write(t, root, "NOTES.md", "notes\n")
+	cmdtest.Write(t, root, "café ☕.md", "au lait\n")
 	out, errOut, err = diff(t, root, Options{Session: id})
-	for _, want := range []string{"--- a/main.go\n+++ b/main.go\n", "-package main\n+package main // changed\n", "+++ b/NOTES.md\n", "+notes\n"} {
+	for _, want := range []string{"--- a/main.go\n+++ b/main.go\n", "-package main\n+package main // changed\n", "+++ b/NOTES.md\n", "+notes\n",
+		"+++ b/café ☕.md"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the diff lacks %q: %v, %q\n%s", want, err, errOut, out)
 		}
+	}
+	if strings.Contains(out, `\303`) {
+		t.Errorf("a name with non-ASCII letters is shown in octal escapes:\n%s", out)
 	}
 }
 
