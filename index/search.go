@@ -30,7 +30,7 @@ type Chunk struct {
 type Filter struct {
 	// Lang is a language name as the index records it: go, python,
 	// javascript, typescript, tsx, rust, java, c, cpp, ruby, bash,
-	// markdown, …
+	// markdown, …, or an extension of one ("py", "ts": LangOf).
 	Lang string
 	// PathPrefix keeps files whose slash-separated path, relative to the
 	// root, starts with it.
@@ -61,7 +61,7 @@ func (f Filter) Clean() Filter {
 		}
 		f.PathPrefix = strings.TrimPrefix(p, "/")
 	}
-	f.Lang = strings.ToLower(f.Lang)
+	f.Lang = LangOf(f.Lang)
 	return f
 }
 

@@ -47,6 +47,16 @@ func (w *Workspace) DBPath() string {
 	return path
 }
 
+// Languages lists the languages of the indexed files, the most files
+// first; ErrNoIndex when there is no index.
+func (w *Workspace) Languages(ctx context.Context) ([]index.LangCount, error) {
+	ix, err := w.Open(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	return ix.Languages(ctx)
+}
+
 // Exists reports whether the workspace has an index file.
 func (w *Workspace) Exists() bool {
 	_, exists := index.Path(w.Root)

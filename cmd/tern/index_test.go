@@ -296,3 +296,21 @@ func TestSearchCodeWithoutAGrammar(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchLanguageNames: --lang takes a language's name or one of its
+// extensions, and a name the index does not hold says which was meant
+// and what it holds, where it said only "no hits".
+func TestSearchLanguageNames(t *testing.T) {
+	t.Parallel()
+	f := newCodeFixture(t)
+	f.mustTern("index", "--no-embed")
+	out, errOut := f.mustTern("search", "--no-embed", "--lang", "golang", "total")
+	if out != "" || !strings.Contains(errOut, `tern: no hits for "total": no indexed file is in "golang" (did you mean --lang go?); the index holds go (`) {
+		t.Errorf("--lang golang: %q\n%s", out, errOut)
+	}
+	out, _ = f.mustTern("search", "--no-embed", "--lang", "go", "total")
+	outExt, _ := f.mustTern("search", "--no-embed", "--lang", ".go", "total")
+	if !strings.Contains(out, "calc/total.go") || outExt != out {
+		t.Errorf("--lang go:\n%s\n--lang .go:\n%s", out, outExt)
+	}
+}

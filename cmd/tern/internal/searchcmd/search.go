@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ternhq/tern/cmd/tern/internal/indexview"
+	"github.com/ternhq/tern/cmd/tern/internal/words"
 	"github.com/ternhq/tern/index"
 	"github.com/ternhq/tern/rag"
 )
@@ -91,7 +92,7 @@ tern index after changing files.`,
 	}
 	cmd.Flags().IntVarP(&o.Search.K, "k", "k", 10, "how many hits to print")
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print one JSON object per hit")
-	cmd.Flags().StringVar(&o.Search.Lang, "lang", "", "only files of this language (go, python, typescript, markdown, …)")
+	cmd.Flags().StringVar(&o.Search.Lang, "lang", "", "only files of this language, by name or extension (go, python or py, typescript or ts, markdown or md, …)")
 	cmd.Flags().StringVar(&o.Search.PathPrefix, "path", "", "only files whose path starts with this prefix (a directory, or part of a name)")
 	cmd.Flags().BoolVar(&code, "code", false, "only code: no tests, documentation, test data or configuration")
 	cmd.Flags().BoolVar(&tests, "tests", false, "only tests (foo_test.go, test_foo.py, tests/, *.spec.ts, …)")
@@ -105,6 +106,7 @@ tern index after changing files.`,
 // rag.Workspace satisfies it.
 type Index interface {
 	Search(ctx context.Context, query string, opts rag.Options, refresh bool) (rag.Result, error)
+	Languages(ctx context.Context) ([]index.LangCount, error)
 	Close() error
 }
 
@@ -145,9 +147,57 @@ func Run(ctx context.Context, env Env, o *Options) error {
 		return indexview.WriteHitsJSON(env.Out, res.Hits)
 	}
 	if len(res.Hits) == 0 {
-		fmt.Fprintf(env.Err, "tern: no hits for %q\n", o.Query)
+		fmt.Fprintf(env.Err, "tern: no hits for %q%s\n", o.Query, langHint(ctx, ix, o.Search.Lang))
 		return nil
 	}
 	indexview.WriteHits(env.Out, res.Hits)
 	return nil
+}
+
+// langHint says, after a search with --lang found nothing, when no
+// indexed file is in that language: which language was probably meant
+// (an extension's, a longer or shorter name of one, a near spelling),
+// and the languages the index holds.
+func langHint(ctx context.Context, ix Index, lang string) string {
+	if lang == "" {
+		return ""
+	}
+	counts, err := ix.Languages(ctx)
+	if err != nil || len(counts) == 0 {
+		return ""
+	}
+	want := index.LangOf(lang)
+	var names, held []string
+	for _, c := range counts {
+		if c.Lang == want {
+			return "" // the language is there; the words are not
+		}
+		names = append(names, c.Lang)
+		held = append(held, fmt.Sprintf("%s (%s)", c.Lang, words.Count(c.Files, "file")))
+	}
+	const most = 8
+	if len(held) > most {
+		held = append(held[:most], "…")
+	}
+	meant := ""
+	if m := meantLang(want, names); m != "" {
+		meant = fmt.Sprintf(" (did you mean --lang %s?)", m)
+	}
+	return fmt.Sprintf(": no indexed file is in %q%s; the index holds %s", lang, meant, strings.Join(held, ", "))
+}
+
+// meantLang is the language of names that lang probably means: one whose
+// name starts it or that it starts ("golang": go), else the nearest
+// spelling; "" for none.
+func meantLang(lang string, names []string) string {
+	var found []string
+	for _, n := range names {
+		if strings.HasPrefix(lang, n) || strings.HasPrefix(n, lang) {
+			found = append(found, n)
+		}
+	}
+	if len(found) == 1 {
+		return found[0]
+	}
+	return words.Nearest(lang, names)
 }

@@ -64,6 +64,7 @@ func TestFlags(t *testing.T) {
 // fakeIndex answers every search with res, or err.
 type fakeIndex struct {
 	res    rag.Result
+	langs  []index.LangCount
 	err    error
 	query  string
 	opts   rag.Options
@@ -78,6 +79,9 @@ func (f *fakeIndex) Search(_ context.Context, query string, opts rag.Options, re
 	return f.res, f.err
 }
 func (f *fakeIndex) Close() error { f.closed = true; return nil }
+func (f *fakeIndex) Languages(context.Context) ([]index.LangCount, error) {
+	return f.langs, nil
+}
 
 // search runs Run on ix with o, and returns stdout, stderr and the error.
 func search(t *testing.T, ix *fakeIndex, o Options) (string, string, error) {
@@ -124,6 +128,20 @@ func TestRun(t *testing.T) {
 	_, errOut, _ = search(t, &fakeIndex{res: rag.Result{Lexical: true, Why: "whatever the index says"}}, Options{Query: "zz", NoEmbed: true})
 	if !strings.HasPrefix(errOut, "tern: search is lexical only (--no-embed)\n") {
 		t.Errorf("--no-embed: %q", errOut)
+	}
+	// A language the index does not hold: what was meant, and what it holds.
+	langs := []index.LangCount{{Lang: "go", Files: 12}, {Lang: "markdown", Files: 3}, {Lang: "python", Files: 1}}
+	for lang, want := range map[string]string{
+		"golang": `tern: no hits for "zz": no indexed file is in "golang" (did you mean --lang go?); the index holds go (12 files), markdown (3 files), python (1 file)` + "\n",
+		"pyhton": `no indexed file is in "pyhton" (did you mean --lang python?)`,
+		"cobol":  `tern: no hits for "zz": no indexed file is in "cobol"; the index holds go (12 files)`,
+		"go":     "tern: no hits for \"zz\"\n",
+		"md":     "tern: no hits for \"zz\"\n", // markdown's extension
+	} {
+		_, errOut, _ = search(t, &fakeIndex{langs: langs}, Options{Query: "zz", Search: rag.Options{Lang: lang}})
+		if !strings.Contains(errOut, want) {
+			t.Errorf("--lang %s: %q, want %q", lang, errOut, want)
+		}
 	}
 	out, errOut, _ = search(t, &fakeIndex{}, Options{Query: "zz", JSON: true})
 	if out != "" || errOut != "" {
