@@ -140,7 +140,7 @@ func TestCommandsWithCapabilities(t *testing.T) {
 	h.waitFor("summarised 3 turns")
 	h.idle()
 	h.send("/undo")
-	h.waitFor("undo: restore the checkpoint?", "  main.go", "Delete 1 file(s) created since:", "  new.txt")
+	h.waitFor("undo: restore the checkpoint?", "  main.go", "Delete 1 file created since:", "  new.txt")
 	h.typeText("n")
 	h.waitFor("undo cancelled; nothing was changed")
 	if undo.applied {

@@ -232,18 +232,26 @@ func (a *App) confirm(title string, lines []line, yes string, onYes, onNo func()
 	a.openModal("confirm", box, question, 9, 9, onNo)
 }
 
+// files says "1 file", "3 files".
+func files(n int) string {
+	if n == 1 {
+		return "1 file"
+	}
+	return fmt.Sprintf("%d files", n)
+}
+
 // undoDialog lists what /undo would change and asks before doing it.
 func (a *App) undoDialog(u Undoer, plan UndoPlan) {
 	th := a.th
 	var lines []line
 	if n := len(plan.Restore); n > 0 {
-		lines = append(lines, styledLine(fmt.Sprintf("Restore %d file(s) to the checkpoint:", n), th.bold))
+		lines = append(lines, styledLine(fmt.Sprintf("Restore %s to the checkpoint:", files(n)), th.bold))
 		for _, p := range plan.Restore {
 			lines = append(lines, styledLine("  "+p, th.text))
 		}
 	}
 	if n := len(plan.Delete); n > 0 {
-		lines = append(lines, styledLine(fmt.Sprintf("Delete %d file(s) created since:", n), th.bold))
+		lines = append(lines, styledLine(fmt.Sprintf("Delete %s created since:", files(n)), th.bold))
 		for _, p := range plan.Delete {
 			lines = append(lines, styledLine("  "+p, th.diffDel))
 		}

@@ -90,7 +90,7 @@ func TestCommandFlags(t *testing.T) {
 		{args: []string{"--resume", "ab12", "--rag", "--plan"}, want: &tuiOptions{resume: "ab12", rag: true, plan: true}},
 		{args: []string{"ask", "what", "is", "this?"}, want: &headless.Options{Prompt: "what is this?"}},
 		{args: []string{"ask", "-"}, stdin: "from stdin\n", want: &headless.Options{Prompt: "from stdin\n"}},
-		{args: []string{"ask"}, err: "requires at least 1 arg"},
+		{args: []string{"ask"}, err: `no prompt: tern ask "PROMPT"`},
 		{args: []string{"search", "parse", "config"}, want: &searchcmd.Options{Query: "parse config", Search: rag.Options{K: 10}}},
 		{args: []string{"search", "-k", "0", "x"}, err: "-k must be at least 1, not 0"},
 		{args: []string{"index"}, want: &indexcmd.Options{}},

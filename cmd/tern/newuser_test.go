@@ -37,7 +37,10 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{[]string{"askk", "hi"}, "unknown command \"askk\" for \"tern\"\n\nDid you mean this?\n\task"},
 		{[]string{"sesions"}, "Did you mean this?\n\tsessions"},
 		{[]string{"fix the bug"}, "unknown command \"fix the bug\" for \"tern\"\nTo ask without the TUI: tern ask \"PROMPT\""},
-		{[]string{"ask"}, "requires at least 1 arg"},
+		{[]string{"ask"}, "tern: no prompt: tern ask \"PROMPT\" (or tern ask - to read it from stdin)\n"},
+		{[]string{"search"}, "tern: no query: tern search \"QUERY\"\n"},
+		{[]string{"index", "a", "b"}, "tern: index accepts one directory at most, not 2 arguments (a b)\n"},
+		{[]string{"sessions", "old"}, "tern: sessions takes no arguments, not \"old\"\n"},
 		{[]string{"ask", ""}, "the prompt is empty"},
 	} {
 		code, _, errOut := f.tern(t.Context(), tt.args...)

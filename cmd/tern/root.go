@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -20,6 +22,7 @@ import (
 	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/cmd/tern/internal/headless"
 	"github.com/ternhq/tern/cmd/tern/internal/versioncmd"
+	"github.com/ternhq/tern/cmd/tern/internal/words"
 	"github.com/ternhq/tern/termtext"
 )
 
@@ -128,8 +131,16 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		fmt.Fprintln(stderr, "tern: cancelled")
 		return exitCanceled
 	case isUsage(err):
-		msg := err.Error()
-		if strings.HasPrefix(msg, "unknown command") && !strings.Contains(msg, "Did you mean") {
+		// cobra's own words: "requires at least 1 arg(s)".
+		msg := argCount.ReplaceAllStringFunc(err.Error(), func(m string) string {
+			n, _ := strconv.Atoi(argCount.FindStringSubmatch(m)[1])
+			return words.Count(n, "argument")
+		})
+		if m := extraArg.FindStringSubmatch(msg); m != nil {
+			// A command that takes no arguments: cobra calls one an
+			// unknown command.
+			msg = fmt.Sprintf("%s takes no arguments, not %s", strings.TrimPrefix(m[2], "tern "), m[1])
+		} else if strings.HasPrefix(msg, "unknown command") && !strings.Contains(msg, "Did you mean") {
 			// `tern "fix the bug"`: the TUI takes no prompt.
 			msg += "\nTo ask without the TUI: tern ask \"PROMPT\"; the TUI (tern) takes no arguments."
 		}
@@ -139,6 +150,13 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	fmt.Fprintf(stderr, "tern: %v\n", err)
 	return exitError
 }
+
+// argCount is how cobra counts arguments in its errors; extraArg is its
+// error for an argument to a command that takes none.
+var (
+	argCount = regexp.MustCompile(`(\d+) arg\(s\)`)
+	extraArg = regexp.MustCompile(`^unknown command ("[^"]*") for "(tern \S.*)"$`)
+)
 
 // isUsage tells cobra's flag and argument errors apart from failures.
 func isUsage(err error) bool {

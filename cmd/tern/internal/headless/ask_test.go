@@ -47,7 +47,8 @@ func TestFlags(t *testing.T) {
 	cmd.SetArgs(nil)
 	cmd.SetOut(&strings.Builder{})
 	cmd.SetErr(&strings.Builder{})
-	if err := cmd.Execute(); err == nil || !strings.Contains(err.Error(), "requires at least 1 arg") {
+	var ue usageErr
+	if err := cmd.Execute(); !errors.As(err, &ue) || err.Error() != `no prompt: tern ask "PROMPT" (or tern ask - to read it from stdin)` {
 		t.Errorf("no prompt: %v", err)
 	}
 }

@@ -60,7 +60,10 @@ model tried were refused (rerun with --yes); 4 the turn stopped at
 			if o.Accept {
 				return nil // the words are optional: what the user adds
 			}
-			return cobra.MinimumNArgs(1)(cmd, args)
+			if len(args) == 0 {
+				return usage(errors.New(`no prompt: tern ask "PROMPT" (or tern ask - to read it from stdin)`))
+			}
+			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Prompt = strings.Join(args, " ")

@@ -58,7 +58,12 @@ embedding model the index is built for lexical search, and tern says what to
 install; a later run adds the embeddings. Progress goes to stderr, the
 summary to stdout. Ctrl+C stops at once and leaves a consistent index that
 the next run completes (exit 130).`,
-		Args: cobra.MaximumNArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return fmt.Errorf("index accepts one directory at most, not %d arguments (%s)", len(args), strings.Join(args, " "))
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				o.Dir = args[0]

@@ -20,7 +20,7 @@ func TestFlags(t *testing.T) {
 		{Args: nil},
 		{Args: []string{"some/dir", "--rebuild", "--embed-model", "m"}, Want: Options{Dir: "some/dir", Rebuild: true, EmbedModel: "m"}},
 		{Args: []string{"--no-embed"}, Want: Options{NoEmbed: true}},
-		{Args: []string{"a", "b"}, Err: "accepts at most 1 arg"},
+		{Args: []string{"a", "b"}, Err: "index accepts one directory at most, not 2 arguments (a b)"},
 	})
 }
 

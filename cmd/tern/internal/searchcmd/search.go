@@ -63,11 +63,10 @@ how far); --code, --tests and --docs keep one kind of file.
 The score ranks hits within one search only. With --json, stdout carries
 one JSON object per hit (docs/search.md lists the fields). The index is searched as it was last built: run
 tern index after changing files.`,
-		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Query = strings.TrimSpace(strings.Join(args, " "))
 			if o.Query == "" {
-				return usage(errors.New("the query is empty"))
+				return usage(errors.New(`no query: tern search "QUERY"`))
 			}
 			var classes []string
 			for _, c := range []struct {

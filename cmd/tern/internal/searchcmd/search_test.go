@@ -41,7 +41,8 @@ func TestFlags(t *testing.T) {
 			want: &Options{Query: "x", EmbedModel: "bge-m3", NoEmbed: true, Search: rag.Options{K: 10, Class: index.ClassDocs}}},
 		{args: []string{"--code", "--docs", "x"}, usage: "--code, --tests and --docs exclude each other"},
 		{args: []string{"-k", "0", "x"}, usage: "-k must be at least 1, not 0"},
-		{args: []string{" ", ""}, usage: "the query is empty"},
+		{args: []string{" ", ""}, usage: `no query: tern search "QUERY"`},
+		{args: nil, usage: `no query: tern search "QUERY"`},
 	} {
 		got, err := parse(tt.args...)
 		var ue usageErr
@@ -55,9 +56,6 @@ func TestFlags(t *testing.T) {
 		case !reflect.DeepEqual(got, tt.want):
 			t.Errorf("%q: %+v, want %+v", tt.args, got, tt.want)
 		}
-	}
-	if _, err := parse(); err == nil || !strings.Contains(err.Error(), "requires at least 1 arg") {
-		t.Errorf("no query: %v", err)
 	}
 }
 
