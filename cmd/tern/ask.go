@@ -51,7 +51,7 @@ func outcomeExit(o headless.Outcome) int {
 // openAsk opens tern ask's session: resumed or new, with RAG or a plan
 // as asked.
 func (a *app) openAsk(ctx context.Context, o *headless.Options, approver agent.Approver) (headless.Session, headless.Info, error) {
-	r, err := a.startRun(ctx, runner.Options{Resume: o.Resume, RAG: o.RAG, Plan: o.Plan, Escalate: o.Escalate, Approver: approver})
+	r, err := a.startRun(ctx, runner.Options{Resume: o.Resume, Continue: o.Continue, RAG: o.RAG, Plan: o.Plan, Escalate: o.Escalate, Approver: approver})
 	if err != nil {
 		return nil, headless.Info{}, err
 	}

@@ -88,6 +88,8 @@ func TestCommandFlags(t *testing.T) {
 	}{
 		{args: nil, want: &tuiOptions{}},
 		{args: []string{"--resume", "ab12", "--rag", "--plan"}, want: &tuiOptions{resume: "ab12", rag: true, plan: true}},
+		{args: []string{"-c"}, want: &tuiOptions{cont: true}},
+		{args: []string{"ask", "-c", "and", "now?"}, want: &headless.Options{Prompt: "and now?", Continue: true}},
 		{args: []string{"ask", "what", "is", "this?"}, want: &headless.Options{Prompt: "what is this?"}},
 		{args: []string{"ask", "-"}, stdin: "from stdin\n", want: &headless.Options{Prompt: "from stdin\n"}},
 		{args: []string{"ask"}, err: `no prompt: tern ask "PROMPT"`},

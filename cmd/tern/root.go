@@ -172,6 +172,8 @@ func isUsage(err error) bool {
 // tuiOptions are the flags of tern itself, which opens the TUI.
 type tuiOptions struct {
 	resume string
+	// cont continues the workspace's latest session (-c).
+	cont bool
 	// rag turns RAG on at the start; plan starts in plan mode.
 	rag, plan bool
 }
@@ -202,6 +204,7 @@ Run 'tern doctor' first to check Ollama, the model and the context plan.`,
 		},
 	}
 	root.Flags().StringVar(&o.resume, "resume", "", "continue the session with this ID (or unique prefix) in the TUI")
+	root.Flags().BoolVarP(&o.cont, "continue", "c", false, "continue the latest session of this workspace in the TUI (a new one when there is none)")
 	root.Flags().BoolVar(&o.rag, "rag", false, headless.RAGUsage)
 	root.Flags().BoolVar(&o.plan, "plan", false, "start in plan mode: the model only reads, then proposes a plan you accept or send back (Shift+Tab toggles it)")
 	a.cmd = root

@@ -29,6 +29,9 @@ import (
 // openTUI runs the TUI on the terminal (or on a.screen in tests). Without
 // a terminal it says what to use instead.
 func (a *app) openTUI(ctx context.Context, o *tuiOptions) error {
+	if o.cont && o.resume != "" {
+		return exitCodeError{code: exitUsage, err: errors.New("--continue and --resume exclude each other: -c continues the latest session, --resume ID the one named")}
+	}
 	if a.screen == nil && !(isTerminal(a.stdin) && isTerminal(a.rawStdout)) {
 		return errors.New("the TUI needs a terminal; for one headless turn use tern ask \"PROMPT\"")
 	}
@@ -36,7 +39,7 @@ func (a *app) openTUI(ctx context.Context, o *tuiOptions) error {
 	defer stop()
 	id, err := a.runTUI(ctx, o)
 	if id != "" {
-		fmt.Fprintf(a.stderr, "tern: session %s is saved; continue it with `tern --resume %s`\n", id, id)
+		fmt.Fprintf(a.stderr, "tern: session %s is saved; continue it with `tern -c` (the latest session) or `tern --resume %s`\n", id, id)
 	}
 	return err
 }
@@ -64,10 +67,15 @@ func (a *app) runTUI(ctx context.Context, o *tuiOptions) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	// Asked on the terminal before the TUI takes it; said in the TUI.
+	// Asked on the terminal before the TUI takes it; said in the TUI,
+	// by the first session it opens.
+	var first []string
 	stateNote, err := a.prepareState(root, a.screen == nil)
 	if err != nil {
 		return "", err
+	}
+	if stateNote != "" {
+		first = append(first, stateNote)
 	}
 	store, err := session.OpenWorkspace(ctx, root)
 	if err != nil {
@@ -80,6 +88,16 @@ func (a *app) runTUI(ctx context.Context, o *tuiOptions) (string, error) {
 			return "", err
 		}
 		resume = s.ID
+	} else if o.cont {
+		s, ok, err := runner.Latest(ctx, store)
+		if err != nil {
+			return "", err
+		}
+		if ok {
+			resume = s.ID
+		} else {
+			first = append(first, "no session to continue in this workspace yet; this is a new one")
+		}
 	}
 	// The token tables load while the TUI draws and Ollama answers: the
 	// status bar shows counts from the start.
@@ -108,11 +126,10 @@ func (a *app) runTUI(ctx context.Context, o *tuiOptions) (string, error) {
 		return grants[id]
 	}
 
-	// The first session opened says where the state went, if that is news.
 	var noted atomic.Bool
 	notices := func(list []string) []string {
-		if stateNote != "" && !noted.Swap(true) {
-			return append([]string{stateNote}, list...)
+		if !noted.Swap(true) {
+			return append(first, list...)
 		}
 		return list
 	}

@@ -16,6 +16,8 @@ type Options struct {
 	Prompt string
 	JSON   bool
 	Resume string
+	// Continue continues the workspace's latest session (-c).
+	Continue bool
 	// RAG turns RAG on; Plan asks for a plan (or, resumed, sends the
 	// session's plan back); Accept accepts the resumed session's plan.
 	RAG, Plan, Accept bool
@@ -41,7 +43,8 @@ carries one JSON event per line instead (docs/scripting.md lists them).
 @path in PROMPT attaches that file or directory listing to it.
 
 Ctrl+C cancels the turn cleanly (exit 130); what was said is kept in the
-session, which 'tern ask --resume ID' continues.
+session, which 'tern ask --resume ID' continues ('tern ask -c' continues
+the latest session of the workspace).
 
 With --escalate the turn runs on escalate_model, the larger model a stuck
 turn moves to by itself: 'tern ask --resume ID --escalate "try again"' hands
@@ -67,12 +70,15 @@ model tried were refused (rerun with --yes); 4 the turn stopped at
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Prompt = strings.Join(args, " ")
+			if o.Continue && o.Resume != "" {
+				return usage(errors.New("--continue and --resume exclude each other: -c continues the latest session, --resume ID the one named"))
+			}
 			if o.Accept {
 				if o.Plan {
 					return usage(errors.New("--accept-plan and --plan exclude each other: accept the plan, or send it back with --plan"))
 				}
-				if o.Resume == "" {
-					return usage(errors.New("--accept-plan needs --resume ID: the session whose plan you accept"))
+				if o.Resume == "" && !o.Continue {
+					return usage(errors.New("--accept-plan needs --resume ID (or -c, the latest session): the session whose plan you accept"))
 				}
 				return run(cmd.Context(), o)
 			}
@@ -91,6 +97,7 @@ model tried were refused (rerun with --yes); 4 the turn stopped at
 	}
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print NDJSON events instead of text")
 	cmd.Flags().StringVar(&o.Resume, "resume", "", "continue the session with this ID (or unique prefix)")
+	cmd.Flags().BoolVarP(&o.Continue, "continue", "c", false, "continue the latest session of this workspace (a new one when there is none)")
 	cmd.Flags().BoolVar(&o.RAG, "rag", false, RAGUsage)
 	cmd.Flags().BoolVar(&o.Plan, "plan", false, "plan mode: the model only reads and ends with a plan; with --resume, send the session's plan back with PROMPT as the comment")
 	cmd.Flags().BoolVar(&o.Escalate, "escalate", false, "run the turn on escalate_model, the larger model (with --resume: take over a session whose model got stuck)")

@@ -104,8 +104,11 @@ type Env struct {
 
 // Options say how one session opens.
 type Options struct {
-	// Resume names the session to continue; "" creates one.
-	Resume string
+	// Resume names the session to continue; "" creates one, unless
+	// Continue asks for the workspace's latest session (a new one when
+	// there is none yet, with a notice).
+	Resume   string
+	Continue bool
 	// Model, when set, is used instead of the configured model.
 	Model    string
 	Approver agent.Approver
@@ -180,7 +183,7 @@ func Open(ctx context.Context, w Env, o Options) (*Run, error) {
 	if clamp := back.Plan.Clamp(); clamp != "" {
 		r.notices = append(r.notices, clamp)
 	}
-	err = r.openSession(ctx, o.Resume)
+	err = r.openSession(ctx, o.Resume, o.Continue)
 	if err == nil {
 		r.recallToolMode(ctx)
 		var grants *agent.Grants
@@ -205,6 +208,16 @@ func Open(ctx context.Context, w Env, o Options) (*Run, error) {
 	return r, nil
 }
 
+// Latest is the session of root's store used last: what tern -c and
+// tern ask -c continue. ok is false when there is none yet.
+func Latest(ctx context.Context, store *session.Store) (s session.Session, ok bool, err error) {
+	list, err := store.List(ctx, 1)
+	if err != nil || len(list) == 0 {
+		return session.Session{}, false, err
+	}
+	return list[0], true, nil
+}
+
 // Find is the session of root's store that id names (its ID, or a unique
 // prefix or suffix of it), with an error that says how to list them when
 // there is none: --resume's lookup, in tern ask and in the TUI.
@@ -226,7 +239,18 @@ type missing struct {
 func (e missing) Error() string { return e.msg }
 func (e missing) Unwrap() error { return e.err }
 
-func (r *Run) openSession(ctx context.Context, resume string) error {
+func (r *Run) openSession(ctx context.Context, resume string, latest bool) error {
+	if latest && resume == "" {
+		s, ok, err := Latest(ctx, r.store)
+		if err != nil {
+			return err
+		}
+		if ok {
+			resume = s.ID
+		} else {
+			r.notices = append(r.notices, "no session to continue in this workspace yet; this is a new one")
+		}
+	}
 	if resume == "" {
 		s, err := r.store.Create(ctx, r.back.Info.Name, r.root)
 		if err != nil {
