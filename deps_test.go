@@ -63,7 +63,7 @@ var allowed = map[string][]string{
 	// Shell completions: filters and describes what package main looks up.
 	"cmd/tern/internal/complete": {"cmd/tern/internal/eval", "cmd/tern/internal/words"},
 	// The tern search command: flags, checks, the run over the code index.
-	"cmd/tern/internal/searchcmd": {"rag", "index", "cmd/tern/internal/indexview"},
+	"cmd/tern/internal/searchcmd": {"rag", "index", "cmd/tern/internal/indexview", "cmd/tern/internal/words"},
 	// The tern eval command: flags, the suite's load, run and report.
 	"cmd/tern/internal/evalcmd": {"cmd/tern/internal/eval"},
 	// A session's undo checkpoint: where a run records it, how undo and

@@ -25,7 +25,7 @@ func TestFlags(t *testing.T) {
 		{args: []string{"--resume", "ab12", "--accept-plan"}, want: &Options{Resume: "ab12", Accept: true}},
 		{args: []string{"--resume", "ab12", "--accept-plan", "and", "test"}, want: &Options{Prompt: "and test", Resume: "ab12", Accept: true}},
 		{args: []string{"--accept-plan", "--plan", "--resume", "x"}, usage: "--accept-plan and --plan exclude each other: accept the plan, or send it back with --plan"},
-		{args: []string{"--accept-plan"}, usage: "--accept-plan needs --resume ID: the session whose plan you accept"},
+		{args: []string{"--accept-plan"}, usage: "--accept-plan needs --resume ID (or -c, the latest session): the session whose plan you accept"},
 		{args: []string{" "}, usage: "the prompt is empty"},
 		{args: []string{"-"}, stdin: " \n", usage: "the prompt is empty"},
 	} {
