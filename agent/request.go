@@ -27,6 +27,8 @@ func (a *Agent) step(ctx context.Context, t *turn, send func(Event)) (models.Rep
 	}
 	began := a.now()
 	filter := newCallFilter()
+	specs := a.allSpecs()
+	filter.tool = func(name string) bool { return models.NamesTool(name, specs) }
 	if a.constrained() {
 		filter.hold("") // a JSON reply: shown once it is read
 	}

@@ -204,6 +204,27 @@ func TestToolParseErrorReadsTheQuotedCall(t *testing.T) {
 	}
 }
 
+// TestToolParseErrorQuotingAnUnfitCall: a quoted call that does not fit
+// its tool is no call to correct: the request is retried in text.
+func TestToolParseErrorQuotingAnUnfitCall(t *testing.T) {
+	h := newHarness(t, ollamatest.Qwen3())
+	h.srv.Script(
+		ollamatest.Reply{Status: 500, Error: `error parsing tool call: raw='{"name": "read_file", "arguments": {"offset": 3', err=unexpected end of JSON input`},
+		ollamatest.Reply{Content: `<tool_call>{"name": "read_file", "arguments": {"path": "hello.txt"}}</tool_call>`},
+		ollamatest.Reply{Content: "It greets."},
+	)
+	if err := h.run(t.Context(), "read hello.txt"); err != nil {
+		t.Fatal(err)
+	}
+	reqs := h.srv.Requests()
+	if len(reqs) != 3 || len(reqs[1].Tools) != 0 {
+		t.Fatalf("%d requests; want the failed one retried in the text protocol", len(reqs))
+	}
+	if ends := toolEnds(h); len(ends) != 1 || ends[0].IsError {
+		t.Errorf("tool ends = %+v", ends)
+	}
+}
+
 func TestToolParseErrorRetriesInText(t *testing.T) {
 	h := newHarness(t, ollamatest.Qwen3())
 	parseErr := ollamatest.Reply{Status: 500, Error: `error parsing tool call: raw='{"name": ', err=unexpected end of JSON input`}

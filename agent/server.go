@@ -88,7 +88,15 @@ func (a *Agent) readableInError(err error) (string, bool) {
 		return "", false
 	}
 	r := a.read(models.Message{Role: models.RoleAssistant, Content: text})
-	return text, r.Kind == models.ReplyCalls && r.Broken == ""
+	if r.Kind != models.ReplyCalls || r.Broken != "" {
+		return "", false
+	}
+	for _, c := range r.Calls {
+		if c.Problem != "" {
+			return "", false // a call that does not fit is retried, not corrected
+		}
+	}
+	return text, true
 }
 
 // headOf is s cut to n bytes at most, on a rune boundary.

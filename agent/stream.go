@@ -14,6 +14,10 @@ type callFilter struct {
 	held      strings.Builder
 	holding   bool
 	lineStart bool
+	// tool reports whether a tag's name stands for an offered tool
+	// (<read_file>, <bash>): the tolerant reader reads such markup as a
+	// call, so it is held too. Nil holds only the call tags.
+	tool func(name string) bool
 	// pending is text that may still turn out to start a call: a prefix of
 	// a call tag, or a line that starts with "{" or "```".
 	pending string
@@ -29,6 +33,25 @@ var callTags = []string{"<tool_call>", "<|tool_call|>", "<function_call>", "<too
 var callLine = regexp.MustCompile("^\\s*(\\[?\\s*\\{\\s*[\"']?(name|function|type|tool|tool_name|action|tool_calls|arguments|parameters|args)[\"']?\\s*:|```(json|tool|tool_call|tool_code)?\\s*\\n\\s*\\{|```tool_code\\s*\\n|\\[[A-Za-z_][\\w.]*\\()")
 
 func newCallFilter() *callFilter { return &callFilter{lineStart: true} }
+
+// toolTag matches the start of a tag and its name.
+var toolTag = regexp.MustCompile(`^<([A-Za-z_][\w.\-]*)([\s>/]|$)`)
+
+// namesTool reports whether s starts with a tag that names an offered
+// tool; more says the name may not be complete yet.
+func (f *callFilter) namesTool(s string) (yes, more bool) {
+	if f.tool == nil {
+		return false, false
+	}
+	m := toolTag.FindStringSubmatch(s)
+	if m == nil {
+		return false, false
+	}
+	if m[2] == "" {
+		return false, len(s) < 40 // <read_fi…: wait for the rest
+	}
+	return f.tool(m[1]), false
+}
 
 // Write takes streamed text and returns what may be shown now.
 func (f *callFilter) Write(s string) string {
@@ -61,11 +84,12 @@ func (f *callFilter) Write(s string) string {
 		if i := tagStart(text); i >= 0 {
 			out.WriteString(text[:i])
 			rest := text[i:]
-			if isTag(rest) {
+			named, more := f.namesTool(rest)
+			if isTag(rest) || named {
 				f.hold(rest)
 				return out.String()
 			}
-			if isTagPrefix(rest) {
+			if isTagPrefix(rest) || more {
 				f.pending = rest
 				return out.String()
 			}

@@ -3,6 +3,8 @@ package agent
 import (
 	"strings"
 	"testing"
+
+	"github.com/ternhq/tern/models"
 )
 
 func TestCallFilter(t *testing.T) {
@@ -27,10 +29,18 @@ func TestCallFilter(t *testing.T) {
 		{"python call list", []string{"[read_file(path=\"a.go\")]"}, "", "[read_file(path=\"a.go\")]"},
 		{"gemma tool_code", []string{"```tool_code\nprint(grep(pattern=\"x\"))\n```"}, "", "```tool_code\nprint(grep(pattern=\"x\"))\n```"},
 		{"markdown link streams", []string{"[the docs](https://go.dev) say so\n"}, "[the docs](https://go.dev) say so\n", ""},
+		// A tag named after an offered tool is call markup the tolerant
+		// reader reads (read_file offered below); other tags stream.
+		{"tag of an offered tool", []string{"Looking.\n<read_", "file>\n<parameter=path>a.go</parameter>"}, "Looking.\n", "<read_file>\n<parameter=path>a.go</parameter>"},
+		{"tag of another agent's name", []string{"<bash>ls</bash>"}, "", "<bash>ls</bash>"},
+		{"tag of no tool streams", []string{"a <div> and <span>x</span>"}, "a <div> and <span>x</span>", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newCallFilter()
+			f.tool = func(name string) bool {
+				return models.NamesTool(name, []models.ToolSpec{{Name: "read_file"}, {Name: "run_command"}})
+			}
 			var shown strings.Builder
 			for _, c := range tt.chunks {
 				shown.WriteString(f.Write(c))

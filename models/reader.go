@@ -343,6 +343,13 @@ func lineStartsAt(text string, pos int) bool {
 	return strings.TrimSpace(text[i:pos]) == ""
 }
 
+// NamesTool reports whether name, written as a tag's name (<read_file>,
+// <bash>), stands for an offered tool: as the tolerant reader would take
+// it. The agent holds back streamed text from such a tag on.
+func NamesTool(name string, specs []ToolSpec) bool {
+	return anchorTool(name, specs, true) >= 0
+}
+
 // anchorTool resolves a name to an offered tool: as named (case,
 // separators, namespace aside), by another agent's name for it, or, in
 // markup on both sides, by a small misspelling. It returns -1 for none.
