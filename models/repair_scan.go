@@ -100,6 +100,9 @@ func payloadCalls(body string) ([]rawCall, string) {
 		return nil, "it is empty"
 	}
 	body, _ = gemmaCall(body)
+	if body == "" {
+		return nil, "it names no tool" // call: and nothing after it
+	}
 	if body[0] != '{' {
 		if calls, ok := pythonicCalls(body); ok {
 			return calls, ""
