@@ -32,8 +32,9 @@ var allowed = map[string][]string{
 	"index":             {"index/", "models", "statedir"},
 	"rag":               {"index"},
 	"tools":             {"models", "index/ignore", "index/grammar", "context/budget", "tools/", "statedir"},
-	"tools/mcp":         {"models", "tools"},
-	"tools/lsp":         {"index/grammar"}, // language servers; knows nothing of the tools that use them
+	"tools/mcp":         {"models", "tools", "tools/proc"},
+	"tools/lsp":         {"index/grammar", "tools/proc"}, // language servers; knows nothing of the tools that use them
+	"tools/proc":        {},                              // the servers' process groups and stderr; nothing of tern
 	"tools/shell":       {},
 	"tools/sandbox":     {}, // the kernel sandbox of commands; nothing of tern
 	"disclosure":        {"models", "tools"},

@@ -21,23 +21,11 @@ import (
 func (f *fixture) withServers(files map[string]string) {
 	f.t.Helper()
 	f.env["PATH"] = os.Getenv("PATH")
-	f.userConfig("lsp_wait = \"2m\"\n")
+	f.config("lsp_wait = \"2m\"\n")
 	for name, text := range files {
 		if err := os.WriteFile(filepath.Join(f.dir, name), []byte(text), 0o644); err != nil {
 			f.t.Fatal(err)
 		}
-	}
-}
-
-// userConfig writes the user's config file.
-func (f *fixture) userConfig(text string) {
-	f.t.Helper()
-	dir := filepath.Join(f.env["XDG_CONFIG_HOME"], "tern")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		f.t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(text), 0o644); err != nil {
-		f.t.Fatal(err)
 	}
 }
 
@@ -186,7 +174,7 @@ func TestBrokenLanguageServersDoNotStallTheTurn(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
 			f.withServers(nil)
-			f.userConfig(config)
+			f.config(config)
 			f.srv.Script(
 				ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "read_file", Args: `{"path":"main.go"}`}}},
 				ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "edit_file", Args: `{"path":"main.go","old_string":"println(\"hi\") }","new_string":"println(\"hi\")"}`}}},
@@ -230,13 +218,13 @@ func TestDoctorListsLanguageServers(t *testing.T) {
 			t.Errorf("doctor output lacks %q:\n%s", want, out)
 		}
 	}
-	f.userConfig("[lsp.go]\ncommand = [\"gopls\", \"serve\"]\n")
+	f.config("[lsp.go]\ncommand = [\"gopls\", \"serve\"]\n")
 	code, out, _ = f.tern(t.Context(), "doctor")
 	if want := "LSP         ✗ go: gopls did not start: exit status 2: gopls: no go command on PATH\n" +
 		"              fix it, or switch it off: [lsp.go] enabled = false in your config\n"; code != 1 || !strings.Contains(out, want) {
 		t.Errorf("exit %d (want 1: the server you configured does not start); doctor output lacks %q:\n%s", code, want, out)
 	}
-	f.userConfig("lsp_enabled = false\n")
+	f.config("lsp_enabled = false\n")
 	if _, out, _ = f.tern(t.Context(), "doctor"); !strings.Contains(out, "LSP         · off (lsp_enabled = false); edits are checked for syntax only\n") {
 		t.Errorf("doctor output:\n%s", out)
 	}

@@ -10,13 +10,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/charmbracelet/x/powernap/pkg/lsp/protocol"
 	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/ternhq/tern/tools/proc"
 )
 
 // client is one running language server: its process, the JSON-RPC
@@ -27,7 +29,7 @@ type client struct {
 	root   string
 	cmd    *exec.Cmd
 	conn   *jsonrpc2.Conn
-	stderr *tail
+	stderr *proc.Tail
 	log    *slog.Logger
 	// info names the server as it introduced itself ("gopls v0.23.0");
 	// srv.Command[0] when it did not.
@@ -35,6 +37,9 @@ type client struct {
 	// exited is closed once the process has exited; err then says how.
 	exited chan struct{}
 	err    error
+	// heard is when the server last sent anything (Unix nanoseconds): a
+	// busy server sends progress and log messages, a hung one nothing.
+	heard atomic.Int64
 
 	mu    sync.Mutex
 	docs  map[protocol.DocumentURI]*document
@@ -61,12 +66,12 @@ type published struct {
 func startClient(ctx context.Context, srv Server, root string, log *slog.Logger) (*client, error) {
 	cmd := exec.Command(srv.Command[0], srv.Command[1:]...)
 	cmd.Dir = root
-	c := &client{srv: srv, root: root, cmd: cmd, stderr: &tail{}, log: log, info: filepath.Base(srv.Command[0]),
+	c := &client{srv: srv, root: root, cmd: cmd, stderr: &proc.Tail{}, log: log, info: filepath.Base(srv.Command[0]),
 		exited: make(chan struct{}), docs: map[protocol.DocumentURI]*document{},
 		diags: map[protocol.DocumentURI]published{}, news: make(chan struct{})}
 	cmd.Stderr = c.stderr
 	cmd.WaitDelay = time.Second // a grandchild holding stderr open cannot stall Wait
-	isolate(cmd)
+	proc.Isolate(cmd)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -84,7 +89,7 @@ func startClient(ctx context.Context, srv Server, root string, log *slog.Logger)
 	}
 	go func() {
 		err := cmd.Wait()
-		_ = killGroup(cmd.Process.Pid) // what the server started (tsserver under typescript-language-server)
+		_ = proc.KillGroup(cmd.Process.Pid) // what the server started (tsserver under typescript-language-server)
 		c.err = c.explain(err)
 		close(c.exited)
 	}()
@@ -154,8 +159,9 @@ var capabilities = map[string]any{
 		"references":         map[string]any{"dynamicRegistration": false},
 	},
 	"workspace": map[string]any{"configuration": true, "workspaceFolders": true},
-	"window":    map[string]any{"workDoneProgress": false},
-	"general":   map[string]any{"positionEncodings": []string{"utf-16"}},
+	// Progress, which tern ignores, shows a loading server alive.
+	"window":  map[string]any{"workDoneProgress": true},
+	"general": map[string]any{"positionEncodings": []string{"utf-16"}},
 }
 
 func (c *client) initialize(ctx context.Context) error {
@@ -195,6 +201,7 @@ func version(v string) string {
 // requests a server makes of an editor. It runs on the connection's read
 // loop, so it never waits on the server.
 func (c *client) handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
+	c.heard.Store(time.Now().UnixNano())
 	var params json.RawMessage
 	if req.Params != nil {
 		params = *req.Params
@@ -471,6 +478,9 @@ func parseLocations(raw json.RawMessage) ([]protocol.Location, error) {
 	return out, nil
 }
 
+// heardSince reports whether the server sent anything since t.
+func (c *client) heardSince(t time.Time) bool { return c.heard.Load() >= t.UnixNano() }
+
 // dead reports whether the process has exited.
 func (c *client) dead() bool {
 	select {
@@ -484,7 +494,7 @@ func (c *client) dead() bool {
 // kill stops the server at once, with whatever it started.
 func (c *client) kill() {
 	if c.cmd.Process != nil {
-		_ = killGroup(c.cmd.Process.Pid)
+		_ = proc.KillGroup(c.cmd.Process.Pid)
 	}
 	_ = c.conn.Close()
 }
@@ -513,7 +523,7 @@ func (c *client) explain(err error) error {
 	if err != nil {
 		msg = err.Error()
 	}
-	if last := c.stderr.last(); last != "" {
+	if last := c.stderr.Last(); last != "" {
 		msg += ": " + last
 	}
 	return errors.New(msg)
@@ -550,42 +560,4 @@ func (p slogPrinter) Printf(format string, args ...any) {
 	if p.log != nil {
 		p.log.Debug(strings.TrimSpace(fmt.Sprintf(format, args...)))
 	}
-}
-
-// tail keeps the end of what a server writes to stderr.
-type tail struct {
-	mu  sync.Mutex
-	buf []byte
-}
-
-const tailSize = 2 << 10
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > tailSize {
-		t.buf = slices.Clone(t.buf[len(t.buf)-tailSize:])
-	}
-	return len(p), nil
-}
-
-// last returns the line that says why the server stopped, at most 200
-// bytes of it: the last that begins "error", "fatal" or "panic", else the
-// last one (a backtrace's last line says least).
-func (t *tail) last() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	lines := strings.Split(strings.TrimSpace(string(t.buf)), "\n")
-	line := strings.TrimSpace(lines[len(lines)-1])
-	for _, l := range slices.Backward(lines) {
-		if low := strings.ToLower(strings.TrimSpace(l)); strings.HasPrefix(low, "error") || strings.HasPrefix(low, "fatal") || strings.HasPrefix(low, "panic") {
-			line = strings.TrimSpace(l)
-			break
-		}
-	}
-	if len(line) > 200 {
-		line = strings.ToValidUTF8(line[:200], "") + "…"
-	}
-	return line
 }

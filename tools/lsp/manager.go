@@ -7,8 +7,9 @@
 // A server starts lazily, in the background, the first time the session
 // reads or edits a file of its language, and stops with the session. It
 // never stalls a turn: an edit waits for its diagnostics at most
-// Options.Wait; a server that dies, or misses that wait twice in a row,
-// is restarted once, and after that left off for the session. The wire
+// Options.Wait; a server that dies, or misses that wait twice in a row
+// without a sign of life, is restarted once, and after that left off for
+// the session. The wire
 // protocol is github.com/sourcegraph/jsonrpc2's, the LSP types those of
 // github.com/charmbracelet/x/powernap/pkg/lsp/protocol (generated from
 // the specification's meta-model by gopls' generator): the pair Crush's
@@ -238,7 +239,7 @@ func (m *Manager) Changed(ctx context.Context, path, before, after string, exist
 	}
 	wctx, cancel := context.WithTimeout(ctx, m.opts.Wait)
 	defer cancel()
-	wasRunning := s.ready()
+	began, wasRunning := time.Now(), s.ready()
 	cl, err := s.client(wctx)
 	if err != nil {
 		return Report{}, s.missed(ctx, cl, err, false)
@@ -272,7 +273,10 @@ func (m *Manager) Changed(ctx context.Context, path, before, after string, exist
 		err = baseErr
 	}
 	if err != nil {
-		return Report{}, s.missed(ctx, cl, err, wasRunning)
+		// A miss counts towards hung only when the server ran before and
+		// sent nothing at all meanwhile: one loading a big workspace
+		// reports its progress.
+		return Report{}, s.missed(ctx, cl, err, wasRunning && !cl.heardSince(began))
 	}
 	cl.settle(wctx, settleQuiet)
 	s.answered()

@@ -133,9 +133,9 @@ func (s *server) retry(again bool) string {
 
 // missed handles err, what ended a wait for the server. ctx is the
 // caller's: when it was cancelled, the user stopped the turn. A wait the
-// server missed while it was already running counts towards hungAfter,
-// after which the server is killed, to start again on its next use if it
-// has a start left.
+// server missed in silence while it was already running (counts) counts
+// towards hungAfter, after which the server is killed, to start again on
+// its next use if it has a start left.
 func (s *server) missed(ctx context.Context, cl *client, err error, counts bool) error {
 	if ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) {
 		return err

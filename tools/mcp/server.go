@@ -15,9 +15,10 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ternhq/tern/tools/proc"
 )
 
 // maxStarts is how often a server is started in one session: once, and
@@ -41,7 +42,7 @@ type server struct {
 type conn struct {
 	session *sdk.ClientSession
 	cmd     *exec.Cmd // stdio servers only
-	stderr  *tail
+	stderr  *proc.Tail
 	once    sync.Once
 }
 
@@ -131,7 +132,7 @@ func (s *server) tryStart(parent context.Context) error {
 // connect starts the server process or dials its URL, and does the MCP
 // handshake.
 func (s *server) connect(ctx context.Context) (*conn, error) {
-	c := &conn{stderr: &tail{}}
+	c := &conn{stderr: &proc.Tail{}}
 	var t sdk.Transport
 	switch {
 	case s.m.opts.Dial != nil:
@@ -151,7 +152,7 @@ func (s *server) connect(ctx context.Context) (*conn, error) {
 		cmd.Env = s.environ()
 		cmd.Stderr = c.stderr
 		cmd.WaitDelay = s.m.opts.StopTimeout // a grandchild holding stderr open cannot stall Wait
-		isolate(cmd)
+		proc.Isolate(cmd)
 		c.cmd = cmd
 		t = &sdk.CommandTransport{Command: cmd, TerminateDuration: s.m.opts.StopTimeout}
 	}
@@ -160,7 +161,7 @@ func (s *server) connect(ctx context.Context) (*conn, error) {
 		// The SDK closed the connection, which for a stdio server waited
 		// for the process; sweep what it may have started.
 		if c.cmd != nil && c.cmd.Process != nil {
-			_ = killGroup(c.cmd.Process.Pid)
+			_ = proc.KillGroup(c.cmd.Process.Pid)
 		}
 		return nil, s.explain(err, c)
 	}
@@ -306,7 +307,7 @@ func (c *conn) stop() (err error) {
 			err = c.session.Close()
 		}
 		if c.cmd != nil && c.cmd.Process != nil {
-			if kerr := killGroup(c.cmd.Process.Pid); kerr != nil && err == nil {
+			if kerr := proc.KillGroup(c.cmd.Process.Pid); kerr != nil && err == nil {
 				err = kerr
 			}
 		}
@@ -325,7 +326,7 @@ func (c *conn) exit() string {
 	if c.cmd != nil && c.cmd.ProcessState != nil {
 		parts = append(parts, c.cmd.ProcessState.String())
 	}
-	if last := c.stderr.last(); last != "" {
+	if last := c.stderr.Last(); last != "" {
 		parts = append(parts, "it printed: "+last)
 	}
 	if len(parts) == 0 {
@@ -341,41 +342,4 @@ func disconnected(err error) bool {
 	return errors.Is(err, sdk.ErrConnectionClosed) || errors.Is(err, io.EOF) ||
 		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.EPIPE) ||
 		errors.Is(err, net.ErrClosed) || errors.Is(err, fs.ErrClosed) || errors.As(err, &opErr)
-}
-
-// tail keeps the last bytes a server wrote to stderr, for messages.
-type tail struct {
-	mu  sync.Mutex
-	buf []byte
-}
-
-const tailSize = 2 << 10
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > tailSize {
-		t.buf = slices.Clone(t.buf[len(t.buf)-tailSize:])
-	}
-	return len(p), nil
-}
-
-// last returns the last non-empty line, at most 200 bytes of it.
-func (t *tail) last() string {
-	if t == nil {
-		return ""
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	lines := strings.Split(strings.TrimSpace(string(t.buf)), "\n")
-	line := strings.TrimSpace(lines[len(lines)-1])
-	if len(line) > 200 {
-		cut := 200
-		for cut > 0 && !utf8.RuneStart(line[cut]) {
-			cut--
-		}
-		line = line[:cut] + "…"
-	}
-	return strings.ToValidUTF8(line, "\uFFFD")
 }
