@@ -140,9 +140,9 @@ func (m *Manager) notify(format string, args ...any) {
 }
 
 // Opened says the session read the file at path: the server of its
-// language starts, if it has not, and opens the file, in the background,
-// so that an edit of it later finds the diagnostics from before the edit
-// ready.
+// language starts, if it has not, and opens the file (or takes its text
+// again, if a command changed it), in the background, so that an edit of
+// it later finds the diagnostics from before the edit ready.
 func (m *Manager) Opened(path string) {
 	s := m.serverFor(path)
 	if s == nil {
@@ -160,10 +160,9 @@ func (m *Manager) Opened(path string) {
 		}
 		s.work.Lock()
 		defer s.work.Unlock()
-		if _, open := cl.document(protocol.URIFromPath(path)); open {
-			return
-		}
-		if text, ok := readText(path); ok {
+		// A file read again after a command changed it is sent again.
+		text, ok := readText(path)
+		if doc, open := cl.document(protocol.URIFromPath(path)); ok && (!open || doc.text != text) {
 			_, _, _ = cl.send(path, text)
 		}
 	}()
