@@ -66,12 +66,7 @@ func TestAlwaysAllowSurvivesReconnect(t *testing.T) {
 		t.Errorf("b.txt was not written: %v", err)
 	}
 
-	sim.InjectKey(tcell.KeyCtrlQ, 0, tcell.ModNone)
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		t.Fatal("Ctrl+Q did not quit")
-	}
+	quit(t, sim, done)
 }
 
 // pressUntilGone presses r until text leaves the screen: a dialog may

@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gdamore/tcell/v2"
-
 	"github.com/ternhq/tern/models/ollamatest"
 )
 
@@ -80,10 +78,5 @@ func TestSilentServerTUI(t *testing.T) {
 	typeLine(sim, "/doctor")
 	waitScreen(t, sim, "Backend     ✗", "Workspace   ✓")
 
-	sim.InjectKey(tcell.KeyCtrlQ, 0, tcell.ModNone)
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		t.Fatal("Ctrl+Q did not quit")
-	}
+	quit(t, sim, done)
 }

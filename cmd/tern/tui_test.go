@@ -231,12 +231,7 @@ func TestTUIIndexAndSearchOffline(t *testing.T) {
 	waitGone(t, sim, "Enter inserts a reference")
 	waitScreen(t, sim, "› calc/total.go:3-10")
 
-	sim.InjectKey(tcell.KeyCtrlQ, 0, tcell.ModNone)
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		t.Fatal("Ctrl+Q did not quit")
-	}
+	quit(t, sim, done)
 }
 
 // TestTUIRAG turns RAG on with Ctrl+R and checks that the next prompt's
@@ -272,12 +267,7 @@ func TestTUIRAG(t *testing.T) {
 		t.Errorf("with RAG off the request still carries code:\n%s", got)
 	}
 
-	sim.InjectKey(tcell.KeyCtrlQ, 0, tcell.ModNone)
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		t.Fatal("Ctrl+Q did not quit")
-	}
+	quit(t, sim, done)
 }
 
 // TestTUIOpensSessionsAsAskDoes: the TUI opens its sessions through the

@@ -66,13 +66,7 @@ func (c *Client) Host() string { return c.base.String() }
 
 // Version returns the server's version string.
 func (c *Client) Version(ctx context.Context) (string, error) {
-	ctx, cancel := c.contact(ctx)
-	defer cancel()
-	v, err := c.api.Version(ctx)
-	if err != nil {
-		return "", c.fail(ctx, "ollama version", "", err)
-	}
-	return v, nil
+	return question(ctx, c, "ollama version", "", c.api.Version)
 }
 
 // parseHost follows envconfig.Host in Ollama v0.17.4, except that where

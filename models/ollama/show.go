@@ -59,13 +59,9 @@ func (c *Client) Show(ctx context.Context, name string) (models.ModelInfo, error
 
 // show asks /api/show, within the contact timeout.
 func (c *Client) show(ctx context.Context, req *api.ShowRequest) (*api.ShowResponse, error) {
-	ctx, cancel := c.contact(ctx)
-	defer cancel()
-	sr, err := c.api.Show(ctx, req)
-	if err != nil {
-		return nil, c.fail(ctx, "ollama show", req.Model, err)
-	}
-	return sr, nil
+	return question(ctx, c, "ollama show", req.Model, func(ctx context.Context) (*api.ShowResponse, error) {
+		return c.api.Show(ctx, req)
+	})
 }
 
 // readModel reads a model's GGUF metadata (model_info: "general.*" and
@@ -133,11 +129,9 @@ func elided(mi map[string]any, key string) bool {
 
 // List returns the installed models (/api/tags), with their size on disk.
 func (c *Client) List(ctx context.Context) ([]models.ModelInfo, error) {
-	ctx, cancel := c.contact(ctx)
-	defer cancel()
-	lr, err := c.api.List(ctx)
+	lr, err := question(ctx, c, "ollama list", "", c.api.List)
 	if err != nil {
-		return nil, c.fail(ctx, "ollama list", "", err)
+		return nil, err
 	}
 	out := make([]models.ModelInfo, 0, len(lr.Models))
 	for _, m := range lr.Models {
@@ -156,11 +150,9 @@ func (c *Client) List(ctx context.Context) ([]models.ModelInfo, error) {
 // Running returns the models loaded in memory (/api/ps), with the context
 // length each one is served with.
 func (c *Client) Running(ctx context.Context) ([]models.RunningModel, error) {
-	ctx, cancel := c.contact(ctx)
-	defer cancel()
-	pr, err := c.api.ListRunning(ctx)
+	pr, err := question(ctx, c, "ollama ps", "", c.api.ListRunning)
 	if err != nil {
-		return nil, c.fail(ctx, "ollama ps", "", err)
+		return nil, err
 	}
 	out := make([]models.RunningModel, 0, len(pr.Models))
 	for _, m := range pr.Models {

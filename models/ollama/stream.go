@@ -72,10 +72,17 @@ var (
 	errNoAnswer  = errors.New("no answer")
 )
 
-// contact bounds one question about the server by the contact timeout;
-// fail words the cut (ErrNoAnswer).
-func (c *Client) contact(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeoutCause(ctx, c.limits.ContactTimeout, errNoAnswer)
+// question asks the server a question about itself (what names it for
+// fail, model the model it is about), within the contact timeout: a
+// server that does not answer in time is ErrNoAnswer.
+func question[T any](ctx context.Context, c *Client, what, model string, ask func(context.Context) (T, error)) (T, error) {
+	ctx, cancel := context.WithTimeoutCause(ctx, c.limits.ContactTimeout, errNoAnswer)
+	defer cancel()
+	v, err := ask(ctx)
+	if err != nil {
+		return v, c.fail(ctx, what, model, err)
+	}
+	return v, nil
 }
 
 // chatLine is one decoded line of a reply stream. Args holds, by index
