@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -19,13 +20,35 @@ import (
 type Embedder struct {
 	Client EmbedServer
 	Query  bool
+	// Wait bounds a query's embedding; 0 means queryWait.
+	Wait time.Duration
 }
 
-// Embed embeds inputs with the model key names.
+// queryWait bounds the embedding of a search's query, loading the
+// embedding model included: a server that does not answer sends the
+// search lexical in seconds instead of hanging it.
+const queryWait = 30 * time.Second
+
+// errQueryWait is the cause a query's embedding is cut for.
+var errQueryWait = errors.New("no answer")
+
+// Embed embeds inputs with the model key names; a query waits at most
+// queryWait.
 func (e Embedder) Embed(ctx context.Context, key string, inputs []string) ([][]float32, error) {
+	wait := cmp.Or(e.Wait, queryWait)
+	if e.Query {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, wait, errQueryWait)
+		defer cancel()
+	}
 	vecs, err := rag.Prefixed{Server: e.Client, Query: e.Query}.Embed(ctx, key, inputs)
 	if err != nil {
-		return nil, EmbedError{err: err, msg: embedProblemOf(e.Client, err, rag.ParseEmbedKey(key).Name)}
+		msg := embedProblemOf(e.Client, err, rag.ParseEmbedKey(key).Name)
+		if context.Cause(ctx) == errQueryWait {
+			err = models.ErrNoAnswer
+			msg = fmt.Sprintf("the server at %s did not answer within %s", e.Client.Host(), wait)
+		}
+		return nil, EmbedError{err: err, msg: msg}
 	}
 	return vecs, nil
 }

@@ -5,8 +5,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ternhq/tern/cmd/tern/internal/config"
+	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/models/ollama"
 	"github.com/ternhq/tern/models/ollamatest"
 	"github.com/ternhq/tern/models/openaitest"
@@ -102,5 +104,20 @@ func TestCheckEmbed(t *testing.T) {
 	_, err := Embedder{Client: server(down)}.Embed(t.Context(), "nomic-embed-text", []string{"x"})
 	if !errors.As(err, &ee) || !strings.Contains(ee.Error(), "start it with `ollama serve`") {
 		t.Errorf("embedding with no server: %v", err)
+	}
+}
+
+// TestQueryEmbeddingOfASilentServer: a search's query waits a bounded
+// time for its vector from a server that takes the connection and never
+// answers, then says so (the search goes on lexically).
+func TestQueryEmbeddingOfASilentServer(t *testing.T) {
+	t.Parallel()
+	client, err := ollama.New(ollamatest.Silent(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Embedder{Client: client, Query: true, Wait: 100 * time.Millisecond}.Embed(t.Context(), rag.NewEmbedModel("nomic-embed-text").Key(), []string{"where is the loop?"})
+	if !errors.Is(err, models.ErrNoAnswer) || err.Error() != "the server at "+client.Host()+" did not answer within 100ms" {
+		t.Errorf("%v", err)
 	}
 }
