@@ -19,15 +19,16 @@ import (
 // sentinel of package models and keeps the server's message. what names the
 // operation ("ollama chat"), model the model it was about ("" for none).
 func (c *Client) fail(ctx context.Context, what, model string, err error) error {
-	// A cancelled request surfaces in many shapes (a *url.Error, a read
-	// error the api package swallows, a stream that just ends); ctx says
-	// what really happened.
+	// A question about the server cut at the contact timeout (question).
 	if context.Cause(ctx) == errNoAnswer {
 		return &models.NoAnswerError{What: requests[what], Host: c.Host(), After: c.limits.ContactTimeout}
 	}
 	if model != "" {
 		what += " " + model
 	}
+	// A cancelled request surfaces in many shapes (a *url.Error, a read
+	// error the api package swallows, a stream that just ends); ctx says
+	// what really happened.
 	if cerr := ctx.Err(); cerr != nil {
 		return fmt.Errorf("%s: %w", what, cerr)
 	}

@@ -11,6 +11,7 @@ package ollama
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -67,6 +68,22 @@ func (c *Client) Host() string { return c.base.String() }
 // Version returns the server's version string.
 func (c *Client) Version(ctx context.Context) (string, error) {
 	return question(ctx, c, "ollama version", "", c.api.Version)
+}
+
+// errNoAnswer is the cause a question about the server is cut for.
+var errNoAnswer = errors.New("no answer")
+
+// question asks the server a question about itself (what names it for
+// fail, model the model it is about), within the contact timeout: a
+// server that does not answer in time is ErrNoAnswer.
+func question[T any](ctx context.Context, c *Client, what, model string, ask func(context.Context) (T, error)) (T, error) {
+	ctx, cancel := context.WithTimeoutCause(ctx, c.limits.ContactTimeout, errNoAnswer)
+	defer cancel()
+	v, err := ask(ctx)
+	if err != nil {
+		return v, c.fail(ctx, what, model, err)
+	}
+	return v, nil
 }
 
 // parseHost follows envconfig.Host in Ollama v0.17.4, except that where

@@ -69,21 +69,7 @@ func WithLimits(l Limits) Option { return func(c *Client) { c.limits = l.orDefau
 var (
 	errNoHeaders = errors.New("no response headers")
 	errIdle      = errors.New("stream idle")
-	errNoAnswer  = errors.New("no answer")
 )
-
-// question asks the server a question about itself (what names it for
-// fail, model the model it is about), within the contact timeout: a
-// server that does not answer in time is ErrNoAnswer.
-func question[T any](ctx context.Context, c *Client, what, model string, ask func(context.Context) (T, error)) (T, error) {
-	ctx, cancel := context.WithTimeoutCause(ctx, c.limits.ContactTimeout, errNoAnswer)
-	defer cancel()
-	v, err := ask(ctx)
-	if err != nil {
-		return v, c.fail(ctx, what, model, err)
-	}
-	return v, nil
-}
 
 // chatLine is one decoded line of a reply stream. Args holds, by index
 // into Message.ToolCalls, the raw arguments of calls whose arguments were
