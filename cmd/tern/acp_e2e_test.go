@@ -155,7 +155,7 @@ func TestACPEndToEnd(t *testing.T) {
 		ollamatest.Reply{Content: "Still here."},
 	)
 	ternCmd := []string{bin, "acp", "--dir", f.dir, "--root", f.dir}
-	env := append(os.Environ(), "OLLAMA_HOST="+f.srv.URL(), "XDG_CONFIG_HOME="+f.env["XDG_CONFIG_HOME"], "HOME="+f.env["HOME"])
+	env := f.binaryEnv()
 	rep := runACPClient(t, f.dir, env, map[string]any{
 		"command": ternCmd,
 		"cwd":     f.dir,

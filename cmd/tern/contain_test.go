@@ -45,7 +45,7 @@ func TestBinaryNothingOutlivesTern(t *testing.T) {
 			)
 			pidFile := filepath.Join(t.TempDir(), "pids")
 			cmd := exec.Command(bin, "ask", "--yes", "--tier", "2", "--dir", f.dir, "run the server")
-			cmd.Env = append(os.Environ(), "OLLAMA_HOST="+f.srv.URL(), "XDG_CONFIG_HOME="+f.env["XDG_CONFIG_HOME"], "HOME="+f.env["HOME"], "PIDS="+pidFile)
+			cmd.Env = f.binaryEnv("PIDS=" + pidFile)
 			var stderr syncBuffer
 			cmd.Stderr = &stderr
 			if err := cmd.Start(); err != nil {
@@ -125,7 +125,7 @@ func TestBinarySandboxedNothingOutlivesTern(t *testing.T) {
 		ollamatest.Reply{Content: "done"},
 	)
 	cmd := exec.Command(bin, "ask", "--yes", "--tier", "2", "--dir", f.dir, "run the server")
-	cmd.Env = append(os.Environ(), "OLLAMA_HOST="+f.srv.URL(), "XDG_CONFIG_HOME="+f.env["XDG_CONFIG_HOME"], "HOME="+f.env["HOME"])
+	cmd.Env = f.binaryEnv()
 	var stderr syncBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {

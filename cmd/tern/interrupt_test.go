@@ -112,7 +112,7 @@ func TestBinaryKilledKeepsHistory(t *testing.T) {
 	bin := buildTern(t)
 	start := func(f *fixture, args ...string) (*exec.Cmd, *syncBuffer) {
 		cmd := exec.Command(bin, append(args, "--dir", f.dir)...)
-		cmd.Env = append(os.Environ(), "OLLAMA_HOST="+f.srv.URL(), "XDG_CONFIG_HOME="+f.env["XDG_CONFIG_HOME"], "HOME="+f.env["HOME"])
+		cmd.Env = f.binaryEnv()
 		var stdout syncBuffer
 		cmd.Stdout = &stdout
 		if err := cmd.Start(); err != nil {

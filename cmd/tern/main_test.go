@@ -275,7 +275,7 @@ func TestBinary(t *testing.T) {
 	}
 	bin := buildTern(t)
 	f := newFixture(t)
-	env := append(os.Environ(), "OLLAMA_HOST="+f.srv.URL(), "XDG_CONFIG_HOME="+f.env["XDG_CONFIG_HOME"])
+	env := f.binaryEnv()
 	run := func(args ...string) *exec.Cmd {
 		cmd := exec.Command(bin, append(args, "--dir", f.dir)...)
 		cmd.Env = env

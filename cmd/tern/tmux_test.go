@@ -5,8 +5,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -67,6 +69,9 @@ func startTmux(t *testing.T, f *fixture, w, h int, args ...string) *tmuxTern {
 		t.Skip("tmux is not installed, so this TUI test cannot run (.ci/run installs it)")
 	}
 	bin := buildTern(t)
+	if f.env["PATH"] == "" {
+		f.noLanguageServers()
+	}
 	tm := &tmuxTern{t: t, tmux: tmux, sock: filepath.Join(t.TempDir(), "tmux.sock")}
 	quote := func(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 	cmdline := fmt.Sprintf("exec env OLLAMA_HOST=%s XDG_CONFIG_HOME=%s HOME=%s", quote(f.srv.URL()), quote(f.env["XDG_CONFIG_HOME"]), quote(f.env["HOME"]))
@@ -81,13 +86,53 @@ func startTmux(t *testing.T, f *fixture, w, h int, args ...string) *tmuxTern {
 		cmdline += " " + quote(a)
 	}
 	tm.run("new-session", "-d", "-s", "tern", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), cmdline)
-	t.Cleanup(func() { tm.run("kill-server") })
+	t.Cleanup(tm.stop)
 	return tm
+}
+
+// binaryEnv is the environment of a built tern the test starts: the
+// fixture's server, config and home, the test's PATH, and no language
+// server unless the test asked for them (withServers).
+func (f *fixture) binaryEnv(more ...string) []string {
+	if f.env["PATH"] == "" {
+		f.noLanguageServers()
+	}
+	env := append(os.Environ(), "OLLAMA_HOST="+f.srv.URL(), "XDG_CONFIG_HOME="+f.env["XDG_CONFIG_HOME"], "HOME="+f.env["HOME"])
+	return append(env, more...)
+}
+
+// noLanguageServers switches language servers off in the fixture's user
+// config, kept otherwise: the built binary in tmux has the test's PATH,
+// where gopls or pyright may be, and a test that did not ask for them
+// (withServers) must not start one (gopls's telemetry child outlives it).
+func (f *fixture) noLanguageServers() {
+	f.t.Helper()
+	path := filepath.Join(f.env["XDG_CONFIG_HOME"], "tern", "config.toml")
+	old, err := os.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
+		f.t.Fatal(err)
+	}
+	f.config("lsp_enabled = false\n" + string(old)) // first: a key after a [table] would be the table's
+}
+
+// stop closes the pane and waits until tern has exited: it stops what it
+// started (a language server writing its cache under the fixture's HOME)
+// on its way out, and the test's directories go only after that.
+func (tm *tmuxTern) stop() {
+	pid, _ := strconv.Atoi(strings.TrimSpace(tm.run("display-message", "-p", "-t", "tern", "#{pane_pid}")))
+	tm.run("kill-server")
+	for pid > 0 && syscall.Kill(pid, 0) == nil {
+		select {
+		case <-tm.t.Context().Done():
+			return
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 func (tm *tmuxTern) run(args ...string) string {
 	out, err := exec.Command(tm.tmux, append([]string{"-S", tm.sock}, args...)...).CombinedOutput()
-	if err != nil && args[0] != "kill-server" && args[0] != "has-session" {
+	if err != nil && args[0] != "kill-server" && args[0] != "has-session" && args[0] != "display-message" {
 		tm.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	return string(out)

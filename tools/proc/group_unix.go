@@ -11,9 +11,12 @@ import (
 // Isolate starts cmd in a process group of its own: Ctrl+C in tern's
 // terminal then cancels tern's turn without killing the program, and
 // KillGroup can stop whatever it started (npx starts node, uvx starts
-// python, typescript-language-server starts tsserver).
+// python, typescript-language-server starts tsserver). Where the system
+// can (Linux), the program is also killed when tern dies without
+// stopping it, killed itself.
 func Isolate(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	dieWithParent(cmd.SysProcAttr)
 }
 
 // KillGroup kills what is left of the process group led by pid. A group

@@ -73,15 +73,26 @@ func toolCaches(sb *sandbox.Sandbox) []string {
 
 // probe runs a confined command that writes outside the workspace, and
 // returns what went wrong when the write was not stopped ("" when it
-// was). It writes into a directory of its own under the home directory,
-// removed after.
+// was). It writes into a directory of its own, removed after, under the
+// home directory, or where commands may not write when that is one they
+// may (a home under /tmp).
 func (d *doctor) probe(sb *sandbox.Sandbox) string {
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return ""
+	var parents []string
+	if home, err := os.UserHomeDir(); err == nil {
+		parents = append(parents, home)
 	}
-	dir, err := os.MkdirTemp(home, ".tern-doctor-")
-	if err != nil {
+	parents = append(parents, "/var/tmp", filepath.Dir(d.Root))
+	dir := ""
+	for _, p := range parents {
+		if sb.CanWrite(p) {
+			continue
+		}
+		if made, err := os.MkdirTemp(p, ".tern-doctor-"); err == nil {
+			dir = made
+			break
+		}
+	}
+	if dir == "" {
 		return ""
 	}
 	defer os.RemoveAll(dir)
