@@ -46,6 +46,11 @@ type Config struct {
 	Yes bool
 	// MaxLines bounds the scrollback in lines (default 5000).
 	MaxLines int
+	// KeyGrace is how long the keyboard must be quiet after a dialog that
+	// opened by itself (an approval, the model's question, a plan) is
+	// visible before the dialog takes keys; until then what is typed goes
+	// to the prompt (default 500 ms).
+	KeyGrace time.Duration
 	Now      func() time.Time
 }
 
@@ -130,6 +135,8 @@ type App struct {
 	modalClose func()
 	// approval is the answer channel of the open approval dialog.
 	approval chan agent.Decision
+	// guard keeps typing meant for the prompt from answering a dialog.
+	guard keyGuard
 	// askMu keeps one set of the model's questions on screen at a time.
 	askMu    sync.Mutex
 	indexing bool
@@ -167,6 +174,9 @@ func New(cfg Config, deps Deps) *App {
 	}
 	if cfg.MaxLines <= 0 {
 		cfg.MaxLines = 5000
+	}
+	if cfg.KeyGrace <= 0 {
+		cfg.KeyGrace = defaultKeyGrace
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -224,6 +234,7 @@ func (a *App) build() {
 	a.app.SetInputCapture(a.globalKeys)
 	a.app.SetAfterDrawFunc(func(tcell.Screen) {
 		a.drawOnce.Do(func() { close(a.firstDraw) })
+		a.dialogDrawn()
 	})
 	a.conv.add(&block{kind: kindInfo, short: a.welcome()})
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
-	"github.com/rivo/tview"
 
 	"github.com/ternhq/tern/agent"
 )
@@ -35,7 +34,8 @@ func (a *App) Approve(ctx context.Context, ap agent.Approval) (agent.Decision, e
 	}
 }
 
-// approvalDialog shows what a call would do and takes y, a or n.
+// approvalDialog shows what a call would do and takes y, a or n. Its keys
+// wrap onto more rows at a narrow width, so none is ever cut off.
 func (a *App) approvalDialog(ap agent.Approval, answer chan agent.Decision) {
 	th := a.th
 	decide := func(d agent.Decision) {
@@ -48,29 +48,21 @@ func (a *App) approvalDialog(ap agent.Approval, answer chan agent.Decision) {
 	preview.follow = false
 	preview.add(&block{kind: kindInfo, short: a.approvalLines(ap)})
 
-	keys := []span{{text: "y", style: th.bold}, {text: " allow once   ", style: th.text}}
+	hints := []hint{{"y", "allow once"}}
 	if offersAlways(ap) {
-		keys = append(keys, span{text: "a", style: th.bold}, span{text: " always allow " + ap.Tool + " this session   ", style: th.text})
+		hints = append(hints, hint{"a", "always allow " + ap.Tool + " this session"})
 	}
-	keys = append(keys, span{text: "n", style: th.bold}, span{text: " deny   ", style: th.text},
-		span{text: "PgUp/PgDn", style: th.bold}, span{text: " scroll", style: th.text})
-	question := newBar(func(int) []span { return keys }, th.text)
-
-	reason := tview.NewInputField().SetLabel("Reason for the model (Enter sends, may be empty): ")
-	reason.SetFieldStyle(th.text.Underline(true)).SetLabelStyle(th.bold)
-	th.plain(reason.Box)
-
-	box := tview.NewFlex().SetDirection(tview.FlexRow).
-		AddItem(preview, 0, 1, false).
-		AddItem(question, 1, 0, true)
+	hints = append(hints, hint{"n", "deny"}, hint{"PgUp/PgDn", "scroll"})
+	question := newKeyBar(th, a.guardLead, hints...)
 	title := "Allow " + ap.Tool + "?"
 	if ap.Destructive {
-		title = "Allow " + ap.Tool + "? DESTRUCTIVE" + destructiveWhy(ap) + " — asks every time"
+		title += " DESTRUCTIVE"
 	}
-	a.framed(box.Box, title)
+	box := a.newDialogBox(title, preview, question)
 
-	reason.SetDoneFunc(func(key tcell.Key) {
-		text := strings.TrimSpace(reason.GetText())
+	reason := a.newEntry("Reason for the model (may be empty):", hint{"Enter", "deny"}, hint{"Esc", "deny without a reason"})
+	reason.field.SetDoneFunc(func(key tcell.Key) {
+		text := strings.TrimSpace(reason.field.GetText())
 		a.modalClose = nil
 		a.closeModal()
 		decide(agent.Decision{Allow: false, Reason: text})
@@ -95,12 +87,10 @@ func (a *App) approvalDialog(ap agent.Approval, answer chan agent.Decision) {
 			decide(agent.Decision{Allow: true, Always: true})
 			a.note("allowed " + ap.Tool + " for the rest of this session")
 		case 'n', 'N':
-			box.RemoveItem(question)
-			box.AddItem(reason, 1, 0, true)
-			a.app.SetFocus(reason)
+			box.swap(a, reason)
 		}
 	}))
-	a.openModal("approve", box, question, 9, 8, func() {
+	a.openModal("approve", box, question, 9, 8, true, func() {
 		// Closed without an answer (Esc): deny.
 		decide(agent.Decision{Allow: false})
 		a.note("denied " + ap.Tool)
@@ -114,6 +104,13 @@ func (a *App) approvalDialog(ap agent.Approval, answer chan agent.Decision) {
 func (a *App) approvalLines(ap agent.Approval) []line {
 	th := a.th
 	var out []line
+	if ap.Destructive {
+		why := "DESTRUCTIVE"
+		if ap.Why != "" {
+			why += ": " + ap.Why
+		}
+		out = append(out, line{spans: []span{{text: why + " — asks every time", style: th.errorText}}, hang: 2})
+	}
 	if effect := ap.Effect.Doing(); effect != "" {
 		out = append(out, styledLine(ap.Tool+" "+effect+".", th.dim))
 	}
@@ -154,14 +151,6 @@ func (a *App) approvalLines(ap agent.Approval) []line {
 // destructive calls, and those the tool wants asked every time (commits),
 // always ask.
 func offersAlways(ap agent.Approval) bool { return !ap.Destructive && !ap.Once }
-
-// destructiveWhy says what makes a call destructive, for the dialog's title.
-func destructiveWhy(ap agent.Approval) string {
-	if ap.Why == "" {
-		return ""
-	}
-	return ": " + ap.Why
-}
 
 func looksLikeDiff(s string) bool {
 	return strings.HasPrefix(s, "--- ") || strings.HasPrefix(s, "diff ") || strings.HasPrefix(s, "@@") || strings.Contains(s, "\n@@ ")

@@ -75,37 +75,30 @@ func (a *App) askDialog(qs []Question, i int, got []string, answer chan []string
 		}
 		decide(got)
 	}
-	text := tview.NewTextView().SetWrap(true).SetWordWrap(true).SetText(q.Text)
-	text.SetTextStyle(th.bold)
-	th.plain(text.Box)
+	question := newKeyBar(th, func() []span { return []span{{text: cleanText(q.Text), style: th.bold}} })
 	list := tview.NewList().ShowSecondaryText(false).SetHighlightFullLine(true)
 	list.SetMainTextStyle(th.text).SetSelectedStyle(th.selected.Bold(true))
 	th.plain(list.Box)
 	for k, o := range q.Options {
 		list.AddItem(o, "", rune('1'+k), func() { choose(o) })
 	}
-	other := tview.NewInputField().SetLabel("Your answer (Enter sends): ")
-	other.SetFieldStyle(th.text.Underline(true)).SetLabelStyle(th.bold)
-	th.plain(other.Box)
-	box := tview.NewFlex().SetDirection(tview.FlexRow)
-	list.AddItem("Other: type an answer", "", rune('1'+len(q.Options)), func() {
-		box.RemoveItem(list)
-		box.AddItem(other, 1, 0, true)
-		a.app.SetFocus(other)
-	})
-	other.SetDoneFunc(func(key tcell.Key) {
-		if t := strings.TrimSpace(other.GetText()); key == tcell.KeyEnter && t != "" {
-			choose(t)
-		}
-	})
-	rows := strings.Count(q.Text, "\n") + 1 + len(q.Text)/70
-	box.AddItem(text, min(rows, 6), 0, false).AddItem(nil, 1, 0, false).AddItem(list, 0, 1, true)
+	body := newColumn()
+	body.AddItem(question, 1, 0, false).AddItem(nil, 1, 0, false).AddItem(list, 0, 1, true)
+	n := len(q.Options) + 1
+	keys := newKeyBar(th, a.guardLead, hint{fmt.Sprintf("1-%d", n), "choose"}, hint{"↑/↓ Enter", "choose"}, hint{"Esc", "skip the questions"})
 	title := "The model asks"
 	if len(qs) > 1 {
 		title += fmt.Sprintf(" (%d of %d)", i+1, len(qs))
 	}
-	a.framed(box.Box, title+" · Enter or 1-"+fmt.Sprint(len(q.Options)+1)+" chooses · Esc skips")
-	a.openModal("ask", box, list, 8, 5, func() {
+	box := a.newDialogBox(title, body, keys)
+	other := a.newEntry("Your answer:", hint{"Enter", "send"}, hint{"Esc", "skip the questions"})
+	list.AddItem("Other: type an answer", "", rune('1'+len(q.Options)), func() { box.swap(a, other) })
+	other.field.SetDoneFunc(func(key tcell.Key) {
+		if t := strings.TrimSpace(other.field.GetText()); key == tcell.KeyEnter && t != "" {
+			choose(t)
+		}
+	})
+	a.openModal("ask", box, list, 8, 5, true, func() {
 		a.note("questions closed without an answer; the model decides")
 		decide(nil)
 	})

@@ -33,7 +33,7 @@ func TestOfflineThenOllamaAppears(t *testing.T) {
 	h.send("/search main")
 	h.waitFor("search: main", "main.go:3", "func main() {}")
 	h.key(tcell.KeyEnter)
-	h.waitFor("› main.go:3 ")
+	h.waitFor("› @main.go:3 ")
 
 	h.up()
 	s = h.waitFor("Ollama is back", "new session")
@@ -81,12 +81,12 @@ func TestHelpAndUnknownCommand(t *testing.T) {
 	h := newHarness(t)
 	h.online()
 	h.typeText("?")
-	h.waitFor("help ·", "cycle the tool tier")
+	h.waitFor("═ help ═", "cycle the tool tier", "Esc close")
 	h.key(tcell.KeyPgDn)
 	h.key(tcell.KeyPgDn)
 	h.waitFor("/search QUERY", "/init")
 	h.key(tcell.KeyEscape)
-	h.waitGone("help ·")
+	h.waitGone("═ help ═")
 	h.send("/nope")
 	h.waitFor("unknown command /nope; /help lists the commands")
 	if got := h.inputText(); got != "/nope" {
@@ -94,9 +94,9 @@ func TestHelpAndUnknownCommand(t *testing.T) {
 	}
 	h.onLoop(func() { h.app.input.SetText("", false) })
 	h.send("/help")
-	h.waitFor("help ·")
+	h.waitFor("═ help ═")
 	h.key(tcell.KeyEscape)
-	h.waitGone("help ·")
+	h.waitGone("═ help ═")
 }
 
 func TestUnavailableFeaturesSaySo(t *testing.T) {
@@ -178,7 +178,7 @@ func TestModelsAndSessions(t *testing.T) {
 	h.waitGone("First answer.")
 
 	h.key(tcell.KeyCtrlS)
-	h.waitFor("sessions · Enter resumes", first, "first question")
+	h.waitFor("═ sessions ═", "Enter resume", first, "first question")
 	h.key(tcell.KeyDown) // the list is newest first: the new session, then the first
 	h.key(tcell.KeyEnter)
 	h.waitUntil("resuming", func() bool { return h.app.back.SessionID == first && h.app.job == nil })

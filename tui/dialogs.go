@@ -11,28 +11,27 @@ import (
 )
 
 // modal wraps p in a page centred over the main view, taking the given
-// share (in tenths) of the width and height. p clears the cells it covers
-// (see opaque); the rest of the main view stays visible around it.
+// share (in tenths) of the width and height, or nearly all of a small
+// terminal (see centered). p clears the cells it covers (see opaque); the
+// rest of the main view stays visible around it.
 func modal(p tview.Primitive, wTenths, hTenths int, style tcell.Style) tview.Primitive {
-	p = newOpaque(p, style)
-	return tview.NewFlex().
-		AddItem(nil, 0, (10-wTenths+1)/2, false).
-		AddItem(tview.NewFlex().SetDirection(tview.FlexRow).
-			AddItem(nil, 0, (10-hTenths+1)/2, false).
-			AddItem(p, 0, hTenths, true).
-			AddItem(nil, 0, (10-hTenths+1)/2, false), 0, wTenths, true).
-		AddItem(nil, 0, (10-wTenths+1)/2, false)
+	return &centered{Primitive: newOpaque(p, style), wTenths: wTenths, hTenths: hTenths}
 }
 
 // openModal shows a dialog; onClose runs when it closes for any reason.
-// An open dialog is closed first.
-func (a *App) openModal(name string, p, focus tview.Primitive, wTenths, hTenths int, onClose func()) {
+// An open dialog is closed first. A guarded dialog, one that opens by
+// itself rather than at the user's key, takes no key typed for the prompt
+// (see keyGuard).
+func (a *App) openModal(name string, p, focus tview.Primitive, wTenths, hTenths int, guarded bool, onClose func()) {
 	if a.modal != "" {
 		a.closeModal()
 	}
 	a.hideToolList()
 	a.pages.AddPage(name, modal(p, wTenths, hTenths, a.th.text), true, true)
 	a.modal, a.modalClose = name, onClose
+	if guarded {
+		a.armGuard()
+	}
 	a.setHint("")
 	a.app.SetFocus(focus)
 }
@@ -44,6 +43,7 @@ func (a *App) closeModal() {
 	}
 	name, onClose := a.modal, a.modalClose
 	a.modal, a.modalClose, a.approval = "", nil, nil
+	a.stopGuard()
 	a.pages.RemovePage(name)
 	a.app.SetFocus(a.input)
 	if onClose != nil {
@@ -66,8 +66,8 @@ func (a *App) showHelp() {
 	v := newConvo(a.th, 1000)
 	v.add(&block{kind: kindInfo, short: a.helpLines()})
 	v.follow = false
-	a.framed(v.Box, "help · ↑/↓ PgUp/PgDn scroll · Esc closes")
-	v.SetInputCapture(func(ev *tcell.EventKey) *tcell.EventKey {
+	keys := newKeyBar(a.th, nil, hint{"↑/↓ PgUp/PgDn", "scroll"}, hint{"Esc", "close"})
+	keys.SetInputCapture(func(ev *tcell.EventKey) *tcell.EventKey {
 		switch ev.Key() {
 		case tcell.KeyUp:
 			v.scroll(-1)
@@ -84,7 +84,7 @@ func (a *App) showHelp() {
 		}
 		return nil
 	})
-	a.openModal("help", v, v, 8, 8, nil)
+	a.openModal("help", a.newDialogBox("help", v, keys), keys, 8, 8, false, nil)
 }
 
 func (a *App) helpLines() []line {
@@ -163,6 +163,7 @@ func (a *App) showSessions() {
 func (a *App) sessionDialog(list []session.Session) {
 	l := tview.NewList().ShowSecondaryText(false).SetUseStyleTags(false, false).SetHighlightFullLine(true)
 	l.SetMainTextStyle(a.th.text).SetSelectedStyle(a.th.selected.Bold(true))
+	a.th.plain(l.Box)
 	current := ""
 	if a.back != nil {
 		current = a.back.SessionID
@@ -193,8 +194,8 @@ func (a *App) sessionDialog(list []session.Session) {
 		a.note("no sessions with a conversation yet in this workspace")
 		return
 	}
-	a.framed(l.Box, "sessions · Enter resumes · Esc closes")
-	a.openModal("sessions", l, l, 9, 7, nil)
+	keys := newKeyBar(a.th, a.guardLead, hint{"↑/↓", "choose"}, hint{"Enter", "resume"}, hint{"Esc", "close"})
+	a.openModal("sessions", a.newDialogBox("sessions", l, keys), l, 9, 7, true, nil)
 }
 
 // insertRef puts a reference into the prompt at the cursor.
@@ -213,12 +214,7 @@ func (a *App) confirm(title string, lines []line, yes string, onYes, onNo func()
 	preview := newConvo(th, 2000)
 	preview.follow = false
 	preview.add(&block{kind: kindInfo, short: lines})
-	keys := []span{{text: "y", style: th.bold}, {text: " " + yes + "   ", style: th.text},
-		{text: "n", style: th.bold}, {text: " no   ", style: th.text},
-		{text: "PgUp/PgDn", style: th.bold}, {text: " scroll", style: th.text}}
-	question := newBar(func(int) []span { return keys }, th.text)
-	box := tview.NewFlex().SetDirection(tview.FlexRow).AddItem(preview, 0, 1, false).AddItem(question, 1, 0, true)
-	a.framed(box.Box, title)
+	question := newKeyBar(th, a.guardLead, hint{"y", yes}, hint{"n", "no"}, hint{"PgUp/PgDn", "scroll"})
 	question.SetInputCapture(pageOrRune(preview, func(r rune) {
 		switch r {
 		case 'y', 'Y':
@@ -229,7 +225,7 @@ func (a *App) confirm(title string, lines []line, yes string, onYes, onNo func()
 			a.closeModal()
 		}
 	}))
-	a.openModal("confirm", box, question, 9, 9, onNo)
+	a.openModal("confirm", a.newDialogBox(title, preview, question), question, 9, 9, true, onNo)
 }
 
 // files says "1 file", "3 files".

@@ -128,7 +128,9 @@ func newHarness(t *testing.T, opts ...harnessOption) *harness {
 		}, nil
 	}
 
-	cfg := Config{Root: root, RetryEvery: 50 * time.Millisecond}
+	// A short grace period: the tests answer a dialog as soon as it
+	// takes keys (see settle).
+	cfg := Config{Root: root, RetryEvery: 50 * time.Millisecond, KeyGrace: 50 * time.Millisecond}
 	deps := Deps{Connect: connect, Sessions: store}
 	for _, o := range opts {
 		o(&cfg, &deps, h)
@@ -280,7 +282,16 @@ func (h *harness) idle() {
 	h.waitUntil("the job ending", func() bool { return h.app.job == nil })
 }
 
+// settle waits until no dialog holds keys back (see keyGuard), so that a
+// key the test sends answers the dialog on the screen, as a user's does
+// once they have read it.
+func (h *harness) settle() {
+	h.t.Helper()
+	h.waitUntil("the dialog to take keys", func() bool { return !h.app.guarding() })
+}
+
 func (h *harness) typeText(s string) {
+	h.settle()
 	for _, r := range s {
 		if r == '\n' {
 			h.sim.InjectKey(tcell.KeyEnter, 0, tcell.ModAlt)
@@ -290,7 +301,10 @@ func (h *harness) typeText(s string) {
 	}
 }
 
-func (h *harness) key(k tcell.Key) { h.sim.InjectKey(k, 0, tcell.ModNone) }
+func (h *harness) key(k tcell.Key) {
+	h.settle()
+	h.sim.InjectKey(k, 0, tcell.ModNone)
+}
 
 // post queues ev like a key press: tcell's PostEvent drops an event when
 // the queue (ten events) is full, as it can be right after typeText.
@@ -303,6 +317,18 @@ func (h *harness) post(ev tcell.Event) {
 func (h *harness) send(s string) {
 	h.typeText(s)
 	h.key(tcell.KeyEnter)
+}
+
+// resize makes the screen w×h cells and waits for tern to draw at that
+// size.
+func (h *harness) resize(w, ht int) {
+	h.t.Helper()
+	h.onLoop(func() { h.sim.SetSize(w, ht) })
+	h.post(tcell.NewEventResize(w, ht))
+	h.waitUntil("a draw at the new size", func() bool {
+		_, _, cw, ch := h.app.pages.GetRect()
+		return cw == w && ch == ht
+	})
 }
 
 // statusBar is the first row of the screen.

@@ -25,6 +25,10 @@ func (a *App) globalKeys(ev *tcell.EventKey) *tcell.EventKey {
 		a.quit()
 		return nil
 	}
+	if a.holds(ev) {
+		a.toPrompt(ev) // typed for the prompt, not an answer
+		return nil
+	}
 	if a.modal != "" {
 		if ev.Key() == tcell.KeyEscape {
 			a.closeModal()

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/gdamore/tcell/v2"
-	"github.com/rivo/tview"
 
 	"github.com/ternhq/tern/agent"
 )
@@ -100,20 +99,13 @@ func (a *App) planDialog() {
 	preview := newConvo(th, 2000)
 	preview.follow = false
 	preview.add(&block{kind: kindAssistant, short: a.md.render(plan)})
-	keys := []span{
-		{text: "1", style: th.bold}, {text: " accept, tier 1 (edit)   ", style: th.text},
-		{text: "2", style: th.bold}, {text: " accept, tier 2 (commands)   ", style: th.text},
-		{text: "s", style: th.bold}, {text: " send back   ", style: th.text},
-		{text: "PgUp/PgDn", style: th.bold}, {text: " scroll", style: th.text},
-	}
-	question := newBar(func(int) []span { return keys }, th.text)
-	comment := tview.NewInputField().SetLabel("Comment for the model (Enter sends): ")
-	comment.SetFieldStyle(th.text.Underline(true)).SetLabelStyle(th.bold)
-	th.plain(comment.Box)
-	box := tview.NewFlex().SetDirection(tview.FlexRow).AddItem(preview, 0, 1, false).AddItem(question, 1, 0, true)
-	a.framed(box.Box, "The plan · accept it or send it back · Esc keeps planning")
-	comment.SetDoneFunc(func(key tcell.Key) {
-		text := comment.GetText()
+	question := newKeyBar(th, a.guardLead,
+		hint{"1", "accept, tier 1 (edit)"}, hint{"2", "accept, tier 2 (commands)"}, hint{"s", "send back"},
+		hint{"Esc", "keep planning"}, hint{"PgUp/PgDn", "scroll"})
+	box := a.newDialogBox("The plan", preview, question)
+	comment := a.newEntry("Comment for the model:", hint{"Enter", "send the plan back"}, hint{"Esc", "keep planning"})
+	comment.field.SetDoneFunc(func(key tcell.Key) {
+		text := comment.field.GetText()
 		if key != tcell.KeyEnter || text == "" {
 			return
 		}
@@ -128,12 +120,10 @@ func (a *App) planDialog() {
 			a.closeModal()
 			a.acceptPlan(int(r - '0'))
 		case 's', 'S':
-			box.RemoveItem(question)
-			box.AddItem(comment, 1, 0, true)
-			a.app.SetFocus(comment)
+			box.swap(a, comment)
 		}
 	}))
-	a.openModal("plan", box, question, 9, 8, func() {
+	a.openModal("plan", box, question, 9, 8, true, func() {
 		a.note("still planning: type a comment to send the plan back, /plan to answer it, Shift+Tab to leave plan mode")
 	})
 }

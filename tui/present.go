@@ -329,9 +329,11 @@ func diffLines(th theme, diff string) []line {
 		case strings.HasPrefix(t, "+++"), strings.HasPrefix(t, "---"):
 			lines[i] = styledLine(t, th.bold)
 		case strings.HasPrefix(t, "+"):
-			lines[i] = styledLine(t, th.diffAdd)
+			lines[i] = line{spans: []span{{text: t, style: th.diffAdd}}, lead: []span{{text: "+", style: th.diffAdd}}}
 		case strings.HasPrefix(t, "-"):
-			lines[i] = styledLine(t, th.diffDel)
+			lines[i] = line{spans: []span{{text: t, style: th.diffDel}}, lead: []span{{text: "-", style: th.diffDel}}}
+		default:
+			lines[i].hang = 1 // a context line's text starts after its space
 		case strings.HasPrefix(t, "@@"):
 			lines[i] = styledLine(t, th.diffHunk)
 		}
@@ -344,6 +346,9 @@ func indent(lines []line, n int) []line {
 	out := make([]line, len(lines))
 	for i, l := range lines {
 		out[i] = line{spans: append([]span{{text: pad}}, l.spans...), hang: l.hang + n}
+		if l.lead != nil {
+			out[i].lead = append([]span{{text: pad}}, l.lead...)
+		}
 	}
 	return out
 }

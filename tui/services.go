@@ -135,17 +135,17 @@ func (a *App) searchDialog(query string, hits []SearchHit) {
 		ref := h.Ref()
 		l.AddItem(text, "", 0, func() {
 			a.closeModal()
-			a.insertRef(ref)
+			a.insertRef("@" + ref) // a mention: the lines are attached when the prompt is sent
 		})
 	}
 	l.SetChangedFunc(func(i int, _, _ string, _ rune) { show(i) })
 	show(0)
-	box := tview.NewFlex().SetDirection(tview.FlexRow).
+	body := tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(l, 0, 1, true).
 		AddItem(newRule(th), 1, 0, false).
 		AddItem(preview, 0, 1, false)
-	a.framed(box.Box, "search: "+oneLine(query, 40)+" · Enter inserts a reference · Esc closes")
-	a.openModal("search", box, l, 9, 9, nil)
+	keys := newKeyBar(th, a.guardLead, hint{"↑/↓", "choose"}, hint{"Enter", "put @reference in the prompt"}, hint{"Esc", "close"})
+	a.openModal("search", a.newDialogBox("search: "+oneLine(query, 40), body, keys), l, 9, 9, true, nil)
 }
 
 func extOf(path string) string {

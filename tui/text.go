@@ -25,6 +25,10 @@ type line struct {
 	// hang indents the rows the line wraps onto, so list items and quotes
 	// keep their left edge.
 	hang int
+	// lead, when set, starts each row the line wraps onto in place of
+	// hang's spaces: a diff line's + or - marker, so that no row of an
+	// added or removed line reads as context.
+	lead []span
 }
 
 // plain returns the line's text without styles.
@@ -130,6 +134,12 @@ func wrap(l line, width int) [][]span {
 		return [][]span{l.spans}
 	}
 	hang := min(l.hang, width/2)
+	lead := l.lead
+	if w := spansWidth(lead); w > width/2 {
+		lead = nil // too narrow for it: spaces, as far as they fit
+	} else if lead != nil {
+		hang = w
+	}
 	var rows [][]span
 	start := 0
 	for start < len(cells) {
@@ -159,7 +169,11 @@ func wrap(l line, width int) [][]span {
 			end = lastBreak
 		}
 		row := cellSpans(cells[start:end])
-		if len(rows) > 0 && hang > 0 {
+		switch {
+		case len(rows) == 0 || hang == 0:
+		case lead != nil:
+			row = append(append([]span(nil), lead...), row...)
+		default:
 			row = append([]span{{text: strings.Repeat(" ", hang)}}, row...)
 		}
 		rows = append(rows, row)

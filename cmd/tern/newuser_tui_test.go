@@ -102,6 +102,7 @@ func TestTUIMessagesANewUserSees(t *testing.T) {
 	if !strings.Contains(d, "(in "+f.dir) || !strings.Contains(d, "timeout 30s)") || strings.Contains(d, "the tool's default") {
 		t.Errorf("the approval does not say where and how long the command runs:\n%s", d)
 	}
+	waitDialogKeys(t, sim)
 	sim.InjectKey(tcell.KeyRune, 'n', tcell.ModNone)
 	sim.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
 	waitScreen(t, sim, "Not run, then.")

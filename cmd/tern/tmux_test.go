@@ -191,6 +191,20 @@ func (tm *tmuxTern) waitSettled(want ...string) string {
 	}
 }
 
+// answer sends keys to the open dialog once it takes them: a dialog that
+// opened by itself passes typing on to the prompt until the keyboard has
+// been quiet for a moment, and says so (guardNotice).
+func (tm *tmuxTern) answer(keys ...string) {
+	tm.t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); strings.Contains(tm.pane(), guardNotice); {
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("the dialog never took keys:\n%s", tm.pane())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	tm.keys(keys...)
+}
+
 // waitIdle waits until the pane no longer shows a turn at work.
 func (tm *tmuxTern) waitIdle() {
 	tm.t.Helper()

@@ -50,7 +50,7 @@ func TestApprovalDialogCoversTheConversation(t *testing.T) {
 	}
 	checkDialogClear(t, "160x45", screen)
 
-	tm.keys("y")
+	tm.answer("y")
 	tm.waitPane("Done.")
 	if data, _ := os.ReadFile(filepath.Join(f.dir, "main.go")); !strings.Contains(string(data), "hello") {
 		t.Errorf("the approved edit was not made: %q", data)

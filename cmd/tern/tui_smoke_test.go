@@ -86,7 +86,7 @@ func TestTUISmokeInTmux(t *testing.T) {
 	tm("send-keys", "-t", "tern", "C-t")
 	waitPane("qwen3:8b │ tier 1")
 	tm("send-keys", "-t", "tern", "?")
-	waitPane("help ·", "cycle the tool tier")
+	waitPane("═ help ═", "cycle the tool tier")
 	tm("send-keys", "-t", "tern", "Escape")
 	time.Sleep(100 * time.Millisecond) // let Escape stand alone, not start an Alt sequence
 	tm("send-keys", "-t", "tern", "C-q")

@@ -95,6 +95,17 @@ func waitScreen(t *testing.T, s *lockedScreen, want ...string) string {
 }
 
 // waitGone polls the screen until it no longer shows text.
+// guardNotice is what a dialog that opened by itself shows while it
+// passes typing on to the prompt (tui's keyGuard); it takes keys once the
+// notice is gone.
+const guardNotice = "typing goes to your prompt"
+
+// waitDialogKeys waits until the open dialog takes keys.
+func waitDialogKeys(t *testing.T, s *lockedScreen) {
+	t.Helper()
+	waitGone(t, s, guardNotice)
+}
+
 func waitGone(t *testing.T, s *lockedScreen, text string) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
@@ -223,13 +234,14 @@ func TestTUIIndexAndSearchOffline(t *testing.T) {
 	waitScreen(t, sim, "index: 6 files read", "embeddings, search is lexical only: Ollama is not reachable at")
 
 	typeLine(sim, "/search bill total")
-	s := waitScreen(t, sim, "calc/total.go:3-10", "function Total", "Enter inserts a reference")
+	s := waitScreen(t, sim, "calc/total.go:3-10", "function Total", "Enter put @reference in the prompt")
 	if !strings.Contains(s, "for _, x := range xs") {
 		t.Errorf("the search pane does not preview the hit:\n%s", s)
 	}
+	waitDialogKeys(t, sim)
 	sim.InjectKey(tcell.KeyEnter, 0, tcell.ModNone) // the reference goes into the prompt
-	waitGone(t, sim, "Enter inserts a reference")
-	waitScreen(t, sim, "› calc/total.go:3-10")
+	waitGone(t, sim, "Enter put @reference")
+	waitScreen(t, sim, "› @calc/total.go:3-10")
 
 	quit(t, sim, done)
 }

@@ -1,0 +1,120 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/ternhq/tern/agent"
+	"github.com/ternhq/tern/session"
+	"github.com/ternhq/tern/tools"
+)
+
+// TestDialogKeysShowAtEveryWidth opens every dialog at 60, 120 and 40
+// columns and checks that each key it takes is on the screen, whole; that
+// the reason for a denial shows its label and its keys; and that the rows
+// a long diff line wraps onto keep its + or - marker.
+func TestDialogKeysShowAtEveryWidth(t *testing.T) {
+	long := func(word string) string { return strings.TrimSpace(strings.Repeat(word+" ", 30)) }
+	diff := "--- a/x.go\n+++ b/x.go\n@@ -1 +1 @@\n-" + long("old") + "\n+" + long("new") + "\n"
+	for _, size := range [][2]int{{60, 24}, {120, 40}, {40, 30}} {
+		w, ht := size[0], size[1]
+		t.Run(fmt.Sprint(w), func(t *testing.T) {
+			h := newHarness(t, withDeps(func(d *Deps) {
+				d.Search = &fakeSearch{hits: []SearchHit{{Path: "main.go", StartLine: 3, Snippet: "func main() {}"}}}
+			}))
+			h.online()
+			h.resize(w, ht)
+
+			answer := make(chan agent.Decision, 1)
+			h.app.app.QueueUpdateDraw(func() {
+				h.app.approvalDialog(agent.Approval{Tool: "write_file", Effect: tools.Writes, Preview: diff}, answer)
+			})
+			s := h.waitFor("Allow write_file?")
+			h.settle()
+			s = h.screen()
+			t.Logf("approval at %d columns:\n%s", w, s)
+			checkShown(t, s, "y allow once", "a always allow write_file this session", "n deny", "PgUp/PgDn scroll")
+			if w >= 60 && !strings.Contains(s, "n deny   PgUp/PgDn scroll") {
+				t.Errorf("at %d columns the keys do not share a row:\n%s", w, s)
+			}
+			checkMarked(t, s, "new", '+')
+			checkMarked(t, s, "old", '-')
+			h.typeText("n")
+			s = h.waitFor("Reason for the model")
+			t.Logf("reason at %d columns:\n%s", w, s)
+			checkShown(t, s, "Reason for the model (may be empty):", "Enter deny", "Esc deny without a reason")
+			h.key(tcell.KeyEscape)
+			if d := <-answer; d.Allow {
+				t.Fatal("Esc in the reason allowed the call")
+			}
+
+			dialogs := []struct {
+				open func()
+				keys []string
+			}{
+				{func() { h.app.confirm("undo?", []line{styledLine("x", h.app.th.text)}, "restore", func() {}, nil) },
+					[]string{"y restore", "n no", "PgUp/PgDn scroll"}},
+				{func() { h.app.plan = "1. Do it."; h.app.planDialog() },
+					[]string{"1 accept, tier 1 (edit)", "2 accept, tier 2 (commands)", "s send back", "Esc keep planning", "PgUp/PgDn scroll"}},
+				{func() {
+					h.app.askDialog([]Question{{Text: "Which one?", Options: []string{"this", "that"}}}, 0, nil, make(chan []string, 1))
+				},
+					[]string{"Which one?", "1-3 choose", "↑/↓ Enter choose", "Esc skip the questions"}},
+				{func() { h.app.showHelp() }, []string{"↑/↓ PgUp/PgDn scroll", "Esc close"}},
+				{func() { h.app.sessionDialog([]session.Session{{ID: h.app.back.SessionID, Turns: 1, Title: "t"}}) },
+					[]string{"↑/↓ choose", "Enter resume", "Esc close"}},
+				{func() { h.app.cmdSearch("main") }, []string{"↑/↓ choose", "Enter put @reference in the prompt", "Esc close"}},
+			}
+			for _, d := range dialogs {
+				h.app.app.QueueUpdateDraw(d.open)
+				h.waitUntil("the dialog", func() bool { return h.app.modal != "" })
+				h.settle()
+				checkShown(t, h.waitFor(d.keys[0]), d.keys...)
+				h.key(tcell.KeyEscape)
+				h.waitUntil("the dialog to close", func() bool { return h.app.modal == "" })
+			}
+		})
+	}
+}
+
+// checkShown fails unless the dialog on the screen shows each text whole,
+// on one row or wrapped onto the next.
+func checkShown(t *testing.T, screen string, texts ...string) {
+	t.Helper()
+	var in []string
+	for _, row := range strings.Split(screen, "\n") {
+		if _, rest, ok := strings.Cut(row, "║"); ok {
+			rest, _, _ = strings.Cut(rest, "║")
+			in = append(in, rest)
+		}
+	}
+	joined := strings.Join(strings.Fields(strings.Join(in, " ")), " ")
+	for _, text := range texts {
+		if !strings.Contains(joined, text) {
+			t.Errorf("%q is not in the dialog:\n%s", text, screen)
+		}
+	}
+}
+
+// checkMarked fails unless every dialog row that shows word starts, inside
+// the frame, with mark.
+func checkMarked(t *testing.T, screen, word string, mark rune) {
+	t.Helper()
+	rows := 0
+	for _, row := range strings.Split(screen, "\n") {
+		_, in, ok := strings.Cut(row, "║")
+		if !ok || !strings.Contains(in, word+" ") && !strings.HasSuffix(strings.TrimSpace(strings.TrimRight(in, "║ ")), word) {
+			continue
+		}
+		rows++
+		if first := []rune(strings.TrimLeft(in, " ")); len(first) == 0 || first[0] != mark {
+			t.Errorf("a row of the %q line lost its %c marker: %q\n%s", word, mark, row, screen)
+		}
+	}
+	if rows < 2 {
+		t.Errorf("the %q line did not wrap (%d rows):\n%s", word, rows, screen)
+	}
+}
