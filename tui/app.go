@@ -88,6 +88,8 @@ type App struct {
 	layout *tview.Flex
 	pump   *pump
 	pres   *presenter
+	// queueView lists the prompts queued while the agent works.
+	queueView *queueBox
 	// mention is the file list @path completes from.
 	mention mentionState
 
@@ -125,11 +127,16 @@ type App struct {
 	// the one the next turn will run on (/escalate).
 	escalated, escalateArmed string
 
+	// quitArmed is set by a first Ctrl+C (or a Ctrl+Q that would drop
+	// typed text) at quitAt; a second within quitWindow quits.
 	quitArmed bool
+	quitAt    time.Time
 	hint      string // replaces the footer's key list for a while
-	history   []string
-	histPos   int
-	draft     string
+	// queue holds the prompts sent while the agent works, oldest first.
+	queue   []string
+	history []string
+	histPos int
+	draft   string
 	// modal is the open dialog's page name; modalClose runs when it closes.
 	modal      string
 	modalClose func()
@@ -220,9 +227,11 @@ func (a *App) build() {
 
 	status := newBar(a.statusSpans, a.th.bar)
 	footer := newBar(a.footerSpans, a.th.barDim)
+	a.queueView = a.newQueueView()
 	a.layout = tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(status, 1, 0, false).
 		AddItem(a.body, 0, 1, false).
+		AddItem(a.queueView, 0, 0, false).
 		AddItem(newRule(a.th), 1, 0, false).
 		AddItem(a.input, 1, 0, true).
 		AddItem(footer, 1, 0, false)

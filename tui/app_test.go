@@ -141,26 +141,6 @@ func TestCtrlCCancelsSlowStreamAndStaysResponsive(t *testing.T) {
 	}
 }
 
-func TestCtrlCTwiceWhenIdleQuits(t *testing.T) {
-	h := newHarness(t)
-	h.online()
-	h.key(tcell.KeyCtrlC)
-	h.waitFor("Press Ctrl+C again to quit")
-	h.typeText("x") // any other key disarms
-	h.waitGone("Press Ctrl+C again")
-	h.key(tcell.KeyCtrlC)
-	h.key(tcell.KeyCtrlC)
-	select {
-	case err := <-h.done:
-		if err != nil {
-			t.Fatalf("Run: %v", err)
-		}
-		h.done <- nil // for the cleanup
-	case <-time.After(wait):
-		t.Fatal("two Ctrl+C did not quit")
-	}
-}
-
 func TestCtrlQQuitsDuringTurn(t *testing.T) {
 	h := newHarness(t)
 	h.online()

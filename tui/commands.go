@@ -33,7 +33,7 @@ func commandList() []command {
 		{"search", "QUERY", "search the repository; Enter puts a reference into the prompt", (*App).cmdSearch},
 		{"doctor", "", "check Ollama, the model, the context plan and the workspace", func(a *App, _ string) { a.cmdDoctor() }},
 		{"init", "", "have the model write AGENTS.md for this repository (you review it first)", func(a *App, _ string) { a.cmdInit() }},
-		{"quit", "", "leave tern", func(a *App, _ string) { a.quit() }},
+		{"quit", "", "leave tern", func(a *App, _ string) { a.quitKeepingText() }},
 	}
 }
 
@@ -61,18 +61,29 @@ func (a *App) submit() {
 	if strings.HasPrefix(trimmed, "//") {
 		trimmed = trimmed[1:] // "//path" sends a prompt that starts with "/"
 	}
+	if a.job != nil && a.back != nil {
+		a.remember(trimmed)
+		a.input.SetText("", false)
+		a.enqueue(trimmed)
+		return
+	}
 	if !a.ready("send a prompt") {
 		return
 	}
 	a.remember(trimmed)
 	a.input.SetText("", false)
+	a.send(trimmed)
+}
+
+// send starts the turn of a prompt the user sent.
+func (a *App) send(prompt string) {
 	if a.planMode && a.plan != "" {
-		a.sendPlanBack(trimmed) // words typed under a waiting plan comment on it
+		a.sendPlanBack(prompt) // words typed under a waiting plan comment on it
 		return
 	}
-	a.conv.add(&block{kind: kindUser, short: userLines(a.th, trimmed)})
+	a.conv.add(&block{kind: kindUser, short: userLines(a.th, prompt)})
 	a.conv.toEnd()
-	a.startTurn(trimmed)
+	a.startTurn(prompt)
 }
 
 // ready says whether the agent can take a job now, and tells the user why

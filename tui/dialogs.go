@@ -49,6 +49,7 @@ func (a *App) closeModal() {
 	if onClose != nil {
 		onClose()
 	}
+	a.drainQueue()
 }
 
 // framed gives a primitive a border and a title.

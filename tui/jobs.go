@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/ternhq/tern/agent"
@@ -27,9 +28,10 @@ func (a *App) endJob() {
 	a.job = nil
 	a.subagent = ""
 	a.pump.spin(false)
-	if a.hint == "cancelling…" {
+	if a.hint == "cancelling…" || strings.HasPrefix(a.hint, "queued: ") {
 		a.setHint("")
 	}
+	a.drainQueue()
 }
 
 // startTurn runs the agent on prompt in the background.
@@ -141,6 +143,7 @@ func (a *App) online(gen int, b *Backend, history []*block) {
 		a.conv.add(h)
 	}
 	a.announce(b)
+	a.drainQueue()
 	if !a.tierSet && a.cfg.Tier > 0 && a.cfg.Tier != a.tier {
 		a.setTier(a.cfg.Tier)
 	}

@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/gdamore/tcell/v2"
 )
@@ -10,19 +11,21 @@ import (
 // maxInputRows is the tallest the prompt grows before it scrolls.
 const maxInputRows = 8
 
+// quitWindow is how soon a second Ctrl+C must follow the first to quit.
+const quitWindow = 2 * time.Second
+
 // globalKeys sees every key first. It runs on the event loop, so it
 // touches widgets directly and never queues updates.
 func (a *App) globalKeys(ev *tcell.EventKey) *tcell.EventKey {
-	if ev.Key() != tcell.KeyCtrlC && a.quitArmed {
-		a.quitArmed = false
-		a.setHint("")
+	if ev.Key() != tcell.KeyCtrlC && ev.Key() != tcell.KeyCtrlQ && a.quitArmed {
+		a.disarmQuit()
 	}
 	switch ev.Key() {
 	case tcell.KeyCtrlC:
 		a.interrupt()
 		return nil
 	case tcell.KeyCtrlQ:
-		a.quit()
+		a.quitKeepingText()
 		return nil
 	}
 	if a.holds(ev) {
@@ -56,6 +59,13 @@ func (a *App) globalKeys(ev *tcell.EventKey) *tcell.EventKey {
 		a.conv.page(1)
 		return nil
 	case tcell.KeyEscape:
+		if a.job != nil || len(a.queue) > 0 {
+			a.interrupt() // as Ctrl+C: the queue, then the reply
+			if !a.input.HasFocus() {
+				a.focusInput()
+			}
+			return nil
+		}
 		if !a.input.HasFocus() {
 			a.focusInput()
 			return nil
@@ -80,21 +90,69 @@ func (a *App) globalKeys(ev *tcell.EventKey) *tcell.EventKey {
 	return ev
 }
 
-// interrupt is Ctrl+C: it cancels what runs; when nothing runs, a second
-// press quits.
+// interrupt is Ctrl+C (and Esc while the agent works): it cancels the
+// queued prompts first, then what runs; with nothing running it closes a
+// dialog, else clears the prompt (Up brings the text back); on an empty
+// prompt a second press within quitWindow quits.
 func (a *App) interrupt() {
 	switch {
+	case a.cancelQueue():
+		if a.job != nil {
+			a.setHint(a.hint + " · Esc or Ctrl+C again stops " + a.job.kind)
+		}
 	case a.job != nil:
 		a.job.cancel()
 		a.setHint("cancelling…")
-	case a.quitArmed:
-		a.quit()
 	case a.modal != "":
 		a.closeModal()
+	case a.input.GetText() != "":
+		a.remember(a.input.GetText())
+		a.input.SetText("", false)
+		a.setHint("prompt cleared; Up brings it back")
+	case a.quitArmed && a.now().Sub(a.quitAt) <= quitWindow:
+		a.quit()
 	default:
-		a.quitArmed = true
-		a.setHint("Press Ctrl+C again to quit (or Ctrl+Q)")
+		a.armQuit("Press Ctrl+C again to quit (or Ctrl+Q)")
 	}
+}
+
+// quitKeepingText is Ctrl+Q (and /quit): it quits, unless that would drop
+// text typed into the prompt or queued, which a first press only warns
+// about.
+func (a *App) quitKeepingText() {
+	pending := strings.TrimSpace(a.input.GetText()) != "" || len(a.queue) > 0
+	if !pending || a.quitArmed && a.now().Sub(a.quitAt) <= quitWindow {
+		a.quit()
+		return
+	}
+	what := "the prompt holds unsent text"
+	switch n := len(a.queue); {
+	case n == 1:
+		what = "a queued prompt is not sent yet"
+	case n > 1:
+		what = fmt.Sprintf("%d queued prompts are not sent yet", n)
+	}
+	a.armQuit(what + "; Ctrl+Q again quits without sending")
+}
+
+// armQuit makes the next Ctrl+C or Ctrl+Q within quitWindow quit, and says
+// so until then.
+func (a *App) armQuit(hint string) {
+	a.quitArmed, a.quitAt = true, a.now()
+	a.setHint(hint)
+	at := a.quitAt
+	time.AfterFunc(quitWindow, func() {
+		a.pump.post(func() {
+			if a.quitArmed && a.quitAt == at {
+				a.disarmQuit()
+			}
+		})
+	})
+}
+
+func (a *App) disarmQuit() {
+	a.quitArmed = false
+	a.setHint("")
 }
 
 // inputKeys handles the prompt's keys: Enter sends, Alt+Enter (or

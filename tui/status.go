@@ -220,7 +220,7 @@ func (a *App) setUsage(u agent.Usage) {
 
 // footerKeys are the keys the footer lists, most useful first.
 var footerKeys = [][2]string{
-	{"Enter", "send"}, {"Ctrl+C", "cancel"}, {"Ctrl+T", "tier"}, {"Shift+Tab", "plan"}, {"Tab", "focus"},
+	{"Enter", "send"}, {"Ctrl+C", "clear"}, {"Ctrl+T", "tier"}, {"Shift+Tab", "plan"}, {"Tab", "focus"},
 	{"Ctrl+R", "RAG"}, {"Ctrl+S", "sessions"}, {"PgUp/PgDn", "scroll"}, {"?", "help"}, {"Ctrl+Q", "quit"},
 }
 
@@ -230,6 +230,9 @@ func (a *App) footerSpans(width int) []span {
 		return []span{{text: " " + clip(a.hint, width-1), style: th.barKey}}
 	}
 	keys := footerKeys
+	if a.job != nil {
+		keys = append([][2]string{{"Enter", "queue"}, {"Esc", "cancel"}}, footerKeys[2:]...)
+	}
 	if a.modal != "" {
 		keys = [][2]string{{"Esc", "close"}, {"Ctrl+C", "cancel turn"}, {"Ctrl+Q", "quit"}}
 	}
