@@ -133,7 +133,9 @@ type App struct {
 	quitAt    time.Time
 	hint      string // replaces the footer's key list for a while
 	// queue holds the prompts sent while the agent works, oldest first.
-	queue   []string
+	queue []string
+	// size is the prompt's, kept as it changes.
+	size    promptSize
 	history []string
 	histPos int
 	draft   string
@@ -232,12 +234,12 @@ func (a *App) build() {
 		AddItem(status, 1, 0, false).
 		AddItem(a.body, 0, 1, false).
 		AddItem(a.queueView, 0, 0, false).
-		AddItem(newRule(a.th), 1, 0, false).
+		AddItem(newBar(a.ruleSpans, a.th.text), 1, 0, false).
 		AddItem(a.input, 1, 0, true).
 		AddItem(footer, 1, 0, false)
 	a.pages = tview.NewPages().AddPage("main", a.layout, true, true)
 	a.th.plain(a.pages.Box)
-	a.app.SetRoot(a.pages, true).SetFocus(a.input)
+	a.app.SetRoot(&rootView{Pages: a.pages, a: a}, true).SetFocus(a.input)
 	// Bracketed paste: a pasted newline is text, not Enter.
 	a.app.EnablePaste(true)
 	a.app.SetInputCapture(a.globalKeys)

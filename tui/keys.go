@@ -203,11 +203,8 @@ func (a *App) inputChanged() {
 	text := a.input.GetText()
 	lines := strings.Count(text, "\n") + 1
 	a.layout.ResizeItem(a.input, min(maxInputRows, lines), 0)
-	if lines <= maxInputRows {
-		// It all fits now: show it from the top, not scrolled as it was
-		// when the prompt was one row shorter.
-		a.input.SetOffset(0, 0)
-	}
+	a.keepCursorInView(lines)
+	defer a.measurePrompt(text)
 	if prefix, ok := mentionToken(text); ok {
 		a.mentionHint(prefix)
 	} else if strings.HasPrefix(text, "/") && !strings.ContainsAny(text, " \n") {

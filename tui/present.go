@@ -353,11 +353,19 @@ func indent(lines []line, n int) []line {
 	return out
 }
 
+// userShown is how many lines of a prompt the conversation shows; the rest
+// (of a large paste) is summed up.
+const userShown = 40
+
 // userLines renders a prompt as typed.
 func userLines(th theme, prompt string) []line {
 	lines := textLines(prompt, th.user)
 	if len(lines) == 0 {
 		return nil
+	}
+	if n := len(lines); n > userShown {
+		lines = append(lines[:userShown], styledLine(fmt.Sprintf("… %d more lines (the prompt was %s)",
+			n-userShown, promptSize{bytes: len(prompt), lines: n}), th.dim))
 	}
 	for i := range lines {
 		mark := "  "

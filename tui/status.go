@@ -35,7 +35,8 @@ func (b *bar) Draw(screen tcell.Screen) {
 	drawSpans(screen, x, y, w, b.spans(w), b.style)
 }
 
-// newRule is the thin line between the conversation and the prompt.
+// newRule is a thin line across, as between the search hits and their
+// preview.
 func newRule(th theme) *bar {
 	return newBar(func(w int) []span {
 		return []span{{text: strings.Repeat("─", w), style: th.rule}}

@@ -1,0 +1,66 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/ternhq/tern/models/ollamatest"
+)
+
+// paste delivers text as the terminal's bracketed paste does.
+func (h *harness) paste(text string) {
+	h.app.app.QueueUpdateDraw(func() {
+		root := &rootView{Pages: h.app.pages, a: h.app} // as the application's root
+		root.PasteHandler()(text, func(p tview.Primitive) { h.app.app.SetFocus(p) })
+	})
+}
+
+// TestBigPasteShowsItsSize pastes a megabyte at 60 and 120 columns: the
+// hint says how much came, the rule above the prompt keeps saying it, the
+// prompt shows the paste's last lines (not the empty rows below them),
+// and the conversation shows the start of the sent prompt and its size.
+func TestBigPasteShowsItsSize(t *testing.T) {
+	var b strings.Builder
+	for i := range 15000 {
+		fmt.Fprintf(&b, "line %d: %s\n", i, strings.Repeat("x", 60))
+	}
+	big := b.String()
+	for _, w := range []int{60, 120} {
+		t.Run(fmt.Sprint(w), func(t *testing.T) {
+			h := newHarness(t)
+			h.online()
+			h.resize(w, 30)
+			h.paste(big)
+			s := h.waitFor("pasted 1.0 MB", "prompt: 1.0 MB, 15000 lines", "line 14999:")
+			rows := strings.Split(s, "\n")
+			if prompt := strings.Join(rows[len(rows)-10:], "\n"); !strings.Contains(prompt, "line 14999:") || !strings.Contains(prompt, "line 14998:") {
+				t.Errorf("the prompt does not show the end of the paste:\n%s", s)
+			}
+			h.srv.Script(ollamatest.Reply{Content: "A big one."})
+			h.key(tcell.KeyEnter)
+			s = h.waitFor("line 39:", "… 14960 more lines", "A big one.")
+			if strings.Contains(s, "line 40:") {
+				t.Errorf("the conversation shows more of the paste than its start:\n%s", s)
+			}
+		})
+	}
+}
+
+// TestPasteWhileADialogWaitsGoesToThePrompt: a dialog's keys take no
+// text, so a paste goes to the prompt and says so.
+func TestPasteWhileADialogWaitsGoesToThePrompt(t *testing.T) {
+	h := newHarness(t)
+	h.online()
+	h.app.app.QueueUpdateDraw(func() { h.app.confirm("undo?", nil, "restore", func() {}, nil) })
+	h.waitFor("y restore")
+	h.settle()
+	h.paste("some pasted words")
+	h.waitFor("pasted into your prompt; the dialog still waits for an answer")
+	if got := h.inputText(); got != "some pasted words" {
+		t.Errorf("the prompt holds %q after the paste", got)
+	}
+}
