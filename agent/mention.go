@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/ternhq/tern/models"
@@ -25,23 +26,78 @@ import (
 const maxMentions = 8
 
 // mentionPattern finds @path at the start of the prompt or after a space
-// or an opening bracket or quote (not in user@host).
-var mentionPattern = regexp.MustCompile(`(?:^|[\s(\[{"'` + "`" + `])@([\w./~+\-]+)`)
+// or an opening bracket or quote (not in user@host): a path in double
+// quotes, which may hold spaces (@"notes/my plan.md"), or a bare one,
+// which runs to the next space, bracket or quote and may hold any letter
+// (@docs/café.md). Either may end in a line range, :10 or :10-20.
+var mentionPattern = regexp.MustCompile(`(?:^|[\s(\[{"'` + "`" + `])@(?:"([^"\n]+)"(:\d+(?:-\d+)?)?|([^\s()\[\]{}<>"'` + "`" + `]+))`)
 
-// Mentions returns the paths a prompt mentions as @path, in order, each
-// once, without trailing punctuation ("see @main.go." → main.go).
-func Mentions(prompt string) []string {
-	var out []string
-	seen := map[string]bool{}
+// lineRange is a bare mention's line range suffix.
+var lineRange = regexp.MustCompile(`^(.+):(\d+)(?:-(\d+))?$`)
+
+// Mention is one @path of a prompt.
+type Mention struct {
+	Path string
+	// From and To are the lines it names (@path:10-20, or :10 for one);
+	// 0 for the whole file.
+	From, To int
+}
+
+// String writes the mention as it may be typed.
+func (m Mention) String() string {
+	p := m.Path
+	if strings.ContainsAny(p, " \t") {
+		p = `"` + p + `"`
+	}
+	switch {
+	case m.From <= 0:
+		return "@" + p
+	case m.To <= m.From:
+		return fmt.Sprintf("@%s:%d", p, m.From)
+	}
+	return fmt.Sprintf("@%s:%d-%d", p, m.From, m.To)
+}
+
+// Mentions returns what a prompt mentions as @path, in order, each once;
+// a bare path without trailing punctuation ("see @main.go." → main.go).
+func Mentions(prompt string) []Mention {
+	var out []Mention
+	seen := map[Mention]bool{}
 	for _, m := range mentionPattern.FindAllStringSubmatch(prompt, -1) {
-		p := strings.TrimRight(m[1], ".,;:!?")
-		if p == "" || p == "." && m[1] != "./" || seen[p] {
-			continue
+		var mn Mention
+		if m[1] != "" {
+			mn = Mention{Path: m[1]}
+			if m[2] != "" {
+				mn.From, mn.To = parseRange(m[2][1:])
+			}
+		} else {
+			p := strings.TrimRight(m[3], ".,;:!?")
+			if r := lineRange.FindStringSubmatch(p); r != nil {
+				p = r[1]
+				mn.From, mn.To = parseRange(r[2] + "-" + r[3])
+			}
+			if p == "" || p == "." && m[3] != "./" {
+				continue
+			}
+			mn.Path = p
 		}
-		seen[p] = true
-		out = append(out, p)
+		if !seen[mn] {
+			seen[mn] = true
+			out = append(out, mn)
+		}
 	}
 	return out
+}
+
+// parseRange reads "10-20", "10-" or "10" into the lines from and to.
+func parseRange(s string) (from, to int) {
+	a, b, _ := strings.Cut(s, "-")
+	from, _ = strconv.Atoi(a)
+	to, _ = strconv.Atoi(b)
+	if to < from {
+		to = from
+	}
+	return from, to
 }
 
 // attachMentions reads the files the prompt mentions and adds them to the
@@ -65,8 +121,8 @@ func (a *Agent) attachMentions(ctx context.Context, t *turn, prompt string, send
 			return ctx.Err()
 		}
 		if !ok {
-			if strings.ContainsAny(p, "./") {
-				send(Notice{Level: Info, Text: fmt.Sprintf("@%s is not attached: %s", p, firstLine(res.Output))})
+			if strings.ContainsAny(p.Path, "./ ") || p.From > 0 {
+				send(Notice{Level: Info, Text: fmt.Sprintf("%s is not attached: %s", p, firstLine(res.Output))})
 			}
 			continue
 		}
@@ -100,15 +156,20 @@ func (a *Agent) attachMentions(ctx context.Context, t *turn, prompt string, send
 const RepairMention = "mention"
 
 // readMention reads one mentioned path, its output capped at limit bytes:
-// a file with read_file, a directory with list_dir. ok is false when
-// neither could.
-func (a *Agent) readMention(ctx context.Context, path string, limit int) (models.ToolCall, tools.Result, bool) {
+// a file with read_file (the lines it names, if any), a directory with
+// list_dir. ok is false when neither could.
+func (a *Agent) readMention(ctx context.Context, m Mention, limit int) (models.ToolCall, tools.Result, bool) {
+	path := m.Path
 	run := func(name string) (json.RawMessage, tools.Result, bool) {
 		t, ok := a.tools.Get(name)
 		if !ok {
 			return nil, tools.Errorf("%s is not available", name), false
 		}
-		args, _ := json.Marshal(map[string]string{"path": path})
+		in := map[string]any{"path": path}
+		if name == "read_file" && m.From > 0 {
+			in["offset"], in["limit"] = m.From, m.To-m.From+1
+		}
+		args, _ := json.Marshal(in)
 		res := t.Run(ctx, tools.Input{Args: args, Limit: limit})
 		return args, res, !res.IsError
 	}

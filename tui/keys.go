@@ -181,8 +181,8 @@ func (a *App) inputKeys(ev *tcell.EventKey) *tcell.EventKey {
 		}
 	case tcell.KeyTab:
 		text := a.input.GetText()
-		if prefix, ok := mentionToken(text); ok {
-			a.completeMention(prefix)
+		if mn, ok := mentionToken(text); ok {
+			a.completeMention(mn)
 		} else if strings.HasPrefix(text, "/") && !strings.ContainsAny(text, " \n") {
 			a.complete(text)
 		} else {
@@ -205,8 +205,8 @@ func (a *App) inputChanged() {
 	a.layout.ResizeItem(a.input, min(maxInputRows, lines), 0)
 	a.keepCursorInView(lines)
 	defer a.measurePrompt(text)
-	if prefix, ok := mentionToken(text); ok {
-		a.mentionHint(prefix)
+	if mn, ok := mentionToken(text); ok {
+		a.mentionHint(mn)
 	} else if strings.HasPrefix(text, "/") && !strings.ContainsAny(text, " \n") {
 		var names []string
 		for _, c := range commandList() {

@@ -20,15 +20,50 @@ const mentionShown = 6
 // mentionStale is how old the file list may be before a new @ reloads it.
 const mentionStale = 10 * time.Second
 
-// mentionToken returns the @mention being typed at the end of text (its
-// path part, without the @), if any.
-func mentionToken(text string) (string, bool) {
-	i := strings.LastIndexAny(text, " \t\n([{\"'`")
-	tok := text[i+1:]
-	if !strings.HasPrefix(tok, "@") {
-		return "", false
+// mentionOpeners are what may come right before the @ of a mention (as
+// agent.Mentions reads them), besides the start of the prompt.
+const mentionOpeners = " \t\n([{\"'`"
+
+// mention is the @mention being typed at the end of the prompt: it starts
+// at byte at, its path so far is prefix, and quoted is set when it opened
+// with a double quote (@"my fi), as a path with spaces must.
+type mention struct {
+	at     int
+	prefix string
+	quoted bool
+}
+
+// mentionToken finds the @mention being typed at the end of text, if any.
+func mentionToken(text string) (mention, bool) {
+	for i := strings.LastIndexByte(text, '@'); i >= 0; i = strings.LastIndexByte(text[:i], '@') {
+		if i > 0 && !strings.ContainsRune(mentionOpeners, rune(text[i-1])) {
+			continue // user@host
+		}
+		rest := text[i+1:]
+		if quoted, ok := strings.CutPrefix(rest, `"`); ok {
+			if strings.ContainsAny(quoted, "\"\n") {
+				return mention{}, false // closed: the mention is done
+			}
+			return mention{at: i, prefix: quoted, quoted: true}, true
+		}
+		if strings.ContainsAny(rest, mentionOpeners+"<>)]}") {
+			return mention{}, false
+		}
+		return mention{at: i, prefix: rest}, true
 	}
-	return tok[1:], true
+	return mention{}, false
+}
+
+// mentionText writes name as a mention: quoted when it holds a space (or
+// was begun quoted), the quote left open for a directory, to go on into.
+func mentionText(name string, quoted, done bool) string {
+	if !quoted && !strings.ContainsAny(name, " \t") {
+		return "@" + name
+	}
+	if done {
+		return `@"` + name + `"`
+	}
+	return `@"` + name
 }
 
 // loadMentionFiles fetches the repository's files in the background when
@@ -70,7 +105,8 @@ func (a *App) mentionMatches(prefix string) []string {
 }
 
 // mentionHint shows the matches of the mention being typed.
-func (a *App) mentionHint(prefix string) {
+func (a *App) mentionHint(mn mention) {
+	prefix := mn.prefix
 	a.loadMentionFiles()
 	if a.mention.files == nil {
 		if a.deps.Files == nil {
@@ -85,10 +121,13 @@ func (a *App) mentionHint(prefix string) {
 	case len(m) == 0:
 		a.setHint("no file matches @" + prefix + "; a mention that names no file is sent as written")
 	case len(m) == 1 && m[0] == prefix:
-		a.setHint("@" + prefix + " is attached when the prompt is sent")
+		a.setHint(mentionText(prefix, mn.quoted, true) + " is attached when the prompt is sent")
 	default:
-		shown := m[:min(len(m), mentionShown)]
-		hint := "@" + strings.Join(shown, "   @")
+		shown := make([]string, min(len(m), mentionShown))
+		for i := range shown {
+			shown[i] = mentionText(m[i], false, !strings.HasSuffix(m[i], "/"))
+		}
+		hint := strings.Join(shown, "   ")
 		if len(m) > len(shown) {
 			hint += fmt.Sprintf("   … %d more", len(m)-len(shown))
 		}
@@ -98,7 +137,9 @@ func (a *App) mentionHint(prefix string) {
 
 // completeMention completes the @mention at the end of the prompt to the
 // longest prefix its matches share; a single file gets a space after it.
-func (a *App) completeMention(prefix string) {
+// A name with a space is written quoted (@"my notes.md").
+func (a *App) completeMention(mn mention) {
+	prefix := mn.prefix
 	m := a.mentionMatches(prefix)
 	if len(m) == 0 {
 		return
@@ -109,14 +150,15 @@ func (a *App) completeMention(prefix string) {
 			common = common[:len(common)-1]
 		}
 	}
-	if len(m) == 1 && !strings.HasSuffix(common, "/") {
-		common += " "
-	}
+	file := len(m) == 1 && !strings.HasSuffix(common, "/")
 	if len(common) <= len(prefix) && !slices.Contains(m, prefix) {
 		return // several names share no more than what is typed
 	}
-	text := a.input.GetText()
-	a.input.SetText(text[:len(text)-len(prefix)]+common, true)
+	text := mentionText(common, mn.quoted, file)
+	if file {
+		text += " "
+	}
+	a.input.SetText(a.input.GetText()[:mn.at]+text, true)
 }
 
 // mentionState is the file list @ completes from.
