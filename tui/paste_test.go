@@ -22,7 +22,8 @@ func (h *harness) paste(text string) {
 // TestBigPasteShowsItsSize pastes a megabyte at 60 and 120 columns: the
 // hint says how much came, the rule above the prompt keeps saying it, the
 // prompt shows the paste's last lines (not the empty rows below them),
-// and the conversation shows the start of the sent prompt and its size.
+// Ctrl+C clears it; and the conversation shows the start of a long sent
+// prompt and its size.
 func TestBigPasteShowsItsSize(t *testing.T) {
 	var b strings.Builder
 	for i := range 15000 {
@@ -40,11 +41,22 @@ func TestBigPasteShowsItsSize(t *testing.T) {
 			if prompt := strings.Join(rows[len(rows)-10:], "\n"); !strings.Contains(prompt, "line 14999:") || !strings.Contains(prompt, "line 14998:") {
 				t.Errorf("the prompt does not show the end of the paste:\n%s", s)
 			}
-			h.srv.Script(ollamatest.Reply{Content: "A big one."})
+			h.key(tcell.KeyCtrlC)
+			h.waitFor("prompt cleared")
+			h.waitGone("prompt: 1.0 MB")
+
+			// Sent, a long prompt shows its start and its size (a small
+			// one here: the fake server counts every token it gets).
+			var b strings.Builder
+			for i := range 60 {
+				fmt.Fprintf(&b, "row %d\n", i)
+			}
+			h.paste(b.String())
+			h.srv.Script(ollamatest.Reply{Content: "A long one."})
 			h.key(tcell.KeyEnter)
-			s = h.waitFor("line 39:", "… 14960 more lines", "A big one.")
-			if strings.Contains(s, "line 40:") {
-				t.Errorf("the conversation shows more of the paste than its start:\n%s", s)
+			s = h.waitFor("row 39", "… 20 more lines (the prompt was 409 B, 60 lines)", "A long one.")
+			if strings.Contains(s, "row 40") {
+				t.Errorf("the conversation shows more of the prompt than its start:\n%s", s)
 			}
 		})
 	}
