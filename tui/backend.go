@@ -172,8 +172,10 @@ type Backend struct {
 	// ("bubblewrap", "Landlock"); "" means nothing does, which the status
 	// bar shows as a warning.
 	Sandbox string
-	// Installed lists the models /model can switch to.
+	// Installed lists the models /model can switch to; Ollama is set when
+	// the server is Ollama, where `ollama pull` installs more.
 	Installed []models.ModelInfo
+	Ollama    bool
 
 	Tiers     TierControl
 	Compactor Compactor

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ternhq/tern/models"
 )
 
 // command is one slash command.
@@ -221,8 +223,56 @@ func (a *App) cmdModel(arg string) {
 	if !a.ready("switch models") {
 		return
 	}
-	a.note(fmt.Sprintf("switching to %s: the conversation continues, but Ollama loads the model on the next request (seconds) and its prompt cache starts empty", arg))
-	a.switchBackend(ConnectRequest{Model: arg, Resume: a.back.SessionID})
+	cur := a.back.Model
+	name, problem := checkModel(arg, cur, a.back.Installed, a.back.Ollama)
+	if problem != "" {
+		a.warn(problem + "; staying on " + cur)
+		return
+	}
+	a.note(fmt.Sprintf("switching to %s: the conversation continues, but the server loads the model on the next request (seconds) and its prompt cache starts empty", name))
+	a.switchBackend(ConnectRequest{Model: name, Resume: a.back.SessionID}, func(err error) {
+		a.fail(fmt.Sprintf("could not switch to %s: %v", name, err))
+		a.warn("staying on " + cur)
+	})
+}
+
+// checkModel finds the model /model NAME asks for among the installed ones
+// (none listed: the server is asked as it is), or says why it is not one to
+// switch to, naming what is installed.
+func checkModel(name, current string, installed []models.ModelInfo, ollama bool) (string, string) {
+	if len(installed) == 0 {
+		return name, ""
+	}
+	m, ok := models.Installed(name, installed)
+	switch {
+	case ok && m.Name == current:
+		return "", "already on " + current
+	case ok && !models.CanChat(m):
+		return "", fmt.Sprintf("%s cannot chat (it is an embedding model)", m.Name)
+	case ok:
+		return m.Name, ""
+	}
+	base, _, _ := strings.Cut(name, ":")
+	var near, all []string
+	for _, m := range installed {
+		if !models.CanChat(m) {
+			continue
+		}
+		all = append(all, m.Name)
+		if b, _, _ := strings.Cut(m.Name, ":"); b == base {
+			near = append(near, m.Name)
+		}
+	}
+	msg := fmt.Sprintf("no model %s is installed", name)
+	if len(near) > 0 {
+		msg += " (did you mean " + strings.Join(near, " or ") + "?)"
+	} else if len(all) > 0 {
+		msg += "; installed: " + strings.Join(all, ", ")
+	}
+	if ollama {
+		msg += "; `ollama pull " + name + "` fetches it"
+	}
+	return "", msg
 }
 
 func (a *App) cmdResume(arg string) {
@@ -244,7 +294,7 @@ func (a *App) resume(id string) {
 	if !a.ready("resume a session") {
 		return
 	}
-	a.switchBackend(ConnectRequest{Model: a.back.Model, Resume: id})
+	a.switchBackend(ConnectRequest{Model: a.back.Model, Resume: id}, nil)
 }
 
 func (a *App) cmdNew() {
@@ -258,5 +308,5 @@ func (a *App) cmdNew() {
 	if !a.ready("start a new session") {
 		return
 	}
-	a.switchBackend(ConnectRequest{Model: a.back.Model})
+	a.switchBackend(ConnectRequest{Model: a.back.Model}, nil)
 }

@@ -309,3 +309,43 @@ func TestIndexProgressLine(t *testing.T) {
 		}
 	}
 }
+
+// TestModelSwitchChecksTheName: /model NAME says it switches only to an
+// installed chat model, offers the near names of one that is not, and
+// says so when the switch fails: tern stays on the model it had.
+func TestModelSwitchChecksTheName(t *testing.T) {
+	h := newHarness(t, withDeps(func(d *Deps) {
+		inner := d.Connect
+		d.Connect = func(ctx context.Context, req ConnectRequest) (*Backend, error) {
+			if req.Model == "broken:1b" {
+				return nil, errors.New("ollama show broken:1b: model failed to load")
+			}
+			b, err := inner(ctx, req)
+			if b != nil {
+				b.Ollama = true
+				b.Installed = []models.ModelInfo{{Name: "qwen3:8b"}, {Name: "qwen3:4b"}, {Name: "llama3.2:3b"}, {Name: "broken:1b"},
+					{Name: "nomic-embed-text:latest", Capabilities: []models.Capability{models.CapEmbedding}}}
+				if req.Model != "" {
+					b.Model = req.Model
+				}
+			}
+			return b, err
+		}
+	}))
+	h.online()
+	h.resize(200, 30) // each message on one row
+	h.send("/model qwen3")
+	h.waitFor("no model qwen3 is installed (did you mean qwen3:8b or qwen3:4b?); `ollama pull qwen3` fetches it; staying on qwen3:8b")
+	h.send("/model nomic-embed-text")
+	h.waitFor("nomic-embed-text:latest cannot chat (it is an embedding model); staying on qwen3:8b")
+	h.send("/model mistral")
+	h.waitFor("no model mistral is installed; installed: qwen3:8b, qwen3:4b, llama3.2:3b, broken:1b; `ollama pull mistral`")
+	h.send("/model broken:1b")
+	s := h.waitFor("could not switch to broken:1b: ollama show broken:1b: model failed to load", "staying on qwen3:8b")
+	if strings.Contains(s, "switching to qwen3") || strings.Contains(s, "switching to mistral") || strings.Contains(statusBar(s), "broken") {
+		t.Errorf("a refused name was switched to:\n%s", s)
+	}
+	h.send("/model llama3.2:3b")
+	h.waitFor("switching to llama3.2:3b", "with llama3.2:3b")
+	h.waitUntil("the new model", func() bool { return h.app.back.Model == "llama3.2:3b" && h.app.job == nil })
+}

@@ -204,8 +204,9 @@ func (a *App) setOffline(gen int, msg string) {
 }
 
 // switchBackend opens another session or model; the current one stays
-// until the new one is ready.
-func (a *App) switchBackend(req ConnectRequest) {
+// until the new one is ready. failed, when set, says what became of a
+// switch that could not be made; else the error is shown as it is.
+func (a *App) switchBackend(req ConnectRequest, failed func(error)) {
 	req.Approver, req.Asker = a, a
 	ctx := a.startJob("connecting")
 	a.background(func() {
@@ -216,7 +217,11 @@ func (a *App) switchBackend(req ConnectRequest) {
 		}
 		a.pump.post(func() {
 			a.endJob()
-			if err != nil {
+			switch {
+			case err != nil && failed != nil:
+				failed(err)
+				return
+			case err != nil:
 				a.fail(err.Error())
 				return
 			}

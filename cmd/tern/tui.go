@@ -14,6 +14,7 @@ import (
 	"github.com/ternhq/tern/agent"
 	"github.com/ternhq/tern/cmd/tern/internal/checkpoint"
 	"github.com/ternhq/tern/cmd/tern/internal/codeindex"
+	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/cmd/tern/internal/runner"
 	"github.com/ternhq/tern/context/budget"
 	"github.com/ternhq/tern/disclosure"
@@ -163,6 +164,7 @@ func (a *app) runTUI(ctx context.Context, o *tuiOptions) (string, error) {
 			Notices:      notices(r.Notices()),
 			Sandbox:      sandboxLabel(r.Sandbox()),
 			Installed:    back.Installed,
+			Ollama:       back.Kind == config.BackendOllama,
 			Close:        func() error { r.CloseTools(); return nil },
 			Tiers:        tierControl{set: r.Tools(), counter: cnt},
 			Compactor:    ag,
