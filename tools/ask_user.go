@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -59,6 +60,20 @@ type askUserArgs struct {
 }
 
 func (t *askUser) Effect() Effect { return ReadOnly }
+
+// Describe names a call by its first question, for the call's line:
+// `"Which database?" +1 more`.
+func (t *askUser) Describe(args json.RawMessage) string {
+	qs, err := parseQuestions(args)
+	if err != nil || len(qs) == 0 {
+		return ""
+	}
+	s := strconv.Quote(qs[0].Text)
+	if n := len(qs) - 1; n > 0 {
+		s += fmt.Sprintf(" +%d more", n)
+	}
+	return s
+}
 
 func (t *askUser) Run(ctx context.Context, in Input) Result {
 	qs, err := parseQuestions(in.Args)

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -85,5 +86,15 @@ func TestAskUser(t *testing.T) {
 	r := call(t, NewAskUser(nil), `{"questions":[{"question":"DB?","options":["a","b"]}]}`, 0)
 	if r.IsError || r.Output != "no user available: decide and say what you assumed" {
 		t.Errorf("headless: %+v", r)
+	}
+	// The call's line names its first question, not its JSON.
+	for args, want := range map[string]string{
+		`{"questions":[{"question":"DB?","options":["a","b"]},{"question":"Tests?","options":["a","b"]}]}`: `"DB?" +1 more`,
+		`{"question":"DB?","choices":["a","b"]}`:                                                           `"DB?"`,
+		`{"questions":"nonsense"}`:                                                                         "",
+	} {
+		if got := Describe(tool, json.RawMessage(args)); got != want {
+			t.Errorf("Describe(%s) = %q, want %q", args, got, want)
+		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -380,7 +382,8 @@ func userLines(th theme, prompt string) []line {
 
 // toolHeader is a call on one line: the tool and what the call is about,
 // as the tool says it (subject), as in "read_file agent/loop.go:1-80" or
-// `grep "parseConfig" in cmd`; else the tool and its arguments.
+// `grep "parseConfig" in cmd`; else the tool and its arguments, as
+// name=value, a list or object by its size (never raw JSON).
 func toolHeader(name, subject string, args json.RawMessage) string {
 	if subject != "" {
 		return name + " " + oneLine(subject, 80)
@@ -389,7 +392,24 @@ func toolHeader(name, subject string, args json.RawMessage) string {
 	if json.Unmarshal(args, &m) != nil || len(m) == 0 {
 		return name
 	}
-	return name + " " + oneLine(string(args), 60)
+	keys := slices.Sorted(maps.Keys(m))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		var v string
+		switch x := m[k].(type) {
+		case string:
+			v = strconv.Quote(oneLine(x, 40))
+		case []any:
+			v = fmt.Sprintf("[%d]", len(x))
+		case map[string]any:
+			v = "{…}"
+		default:
+			b, _ := json.Marshal(x)
+			v = string(b)
+		}
+		parts[i] = k + "=" + v
+	}
+	return name + " " + oneLine(strings.Join(parts, " "), 60)
 }
 
 func firstLine(s string) string {

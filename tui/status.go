@@ -80,7 +80,7 @@ func (a *App) statusSpans(width int) []span {
 		}
 		add(7, span{text: tier, style: th.bar})
 		if names := a.tierToolNames(); names != "" {
-			add(2, span{text: names, style: th.barDim})
+			add(1, span{text: names, style: th.barDim}) // the tool list (Tab) says it too
 		}
 		add(8, a.tokenSpans()...)
 	}
@@ -101,9 +101,9 @@ func (a *App) statusSpans(width int) []span {
 			add(2, span{text: "sandbox: " + a.back.Sandbox, style: th.barDim})
 		}
 	}
-	add(3, span{text: filepath.Base(a.cfg.Root), style: th.bar})
+	add(2, span{text: filepath.Base(a.cfg.Root), style: th.bar})
 	if a.back != nil {
-		add(1, span{text: a.back.SessionID, style: th.barDim})
+		add(3, span{text: a.back.SessionID, style: th.barDim}) // what --resume takes
 	}
 	if a.subagent != "" && a.job != nil {
 		add(8, span{text: a.subagent, style: th.busy})

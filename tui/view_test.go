@@ -123,7 +123,8 @@ func TestToolHeader(t *testing.T) {
 		{"grep", `"parseConfig" in cmd`, `{"pattern":"parseConfig","path":"cmd"}`, `grep "parseConfig" in cmd`},
 		{"list_dir", "", `{}`, "list_dir"},
 		{"run_command", "go test ./...", `{"command":"go test ./..."}`, "run_command go test ./..."},
-		{"odd", "", `{"x":[1,2]}`, `odd {"x":[1,2]}`},
+		{"odd", "", `{"x":[1,2]}`, `odd x=[2]`},
+		{"mcp_tool", "", `{"b":{"c":1},"a":"two words","n":3,"ok":true}`, `mcp_tool a="two words" b={…} n=3 ok=true`},
 		{"odd", "", `not json`, "odd"},
 	}
 	for _, tt := range tests {
@@ -368,4 +369,30 @@ func TestToolLineCountsTheProblemsAnEditIntroduced(t *testing.T) {
 	if got, _ := toolLines(th, "edit_file greet.go", e); strings.Contains(got[0].plain(), "error") {
 		t.Errorf("an edit that broke nothing: %q", got[0].plain())
 	}
+}
+
+// TestStatusBarKeepsTheSessionID: at 120 columns, with the tools of tier 2
+// and a turn at work, the status bar still shows the session id (which
+// --resume takes); at 60 it keeps the model, the tokens and the work.
+func TestStatusBarKeepsTheSessionID(t *testing.T) {
+	h := newHarness(t, withTiers(&fakeTiers{tier: 2}))
+	h.online()
+	id := h.sessionID()
+	release := holdFirst(t, h, "work")
+	h.send("work")
+	h.waitFor("generating")
+	for _, w := range []int{120, 60} {
+		h.resize(w, 30)
+		bar := statusBar(h.waitFor("generating"))
+		want := []string{"qwen3:8b", "/8.2k tok", "generating"}
+		if w >= 120 {
+			want = append(want, "tier 2", "RAG off", id)
+		}
+		for _, s := range want {
+			if !strings.Contains(bar, s) {
+				t.Errorf("at %d columns the status bar lacks %q: %q", w, s, bar)
+			}
+		}
+	}
+	release()
 }

@@ -45,7 +45,11 @@ func TestAskUserInTmux(t *testing.T) {
 	tt := startTmux(t, f, 100, 30)
 	tt.waitPane("qwen3:8b │ tier 0", "new session")
 	tt.keys("add a cache", "Enter")
-	tt.waitPane("The model asks (1 of 2)", "Which database should the cache use?", "(1) SQLite", "(2) Postgres", "(3) Other: type an answer")
+	s := tt.waitPane("The model asks (1 of 2)", "Which database should the cache use?", "(1) SQLite", "(2) Postgres", "(3) Other: type an answer",
+		`ask_user "Which database should the cache use?" +1 more`)
+	if strings.Contains(s, `{"questions"`) {
+		t.Errorf("the call's line shows its JSON:\n%s", s)
+	}
 	tt.answer("2")
 	tt.waitPane("The model asks (2 of 2)", "Keep the old API?", "(3) deprecate it")
 	tt.answer("4")
