@@ -42,7 +42,7 @@ func TestAskUserInTmux(t *testing.T) {
 		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "ask_user", Args: twoQuestions}}},
 		ollamatest.Reply{Content: "Using Postgres and keeping a shim."},
 	)
-	tt := startTmux(t, f, 100, 30)
+	tt := startTmux(t, f, 100, 45) // tall enough for the call's line above the dialog
 	tt.waitPane("qwen3:8b │ tier 0", "new session")
 	tt.keys("add a cache", "Enter")
 	s := tt.waitPane("The model asks (1 of 2)", "Which database should the cache use?", "(1) SQLite", "(2) Postgres", "(3) Other: type an answer",

@@ -243,6 +243,9 @@ func TestTUIIndexAndSearchOffline(t *testing.T) {
 	waitGone(t, sim, "Enter put @reference")
 	waitScreen(t, sim, "› @calc/total.go:3-10")
 
+	// The reference is unsent text: the first Ctrl+Q only warns.
+	sim.InjectKey(tcell.KeyCtrlQ, 0, tcell.ModNone)
+	waitScreen(t, sim, "the prompt holds unsent text; Ctrl+Q again quits without sending")
 	quit(t, sim, done)
 }
 
