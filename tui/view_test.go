@@ -311,7 +311,7 @@ func TestHistoryHeadersComeFromTheTools(t *testing.T) {
 			got = append(got, b.short[0].plain())
 		}
 	}
-	want := []string{"✗ read_file a.go — a.go does not exist", `✗ frob {"x":1} — no such tool`}
+	want := []string{"✗ read_file a.go — a.go does not exist", "✗ frob x=1 — no such tool"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
