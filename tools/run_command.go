@@ -154,14 +154,25 @@ func (t *runCommand) Run(ctx context.Context, in Input) Result {
 		return fail(summary+": not started", "the sandbox could not be set up: %v", err)
 	}
 	restore := t.sandbox.Guard()
+	var w io.Writer = sink
+	var tail *progressTail
+	if in.Progress != nil && t.terminal == nil {
+		// The end of the output as it comes, for the call's line (an
+		// editor's terminal shows the output itself).
+		tail = newProgressTail(in.Progress)
+		w = io.MultiWriter(sink, tail)
+	}
 	var ended ending
 	switch {
 	case t.terminal != nil:
-		ended, err = runInTerminal(ctx, t.terminal, in.CallID, argv, t.ws.root, timeout, sink)
+		ended, err = runInTerminal(ctx, t.terminal, in.CallID, argv, t.ws.root, timeout, w)
 	case t.reaper != "":
-		ended, err = runReaped(ctx, t.reaper, argv, t.ws.root, timeout, sink)
+		ended, err = runReaped(ctx, t.reaper, argv, t.ws.root, timeout, w)
 	default:
-		ended, err = runGroup(ctx, argv, t.ws.root, timeout, sink)
+		ended, err = runGroup(ctx, argv, t.ws.root, timeout, w)
+	}
+	if tail != nil {
+		tail.stop()
 	}
 	sink.close()
 	took := time.Since(began).Round(10 * time.Millisecond)

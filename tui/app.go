@@ -109,13 +109,16 @@ type App struct {
 	job *job
 
 	used, window int
-	// subagent says what a running subagent (explore) has spent.
-	subagent   string
-	calibrated bool
-	rate       float64
-	tier       int
-	tools      []ToolInfo
-	rag        bool
+	// subagent says what a running subagent (explore) has spent; activity
+	// is the call running since activitySince, "" between calls.
+	subagent      string
+	activity      string
+	activitySince time.Time
+	calibrated    bool
+	rate          float64
+	tier          int
+	tools         []ToolInfo
+	rag           bool
 	// planMode mirrors the planner; plan is the proposed plan awaiting
 	// the user's answer, and planAsk asks for the dialog once the turn
 	// that proposed it is over; goal is set while a plan is pinned.

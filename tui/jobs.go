@@ -26,7 +26,7 @@ func (a *App) endJob() {
 		a.job.cancel()
 	}
 	a.job = nil
-	a.subagent = ""
+	a.subagent, a.activity = "", ""
 	a.pump.spin(false)
 	if a.hint == "cancelling…" || strings.HasPrefix(a.hint, "queued: ") {
 		a.setHint("")

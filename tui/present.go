@@ -41,21 +41,19 @@ type presenter struct {
 	// stream renders the answer as it grows, the open block only.
 	stream     mdStream
 	thinkStart time.Time
-	// tools remembers each call's header until it ends, blocks its block's
-	// id: the presenter's own, so that no id a server sends twice can
-	// overwrite an earlier call's line.
-	tools, blocks map[string]string
-	// reported holds the calls that sent progress (explore's subagents),
-	// whose end clears the status bar's subagent field.
-	reported map[string]bool
+	// running holds each call until it ends (see running.go), blocks its
+	// block's id: the presenter's own, so that no id a server sends twice
+	// can overwrite an earlier call's line.
+	running map[string]*runningCall
+	blocks  map[string]string
 	// deltas and streamStart give the generation rate.
 	deltas      int
 	streamStart time.Time
 }
 
 func newPresenter(ui *App, th theme, md *markdown, now func() time.Time) *presenter {
-	return &presenter{ui: ui, th: th, md: md, now: now, tools: make(map[string]string), blocks: make(map[string]string),
-		reported: make(map[string]bool), stream: mdStream{md: md}}
+	return &presenter{ui: ui, th: th, md: md, now: now, running: make(map[string]*runningCall), blocks: make(map[string]string),
+		stream: mdStream{md: md}}
 }
 
 func (p *presenter) id(kind string) string {
@@ -108,30 +106,19 @@ func (p *presenter) event(ev agent.Event, n int) []func() {
 		default:
 			header += " (recovered from " + e.Repair + " text)"
 		}
-		p.tools[e.ID] = header
-		short := []line{{spans: []span{{text: "▸ ", style: p.th.tool}, {text: header, style: p.th.tool}, {text: " …", style: p.th.dim}}}}
-		id := p.id("tool")
-		p.blocks[e.ID] = id
-		return append(ops, func() { ui.conv.set(id, kindTool, short, nil) })
+		p.blocks[e.ID] = p.id("tool")
+		return append(ops, p.startCall(e.ID, header)...)
 	case agent.ToolProgress:
-		header := p.tools[e.ID]
-		short := []line{{spans: []span{{text: "▸ ", style: p.th.tool}, {text: header, style: p.th.tool},
-			{text: " … " + oneLine(e.Text, 60) + " · " + kilo(e.Tokens) + " tok", style: p.th.dim}}}}
-		id, sub := p.blockID(e.ID), subagentStatus(e)
-		p.reported[e.ID] = true
-		return []func(){func() { ui.conv.set(id, kindTool, short, nil); ui.subagent = sub }}
+		return p.progress(e)
 	case agent.ToolEnd:
-		short, long := toolLines(p.th, p.tools[e.ID], e)
-		id, reported := p.blockID(e.ID), p.reported[e.ID]
-		delete(p.tools, e.ID)
+		var header string
+		if r := p.running[e.ID]; r != nil {
+			header = r.header
+		}
+		short, long := toolLines(p.th, header, e)
+		id := p.blockID(e.ID)
 		delete(p.blocks, e.ID)
-		delete(p.reported, e.ID)
-		return []func(){func() {
-			ui.conv.set(id, kindTool, short, long)
-			if reported {
-				ui.subagent = ""
-			}
-		}}
+		return append([]func(){func() { ui.conv.set(id, kindTool, short, long) }}, p.endCall(e.ID)...)
 	case agent.Message:
 		ops := append(p.closeThinking(), p.endAnswer(e.Message.Content, true)...)
 		if u := e.Usage; u != nil {
@@ -172,6 +159,7 @@ func (p *presenter) flush() []func() {
 		ops = append(ops, func() { ui.conv.set(id, kindThinking, short, nil) })
 		p.thinkingDirty = false
 	}
+	ops = append(ops, p.tick()...)
 	if p.deltas > 0 && !p.streamStart.IsZero() {
 		if secs := p.now().Sub(p.streamStart).Seconds(); secs > 0.2 {
 			rate := float64(p.deltas) / secs
@@ -243,11 +231,6 @@ func lastLines(s string, n int) string {
 		i = j
 	}
 	return s[i+1:]
-}
-
-// subagentStatus is the status bar's field while a subagent runs.
-func subagentStatus(e agent.ToolProgress) string {
-	return e.Name + " running · " + kilo(e.Tokens) + " tok"
 }
 
 func noticeLines(th theme, e agent.Notice) []line {

@@ -111,7 +111,16 @@ func (a *App) statusSpans(width int) []span {
 	if a.job != nil {
 		frame := spinner[int(a.now().Sub(a.job.start)/spinEvery)%len(spinner)]
 		text := frame + " " + a.job.kind
-		if a.rate > 0 {
+		switch {
+		case a.approval != nil:
+			text = frame + " waiting for your answer"
+		case a.activity != "":
+			// What runs, not "generating": a command, a read, a subagent.
+			text = frame + " running " + clip(a.activity, max(12, min(width/3, 40)))
+			if d := a.now().Sub(a.activitySince); d >= time.Second {
+				text += " " + clock(d)
+			}
+		case a.rate > 0:
 			text += fmt.Sprintf(" %.0f tok/s", a.rate)
 		}
 		add(9, span{text: text, style: th.busy})
