@@ -154,6 +154,9 @@ type Agent struct {
 	// costs[i] is the token estimate of history[i], counted once.
 	costs   []int
 	callSeq int
+	// lastPrint is the prompt of the last request, for telling how much
+	// of the next one the server's cache holds (cache.go).
+	lastPrint promptPrint
 	// prefixCost caches PrefixTokens for the tool list named prefixKey.
 	prefixCost int
 	prefixKey  string
@@ -346,6 +349,10 @@ func (a *Agent) runTurn(ctx context.Context, text, words, shown string, unlock b
 		a.noteLoad(t, reply.Metrics.LoadDuration, send)
 		done.PromptTokens += reply.Metrics.PromptTokens
 		done.EvalTokens += reply.Metrics.EvalTokens
+		if usage != nil {
+			done.CachedTokens += usage.CachedTokens
+			done.CacheEstimated = done.CacheEstimated || usage.CacheEstimated
+		}
 		if err != nil {
 			if reply.Message.Content != "" || reply.Message.Thinking != "" {
 				// Keep what was said before the failure, marked when the

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ternhq/tern/models"
@@ -28,6 +29,14 @@ type outcome struct {
 func (a *Agent) runCalls(ctx context.Context, t *turn, plan callPlan, send func(Event)) []models.Message {
 	calls := plan.calls
 	outs := make([]outcome, len(calls))
+	// spent is set when a call spent model tokens (explore's subagent):
+	// its requests took the server's prompt cache.
+	var spent atomic.Bool
+	defer func() {
+		if spent.Load() {
+			a.lastPrint = promptPrint{}
+		}
+	}()
 	for i := 0; i < len(calls); {
 		j := i + 1
 		if a.readOnly(calls[i].call) {
@@ -44,7 +53,13 @@ func (a *Agent) runCalls(ctx context.Context, t *turn, plan callPlan, send func(
 			go func() {
 				defer wg.Done()
 				began := a.now()
-				res := a.call(ctx, calls[k], plan.limit, progressTo(send, c))
+				report := progressTo(send, c)
+				res := a.call(ctx, calls[k], plan.limit, func(p tools.Progress) {
+					if p.Tokens > 0 {
+						spent.Store(true)
+					}
+					report(p)
+				})
 				outs[k] = outcome{call: c, result: res, took: a.now().Sub(began)}
 				send(ToolEnd{ID: c.ID, Name: c.Name, Output: res.Output, IsError: res.IsError,
 					Summary: res.Summary, Diff: res.Diff, Detail: res.Detail, Diagnostics: res.Diagnostics, Duration: outs[k].took})

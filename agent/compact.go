@@ -128,6 +128,7 @@ func (a *Agent) summaryPredict(maxTokens int) int { return a.win.Model(maxTokens
 // thinking, the session's window (a different one would reload the model).
 func (a *Agent) summarize(ctx context.Context, system, user string, maxTokens int) (string, error) {
 	began := a.now()
+	a.lastPrint = promptPrint{} // the summary's prompt takes the server's cache
 	reply, err := a.model.Chat(ctx, models.Request{
 		Model: a.cfg.Model,
 		Messages: []models.Message{

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -125,6 +126,10 @@ type Usage struct {
 	Factor     float64 `json:"factor"`
 	// Truncated is set when the server very probably cut the prompt.
 	Truncated bool `json:"truncated"`
+	// CachedTokens are the prompt tokens the server's prompt cache held:
+	// its own count, or with CacheEstimated tern's (see cache.go).
+	CachedTokens   int  `json:"cached_tokens"`
+	CacheEstimated bool `json:"cache_estimated,omitempty"`
 }
 
 // Notice levels.
@@ -157,12 +162,48 @@ type Done struct {
 	PromptTokens int           `json:"prompt_tokens"`
 	EvalTokens   int           `json:"eval_tokens"`
 	Duration     time.Duration `json:"duration_ns"`
-	Error        string        `json:"error,omitempty"`
+	// CachedTokens are the prompt tokens the server's prompt cache held,
+	// summed over the requests; CacheEstimated says some of them are
+	// tern's estimate (Usage.CachedTokens).
+	CachedTokens   int    `json:"cached_tokens,omitempty"`
+	CacheEstimated bool   `json:"cache_estimated,omitempty"`
+	Error          string `json:"error,omitempty"`
 	// Escalated names the model the turn moved to when the session's got
 	// stuck or the user asked ("" when it did not), and EscalatedTurns
 	// counts the requests it answered.
 	Escalated      string `json:"escalated,omitempty"`
 	EscalatedTurns int    `json:"escalated_turns,omitempty"`
+}
+
+// Summary says in one line what the turn cost, for people: the model
+// requests, the prompt tokens the server read and the share its prompt
+// cache held ("~" when tern estimated it), the tokens generated, and the
+// time: "2 requests · 4.1k in, ~88% cached · 312 out · 14.2s".
+func (d Done) Summary() string {
+	requests := "1 request"
+	if d.Turns != 1 {
+		requests = fmt.Sprintf("%d requests", d.Turns)
+	}
+	in := "? in" // the server counted nothing
+	if d.PromptTokens > 0 {
+		mark := ""
+		if d.CacheEstimated {
+			mark = "~"
+		}
+		in = fmt.Sprintf("%s in, %s%d%% cached", Kilo(d.PromptTokens), mark, d.CachedTokens*100/d.PromptTokens)
+	}
+	return fmt.Sprintf("%s · %s · %s out · %s", requests, in, Kilo(d.EvalTokens), d.Duration.Round(100*time.Millisecond))
+}
+
+// Kilo writes a token count briefly: 950, 1.2k, 16k.
+func Kilo(n int) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprint(n)
+	case n < 10000:
+		return fmt.Sprintf("%.1fk", float64(n)/1000)
+	}
+	return fmt.Sprintf("%dk", (n+500)/1000)
 }
 
 func (Token) Type() string        { return "token" }

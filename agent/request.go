@@ -73,6 +73,7 @@ func (a *Agent) step(ctx context.Context, t *turn, send func(Event)) (models.Rep
 		EvalTokens: reply.Metrics.EvalTokens, NumCtx: a.win.NumCtx, Dropped: asm.Dropped,
 		DoneReason: reply.DoneReason, Duration: a.now().Sub(began),
 	}
+	a.cacheUse(req, reply.Metrics, usage)
 	if err == nil {
 		t.verdict = a.calibrate(ctx, usage)
 		m := session.TurnMetrics{

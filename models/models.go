@@ -112,7 +112,13 @@ type Metrics struct {
 	// PromptTokens is what the server evaluated, counted after any silent
 	// truncation: a value well under the local estimate means the prompt
 	// did not fit.
-	PromptTokens   int           `json:"prompt_tokens"`
+	PromptTokens int `json:"prompt_tokens"`
+	// CachedTokens are the prompt tokens the server took from its prompt
+	// cache instead of evaluating, when CacheReported says it told
+	// (llama-server's cache_n, an OpenAI-compatible usage's cached_tokens;
+	// Ollama does not).
+	CachedTokens   int           `json:"cached_tokens,omitempty"`
+	CacheReported  bool          `json:"cache_reported,omitempty"`
 	EvalTokens     int           `json:"eval_tokens"`
 	TotalDuration  time.Duration `json:"total_ns"`
 	LoadDuration   time.Duration `json:"load_ns"`

@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -302,5 +303,36 @@ func TestPromptGrowsWithItsLines(t *testing.T) {
 	want := []string{"› alpha", "  beta", "  gamma"}
 	if got := rows[len(rows)-4 : len(rows)-1]; strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("the prompt's rows are %q, want %q:\n%s", got, want, s)
+	}
+}
+
+// TestEachTurnEndsWithItsCost: a turn ends with a line of its requests,
+// tokens in and the share the prompt cache held (estimated: the fake
+// server, as Ollama, does not say), tokens out and time; the second turn
+// of a conversation finds most of its prompt cached.
+func TestEachTurnEndsWithItsCost(t *testing.T) {
+	h := newHarness(t)
+	h.online()
+	h.resize(60, 30)
+	cost := regexp.MustCompile(`· 1 request · [0-9.k]+ in, ~([0-9]+)% cached · [0-9]+ out · [0-9.]+m?s`)
+	h.srv.Script(ollamatest.Reply{Content: "First."}, ollamatest.Reply{Content: "Second."})
+	h.send("one")
+	s := h.waitFor("First.", "% cached")
+	if m := cost.FindAllStringSubmatch(s, -1); len(m) != 1 || m[0][1] != "0" {
+		t.Fatalf("the first turn's line is not its cost with nothing cached:\n%s", s)
+	}
+	h.idle()
+	h.resize(120, 30)
+	h.send("two")
+	s = h.waitFor("Second.")
+	for deadline := time.Now().Add(wait); len(cost.FindAllString(s, -1)) < 2; s = h.screen() {
+		if time.Now().After(deadline) {
+			t.Fatalf("the second turn has no cost line:\n%s", s)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	m := cost.FindAllStringSubmatch(s, -1)
+	if pct, _ := strconv.Atoi(m[1][1]); pct < 50 {
+		t.Errorf("the second turn found %d%% of its prompt cached, want most of it:\n%s", pct, s)
 	}
 }

@@ -57,6 +57,10 @@ func (a *App) turnDone(e agent.Done) {
 			a.fail(e.Error)
 		}
 	}
+	if e.Turns > 0 {
+		// What the turn cost: requests, tokens in and cached, out, time.
+		a.conv.add(&block{kind: kindNotice, short: []line{styledLine("· "+e.Summary(), a.th.dim)}})
+	}
 }
 
 // jobDone ends a job. An unreachable model sends the TUI offline; it

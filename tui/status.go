@@ -187,15 +187,7 @@ func (a *App) tokenSpans() []span {
 }
 
 // kilo writes a token count briefly: 950, 1.2k, 16k.
-func kilo(n int) string {
-	switch {
-	case n < 1000:
-		return fmt.Sprint(n)
-	case n < 10000:
-		return fmt.Sprintf("%.1fk", float64(n)/1000)
-	}
-	return fmt.Sprintf("%dk", (n+500)/1000)
-}
+func kilo(n int) string { return agent.Kilo(n) }
 
 // tierToolNames lists the tools the current tier added, for the status
 // bar: "+edit_file write_file".

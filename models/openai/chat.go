@@ -118,8 +118,11 @@ type callDelta struct {
 }
 
 type usage struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
+	PromptTokens        int `json:"prompt_tokens"`
+	CompletionTokens    int `json:"completion_tokens"`
+	PromptTokensDetails *struct {
+		CachedTokens int `json:"cached_tokens"`
+	} `json:"prompt_tokens_details"`
 }
 
 // timings is llama-server's own accounting, sent with the last chunk.
@@ -252,8 +255,13 @@ func (c *Client) Chat(ctx context.Context, req models.Request, onDelta func(mode
 		if ch.Usage != nil {
 			reply.Metrics.PromptTokens = ch.Usage.PromptTokens
 			reply.Metrics.EvalTokens = ch.Usage.CompletionTokens
+			if d := ch.Usage.PromptTokensDetails; d != nil {
+				reply.Metrics.CachedTokens, reply.Metrics.CacheReported = d.CachedTokens, true
+			}
 		}
 		if t := ch.Timings; t != nil {
+			// llama-server's own count of the prompt it reused.
+			reply.Metrics.CachedTokens, reply.Metrics.CacheReported = t.CacheN, true
 			reply.Metrics.PromptDuration = time.Duration(t.PromptMS * float64(time.Millisecond))
 			reply.Metrics.EvalDuration = time.Duration(t.PredictedMS * float64(time.Millisecond))
 			if reply.Metrics.EvalTokens == 0 {

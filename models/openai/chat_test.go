@@ -67,6 +67,10 @@ func TestChatStreamsContentAndAssemblesToolCalls(t *testing.T) {
 			if reply.Metrics.PromptTokens != got.PromptTokens || reply.Metrics.EvalTokens == 0 {
 				t.Errorf("metrics %+v, server counted %d", reply.Metrics, got.PromptTokens)
 			}
+			// llama-server says what its prompt cache held; the others do not.
+			if reported := f == openaitest.LlamaServer; reply.Metrics.CacheReported != reported {
+				t.Errorf("%s: cache reported %v", f, reply.Metrics.CacheReported)
+			}
 			if got.StreamOptions == nil || !got.StreamOptions.IncludeUsage || got.MaxTokens != 512 || len(got.Tools) != 1 {
 				t.Errorf("request: %+v", got)
 			}

@@ -67,8 +67,7 @@ func (t *TextWriter) Write(e agent.Event) {
 		t.endThinking()
 		t.newline()
 		if t.verbose {
-			fmt.Fprintf(t.diag, "tern: %s after %s, %d prompt + %d generated tokens, %s\n",
-				e.Reason, words.Count(e.Turns, "request"), e.PromptTokens, e.EvalTokens, e.Duration.Round(1e6))
+			fmt.Fprintf(t.diag, "tern: %s · %s\n", e.Reason, e.Summary())
 		}
 	}
 }

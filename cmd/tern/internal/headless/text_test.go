@@ -12,7 +12,7 @@ import (
 
 func TestTextWriter(t *testing.T) {
 	t.Parallel()
-	done := agent.Done{Reason: agent.DoneStop, Turns: 2, PromptTokens: 900, EvalTokens: 40, Duration: 1234567890}
+	done := agent.Done{Reason: agent.DoneStop, Turns: 2, PromptTokens: 900, CachedTokens: 720, CacheEstimated: true, EvalTokens: 40, Duration: 1234567890}
 	for _, tt := range []struct {
 		name      string
 		verbose   bool
@@ -65,13 +65,13 @@ func TestTextWriter(t *testing.T) {
 			verbose: true,
 			events:  []agent.Event{agent.Thinking{Text: "hmm, "}, agent.Thinking{Text: "well"}, agent.Token{Text: "yes"}, done},
 			out:     "yes\n",
-			diag:    "thinking: hmm, well\ntern: stop after 2 requests, 900 prompt + 40 generated tokens, 1.235s\n",
+			diag:    "thinking: hmm, well\ntern: stop · 2 requests · 900 in, ~80% cached · 40 out · 1.2s\n",
 		},
 		{
 			name:    "verbose: thinking that ends the turn is closed",
 			verbose: true,
 			events:  []agent.Event{agent.Thinking{Text: "hmm"}, agent.Done{Reason: agent.DoneMaxTurns, Turns: 1}},
-			diag:    "thinking: hmm\ntern: max_turns after 1 request, 0 prompt + 0 generated tokens, 0s\n",
+			diag:    "thinking: hmm\ntern: max_turns · 1 request · ? in · 0 out · 0s\n",
 		},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
