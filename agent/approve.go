@@ -26,6 +26,10 @@ type Approval struct {
 	// Once means the answer covers this call only: Decision.Always is
 	// ignored, so the approver need not offer it.
 	Once bool
+	// Prefix, when set, is the start of the command line the user may
+	// allow for the rest of the session instead of the whole tool
+	// (tools.Review.Prefix): "go test". Never set with Once.
+	Prefix string
 }
 
 // Decision is the answer to an Approval.
@@ -33,6 +37,9 @@ type Decision struct {
 	Allow bool
 	// Always allows the tool for the rest of the session.
 	Always bool
+	// Prefix allows the tool's calls that start with the Approval's Prefix
+	// for the rest of the session.
+	Prefix string
 	// Reason, for a denial, is passed to the model.
 	Reason string
 }
@@ -57,6 +64,9 @@ func (f ApproverFunc) Approve(ctx context.Context, a Approval) (Decision, error)
 type Grants struct {
 	mu    sync.Mutex
 	tools map[string]bool
+	// prefixes are the starts of calls allowed, by tool
+	// (Decision.Prefix).
+	prefixes map[string][]string
 }
 
 // Allow allows tool for the rest of the session.
@@ -67,6 +77,30 @@ func (g *Grants) Allow(tool string) {
 		g.tools = map[string]bool{}
 	}
 	g.tools[tool] = true
+}
+
+// AllowPrefix allows the calls of tool that start with prefix (a
+// tools.Review.Prefix) for the rest of the session.
+func (g *Grants) AllowPrefix(tool, prefix string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.prefixes == nil {
+		g.prefixes = map[string][]string{}
+	}
+	g.prefixes[tool] = append(g.prefixes[tool], prefix)
+}
+
+// AllowedPrefix reports whether a call of tool whose review found prefix
+// starts the way one the user allowed did.
+func (g *Grants) AllowedPrefix(tool, prefix string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, p := range g.prefixes[tool] {
+		if tools.PrefixCovers(p, prefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // Allowed reports whether tool was allowed for the rest of the session.

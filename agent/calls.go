@@ -165,14 +165,18 @@ func (a *Agent) toolNames() []string {
 func (a *Agent) approve(ctx context.Context, id string, t tools.Tool, args json.RawMessage, rv tools.Review) (res tools.Result, ok bool) {
 	name := t.Spec().Name
 	once := rv.Once || rv.Destructive != ""
-	if rv.Allowed && rv.Destructive == "" || a.grants.Allowed(name) && !once {
+	if rv.Allowed && rv.Destructive == "" || !once && (a.grants.Allowed(name) || a.grants.AllowedPrefix(name, rv.Prefix)) {
 		return tools.Result{}, true
+	}
+	prefix := rv.Prefix
+	if once {
+		prefix = ""
 	}
 	if a.approver == nil {
 		return tools.Errorf("%s is not allowed in this session.", name), false
 	}
 	d, err := a.approver.Approve(ctx, Approval{ID: id, Tool: name, Effect: t.Effect(), Args: args,
-		Preview: rv.Preview, Destructive: rv.Destructive != "", Why: rv.Destructive, Once: once})
+		Preview: rv.Preview, Destructive: rv.Destructive != "", Why: rv.Destructive, Once: once, Prefix: prefix})
 	if err != nil {
 		return tools.Errorf("not run: approval failed: %v", err), false
 	}
@@ -183,8 +187,11 @@ func (a *Agent) approve(ctx context.Context, id string, t tools.Tool, args json.
 		}
 		return tools.Result{Output: msg, IsError: true, Summary: "denied"}, false
 	}
-	if d.Always && !once {
+	switch {
+	case d.Always && !once:
 		a.grants.Allow(name)
+	case d.Prefix != "" && d.Prefix == prefix:
+		a.grants.AllowPrefix(name, d.Prefix)
 	}
 	return tools.Result{}, true
 }

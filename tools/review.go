@@ -3,6 +3,8 @@ package tools
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/ternhq/tern/tools/shell"
 )
 
 // Reviewer is a tool that can check a call before it runs: whether it can
@@ -24,6 +26,11 @@ var (
 	_ Reviewer = (*gitCommit)(nil)
 )
 
+// PrefixCovers reports whether prefix, a Review.Prefix the user allowed,
+// covers a call whose Review.Prefix is next: the same words, or more
+// ("make" covers "make check").
+func PrefixCovers(prefix, next string) bool { return shell.Covers(prefix, next) }
+
 // Review is what a call would do, found out without doing it.
 type Review struct {
 	// Preview shows the change or the action: a diff, a command line.
@@ -38,6 +45,10 @@ type Review struct {
 	// Allowed means the user's configuration allows this call without
 	// asking (a command on the allow list).
 	Allowed bool
+	// Prefix, when set, is the start of a command line the user may allow
+	// for the rest of the session instead of the whole tool ("go test"; see
+	// shell.Verdict.Prefix): never for one that is destructive.
+	Prefix string
 	// Refused, when set, is the call's result: it cannot run as asked (the
 	// edit does not apply, the command is denied), so there is nothing to
 	// approve.

@@ -133,6 +133,7 @@ func (t *runCommand) Review(_ context.Context, raw json.RawMessage) Review {
 		Preview:     fmt.Sprintf("$ %s\n(in %s, timeout %s)", args.Command, t.ws.root, timeout),
 		Destructive: why,
 		Allowed:     why == "" && v.Allowed,
+		Prefix:      v.Prefix, // never set for a destructive or opaque line
 	}
 }
 

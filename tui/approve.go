@@ -34,7 +34,8 @@ func (a *App) Approve(ctx context.Context, ap agent.Approval) (agent.Decision, e
 	}
 }
 
-// approvalDialog shows what a call would do and takes y, a or n. Its keys
+// approvalDialog shows what a call would do and takes y, p (a command's
+// start, when the review offers one), a or n. Its keys
 // wrap onto more rows at a narrow width, so none is ever cut off.
 func (a *App) approvalDialog(ap agent.Approval, answer chan agent.Decision) {
 	th := a.th
@@ -49,6 +50,9 @@ func (a *App) approvalDialog(ap agent.Approval, answer chan agent.Decision) {
 	preview.add(&block{kind: kindInfo, short: a.approvalLines(ap)})
 
 	hints := []hint{{"y", "allow once"}}
+	if ap.Prefix != "" && !ap.Once {
+		hints = append(hints, hint{"p", "allow commands starting with `" + ap.Prefix + "` this session"})
+	}
 	if offersAlways(ap) {
 		hints = append(hints, hint{"a", "always allow " + ap.Tool + " this session"})
 	}
@@ -86,6 +90,14 @@ func (a *App) approvalDialog(ap agent.Approval, answer chan agent.Decision) {
 			a.closeModal()
 			decide(agent.Decision{Allow: true, Always: true})
 			a.note("allowed " + ap.Tool + " for the rest of this session")
+		case 'p', 'P':
+			if ap.Prefix == "" || ap.Once {
+				return
+			}
+			a.modalClose = nil
+			a.closeModal()
+			decide(agent.Decision{Allow: true, Prefix: ap.Prefix})
+			a.note("allowed commands starting with `" + ap.Prefix + "` for the rest of this session")
 		case 'n', 'N':
 			box.swap(a, reason)
 		}

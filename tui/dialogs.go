@@ -98,19 +98,19 @@ func (a *App) helpLines() []line {
 	out = append(out, styledLine("tern — a coding agent for small local models", th.heading))
 	head("Keys")
 	for _, k := range [][2]string{
-		{"Enter", "send the prompt"},
+		{"Enter", "send the prompt; while tern works, queue it (sent in order when it is free)"},
 		{"Alt+Enter, Ctrl+J", "new line in the prompt (Shift+Enter where the terminal reports it)"},
 		{"Up / Down", "earlier and later prompts (at the first and last line)"},
 		{"Ctrl+T", "cycle the tool tier 0 → 1 → 2 → 3 → 0; lowering it starts a fresh prompt prefix"},
 		{"Tab", "complete a /command; else move the focus: prompt → conversation → tool list"},
 		{"Shift+Tab", "plan mode on or off: the model only reads and proposes a plan to accept (tier 1 or 2) or send back"},
 		{"Ctrl+R", "RAG on or off: retrieved repository code in each prompt"},
-		{"Ctrl+C", "cancel the running turn; when idle, press twice to quit"},
-		{"Ctrl+Q", "quit"},
+		{"Ctrl+C", "cancel the queued prompts, then the running turn; when idle, clear the prompt (Up brings it back), and on an empty prompt press twice within 2 s to quit"},
+		{"Ctrl+Q", "quit (with text in the prompt or queued, press it twice)"},
 		{"Ctrl+L", "clear the screen (the session keeps everything)"},
 		{"Ctrl+S", "sessions: Enter resumes one"},
 		{"PgUp / PgDn", "scroll the conversation"},
-		{"Esc", "close a dialog, or return to the prompt"},
+		{"Esc", "while tern works, as Ctrl+C; else close a dialog, or return to the prompt"},
 		{"?", "this help (when the prompt is empty)"},
 	} {
 		row(k[0], k[1])
@@ -121,6 +121,7 @@ func (a *App) helpLines() []line {
 	row("Home / End", "the start and the end")
 	head("Approvals")
 	row("y", "allow this call once")
+	row("p", "allow the commands that start as this one does (go test) for the rest of the session; offered for one plain command, never a destructive one")
 	row("a", "allow this tool for the rest of the session (destructive commands always ask)")
 	row("n", "deny; type a reason for the model, or just press Enter")
 	head("Commands")

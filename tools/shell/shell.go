@@ -16,6 +16,7 @@ package shell
 
 import (
 	"fmt"
+	"path"
 	"regexp"
 	"strings"
 	"sync"
@@ -51,6 +52,13 @@ type Verdict struct {
 	Allowed bool
 	// Commands are the simple commands found, rendered one per entry.
 	Commands []string
+	// Prefix is the start of the line a user may allow for a session
+	// ("go test" for `go test ./...`): its program and, when the next word
+	// names a subcommand, that word. It is set only for a line of one
+	// command that is neither denied, destructive nor opaque, writes no
+	// file through a redirection, and runs a program without any
+	// destructive use (so never for rm or git).
+	Prefix string
 }
 
 // Rules is a Policy made ready to judge command lines.
@@ -120,7 +128,36 @@ func (r *Rules) Judge(line string) Verdict {
 	}
 	v := Verdict{Denied: j.denied, Destructive: j.danger, Opaque: j.why, Commands: j.seen}
 	v.Allowed = j.allowed && j.why == "" && len(j.seen) > 0 && len(r.allow) > 0
+	if len(j.seen) == 1 && j.denied == "" && j.danger == "" && j.why == "" && !j.writes {
+		v.Prefix = r.prefix(j.seen[0])
+	}
 	return v
+}
+
+// subcommand matches a word that names a subcommand (test, run-script),
+// not an argument (./..., -v, main.go).
+var subcommand = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
+
+// prefix is the start of a command as Verdict.Prefix has it, "" for a
+// program with destructive uses.
+func (r *Rules) prefix(written string) string {
+	words := strings.Fields(written)
+	for len(words) > 0 && isAssign(words[0]) {
+		words = words[1:]
+	}
+	if len(words) == 0 || r.dangerous(path.Base(words[0])) {
+		return ""
+	}
+	if len(words) > 1 && subcommand.MatchString(words[1]) {
+		return words[0] + " " + words[1]
+	}
+	return words[0]
+}
+
+// Covers reports whether prefix, a Verdict.Prefix the user allowed,
+// covers the line whose Verdict.Prefix is next: the same words, or more.
+func Covers(prefix, next string) bool {
+	return prefix != "" && (next == prefix || strings.HasPrefix(next, prefix+" "))
 }
 
 // denies reports the deny pattern one rendering of a command matches.
@@ -161,7 +198,9 @@ type judge struct {
 	danger  string
 	why     string
 	allowed bool
-	seen    []string
+	// writes is set when a redirection writes a file.
+	writes bool
+	seen   []string
 	// funcs are the functions the line defines, by name.
 	funcs map[string]bool
 	// tail is set while the next command judged is the tail of another's

@@ -324,6 +324,57 @@ func TestAllowNeedsEveryCommand(t *testing.T) {
 	}
 }
 
+// TestPrefix: the start of a line a user may allow for a session is its
+// program and subcommand, offered only for one plain command of a program
+// with no destructive use.
+func TestPrefix(t *testing.T) {
+	r := rules(t)
+	for line, want := range map[string]string{
+		"go test ./...":            "go test",
+		"go test -run TestX ./pkg": "go test",
+		"CGO_ENABLED=0 go build .": "go build",
+		"make":                     "make",
+		"npm run lint":             "npm run",
+		"pytest -x tests/":         "pytest",
+		"ls -la":                   "ls",
+		"cat README.md":            "cat",
+		"/usr/bin/make check":      "/usr/bin/make check",
+		// Never for these:
+		"rm old.txt":                  "", // rm has destructive uses
+		"git status":                  "", // so has git
+		"go test ./... && ls":         "", // two commands
+		"go test ./... | tee out":     "",
+		"go test ./... > out.txt":     "", // writes a file
+		"go test -exec ./x ./...":     "", // opaque
+		"$CMD test":                   "",
+		"timeout 60 go test ./...":    "", // a wrapper and its command
+		"bash -c 'go test ./...'":     "",
+		"go generate ./...":           "",
+		"sudo make install":           "",
+		"chmod -R 777 .":              "",
+		"go test ./... 2>/dev/null":   "go test",
+		"go test ./... 2>&1":          "go test",
+		"./build.sh":                  "", // a program in the workspace
+		"python3 -c 'print(1)'":       "",
+		"find . -name '*.go' -delete": "",
+	} {
+		if got := r.Judge(line).Prefix; got != want {
+			t.Errorf("Judge(%q).Prefix = %q, want %q", line, got, want)
+		}
+	}
+	for _, tc := range []struct {
+		prefix, next string
+		want         bool
+	}{
+		{"go test", "go test", true}, {"make", "make check", true}, {"go test", "go testify", false},
+		{"go test", "go vet", false}, {"go", "go test", true}, {"", "go test", false}, {"go test", "", false},
+	} {
+		if got := Covers(tc.prefix, tc.next); got != tc.want {
+			t.Errorf("Covers(%q, %q) = %v", tc.prefix, tc.next, got)
+		}
+	}
+}
+
 // TestNoAllowList: with no allow patterns nothing is allowed.
 func TestNoAllowList(t *testing.T) {
 	r, err := NewRules(Policy{})

@@ -208,7 +208,7 @@ func (j *judge) redirects(st *syntax.Stmt) {
 			if w.static && (w.text == "/dev/null" || w.text == "/dev/stdout" || w.text == "/dev/stderr") {
 				continue
 			}
-			j.allowed = false
+			j.allowed, j.writes = false, true
 			j.text("> " + w.text)
 		case syntax.WordHdoc:
 			j.text(w.text)
