@@ -82,8 +82,9 @@ func TestHelpAndUnknownCommand(t *testing.T) {
 	h.online()
 	h.typeText("?")
 	h.waitFor("═ help ═", "cycle the tool tier", "Esc close")
-	h.key(tcell.KeyPgDn)
-	h.key(tcell.KeyPgDn)
+	for range 3 {
+		h.key(tcell.KeyPgDn)
+	}
 	h.waitFor("/search QUERY", "/init")
 	h.key(tcell.KeyEscape)
 	h.waitGone("═ help ═")
