@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -257,6 +258,46 @@ func (a *Agent) remember(t *turn, m models.Message) {
 	m, cost := a.admit(t, m)
 	a.history = append(a.history, m)
 	a.costs = append(a.costs, cost)
+}
+
+// LastPrompt is the user's words of the last turn's message (as they were
+// shown, for a plan-mode turn), false when the conversation has none.
+func (a *Agent) LastPrompt() (string, bool) {
+	i := a.lastUser()
+	if i < 0 {
+		return "", false
+	}
+	return cmp.Or(a.history[i].Shown, a.history[i].Content), true
+}
+
+// TakeBack drops the last turn from the conversation: its user message
+// and all that followed, from the history and from the store, where they
+// stay on record, superseded, as a compaction's messages do. It reports
+// whether there was a turn to drop. Like Run, it must not run together
+// with another method.
+func (a *Agent) TakeBack(ctx context.Context) (bool, error) {
+	i := a.lastUser()
+	if i < 0 {
+		return false, nil
+	}
+	if r, ok := a.rec.(HistoryReplacer); ok {
+		if err := r.ReplaceHistory(ctx, a.cfg.SessionID, a.history[:i]); err != nil {
+			return false, fmt.Errorf("take back the last turn: %w", err)
+		}
+	}
+	a.history, a.costs = slices.Clone(a.history[:i]), slices.Clone(a.costs[:i])
+	return true, nil
+}
+
+// lastUser is the index of the last user message of the history, -1 for
+// none.
+func (a *Agent) lastUser() int {
+	for i := len(a.history) - 1; i >= 0; i-- {
+		if a.history[i].Role == models.RoleUser {
+			return i
+		}
+	}
+	return -1
 }
 
 // History returns a copy of the conversation so far.

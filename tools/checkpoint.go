@@ -40,6 +40,11 @@ type Checkpoint struct {
 
 	mu    sync.Mutex
 	tried bool
+	// marked is set from MarkTurn to ForgetTurn; turn from MarkTurn to the
+	// turn's first Save, and turnCommit holds the files as they were
+	// before that Save.
+	marked, turn bool
+	turnCommit   string
 }
 
 // Saved is what became of a session's checkpoint.
@@ -69,14 +74,67 @@ func (c *Checkpoint) Save(ctx context.Context) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.tried {
+	if !c.tried {
+		c.tried = true
+		s := c.save(ctx)
+		if c.onSave != nil {
+			c.onSave(ctx, s)
+		}
+		if c.turn && s.Err == nil && !s.Existed {
+			c.turn, c.turnCommit = false, s.Commit // the same files
+		}
+	}
+	if c.turn {
+		c.turn = false
+		c.turnCommit = c.saveTurn(ctx)
+	}
+}
+
+// MarkTurn starts a turn: its first Save also keeps the files as they are
+// then (TurnCommit), so that the turn alone can be taken back.
+func (c *Checkpoint) MarkTurn() {
+	if c == nil {
 		return
 	}
-	c.tried = true
-	s := c.save(ctx)
-	if c.onSave != nil {
-		c.onSave(ctx, s)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.marked, c.turn, c.turnCommit = true, true, ""
+}
+
+// ForgetTurn forgets the marked turn, once it was taken back.
+func (c *Checkpoint) ForgetTurn() {
+	if c == nil {
+		return
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.marked, c.turn, c.turnCommit = false, false, ""
+}
+
+// TurnCommit is the commit of the files as they were before the marked
+// turn's first change, "" when it changed nothing or git could not keep
+// them; known is false when no turn is marked.
+func (c *Checkpoint) TurnCommit() (commit string, known bool) {
+	if c == nil {
+		return "", false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.turnCommit, c.marked
+}
+
+// saveTurn commits the files as they are now, for TurnCommit; "" when git
+// cannot.
+func (c *Checkpoint) saveTurn(ctx context.Context) string {
+	tree, err := snapshot(ctx, c.ws)
+	if err != nil {
+		return ""
+	}
+	commit, err := commitTree(ctx, c.ws, tree, "HEAD", "tern: the files before a turn of session "+c.session)
+	if err != nil {
+		return ""
+	}
+	return commit
 }
 
 func (c *Checkpoint) save(ctx context.Context) Saved {

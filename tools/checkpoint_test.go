@@ -250,3 +250,51 @@ func TestSnapshotSeesAChangeInTheSecondOfTheCommit(t *testing.T) {
 		t.Errorf("the snapshot holds %q, not the file as it is", got)
 	}
 }
+
+// TestTurnCheckpoint: a marked turn's first change keeps the files as they
+// were before it, which PlanUndoTo compares with; a turn that changes
+// nothing keeps none, and a forgotten turn is not known.
+func TestTurnCheckpoint(t *testing.T) {
+	root := t.TempDir()
+	gitRepo(t, root, map[string]string{"a.txt": "one\n"})
+	ws, err := NewWorkspace(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := NewCheckpoint(ws, "s1", nil)
+	if _, known := cp.TurnCommit(); known {
+		t.Fatal("a turn is known before any was marked")
+	}
+	cp.MarkTurn()
+	cp.Save(t.Context()) // the session's checkpoint, and the first turn's
+	writeFiles(t, root, map[string]string{"a.txt": "two\n"})
+	cp.MarkTurn()
+	cp.Save(t.Context())
+	cp.Save(t.Context()) // once a turn
+	writeFiles(t, root, map[string]string{"a.txt": "three\n", "b.txt": "new\n"})
+	commit, known := cp.TurnCommit()
+	if !known || commit == "" {
+		t.Fatalf("the second turn kept nothing: %q %v", commit, known)
+	}
+	plan, err := PlanUndoTo(t.Context(), ws, "s1", commit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(plan.Restore, []string{"a.txt"}) || !slices.Equal(plan.Delete, []string{"b.txt"}) {
+		t.Fatalf("plan restores %v, deletes %v", plan.Restore, plan.Delete)
+	}
+	if _, err := plan.Apply(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(root, "a.txt")); string(data) != "two\n" {
+		t.Errorf("a.txt is %q, want the first turn's", data)
+	}
+	cp.MarkTurn() // a turn that changes nothing
+	if commit, known := cp.TurnCommit(); !known || commit != "" {
+		t.Errorf("a turn without a change kept %q (%v)", commit, known)
+	}
+	cp.ForgetTurn()
+	if _, known := cp.TurnCommit(); known {
+		t.Error("a forgotten turn is known")
+	}
+}

@@ -44,7 +44,16 @@ func PlanUndo(ctx context.Context, ws *Workspace, sessionID string) (*UndoPlan, 
 	if err != nil {
 		return nil, fmt.Errorf("session %s: %w", sessionID, ErrNoCheckpoint)
 	}
-	p := &UndoPlan{Session: sessionID, Commit: strings.TrimSpace(out), ws: ws}
+	return PlanUndoTo(ctx, ws, sessionID, strings.TrimSpace(out))
+}
+
+// PlanUndoTo compares the workspace's files with those of commit, taken for
+// session sessionID (Checkpoint.TurnCommit: before a turn). It changes
+// nothing.
+func PlanUndoTo(ctx context.Context, ws *Workspace, sessionID, commit string) (*UndoPlan, error) {
+	g := gitRun{dir: ws.root}
+	p := &UndoPlan{Session: sessionID, Commit: commit, ws: ws}
+	var err error
 	if p.current, err = snapshot(ctx, ws); err != nil {
 		return nil, err
 	}

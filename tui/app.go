@@ -157,6 +157,14 @@ type App struct {
 	tierSet bool
 	// talked is set once the open session holds a conversation.
 	talked bool
+	// turnBlock is the first block of the last turn's lines (its prompt),
+	// which /undo takes away with all after it; nil when unknown.
+	// turnTyped is the prompt the user typed for it, which /undo puts
+	// back ("" for a turn of a plan's answer or /init).
+	turnBlock *block
+	turnTyped string
+	// undone is set once /undo took a turn back, until the next turn.
+	undone bool
 	// connCancel stops the connect loop; connGen tells its reports from
 	// those of a loop it replaced.
 	connCancel context.CancelFunc

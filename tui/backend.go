@@ -44,9 +44,13 @@ type Compactor interface {
 	Compact(ctx context.Context, emit func(agent.Event)) error
 }
 
-// Undoer restores the files the session changed (/undo): PlanUndo says
-// what would change, the user confirms, Undo does it and says what it did.
+// Undoer takes back the last turn (/undo): BeginTurn marks the start of
+// each turn, PlanUndo says what taking the last one back would change,
+// the user confirms, and Undo restores the files it changed and drops it
+// from the conversation, and says what it did. (`tern undo` restores a
+// whole session.)
 type Undoer interface {
+	BeginTurn()
 	PlanUndo(ctx context.Context) (UndoPlan, error)
 	Undo(ctx context.Context, plan UndoPlan) (string, error)
 }
@@ -60,10 +64,19 @@ type Differ interface {
 
 // UndoPlan is what /undo would do.
 type UndoPlan struct {
-	// Restore lists the files that get their checkpoint content back;
-	// Delete those created since, which go.
+	// Prompt is the last turn's prompt, which leaves the conversation
+	// (and goes back into the prompt); "" when there is no turn.
+	Prompt string
+	// Restore lists the files that get back what they held before the
+	// turn; Delete those it created, which go. Unknown is set when tern
+	// cannot tell what the turn changed (it reconnected since): only the
+	// conversation is taken back then.
 	Restore, Delete []string
+	Unknown         bool
 }
+
+// empty reports whether there is nothing to take back.
+func (p UndoPlan) empty() bool { return p.Prompt == "" && len(p.Restore)+len(p.Delete) == 0 }
 
 // RAGSwitch turns retrieval of repository context on and off (Ctrl+R).
 type RAGSwitch interface {

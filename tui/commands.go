@@ -26,7 +26,7 @@ func commandList() []command {
 		{"plan", "", "plan mode on or off (Shift+Tab): the model only reads and proposes a plan; with a plan waiting, answer it", (*App).cmdPlan},
 		{"compact", "", "shrink the conversation to free the window", func(a *App, _ string) { a.cmdCompact() }},
 		{"diff", "", "what this session changed: the diff from before its first write to the files now", func(a *App, _ string) { a.cmdDiff() }},
-		{"undo", "", "restore the files to before the session's first write", func(a *App, _ string) { a.cmdUndo() }},
+		{"undo", "", "take back the last turn: the files it changed, and the turn from the conversation (its prompt comes back); `tern undo` restores a whole session", func(a *App, _ string) { a.cmdUndo() }},
 		{"sessions", "", "past sessions; Enter resumes one", func(a *App, _ string) { a.showSessions() }},
 		{"resume", "ID", "continue session ID (a unique prefix or suffix is enough)", (*App).cmdResume},
 		{"new", "", "start a new session", func(a *App, _ string) { a.cmdNew() }},
@@ -83,8 +83,7 @@ func (a *App) send(prompt string) {
 		a.sendPlanBack(prompt) // words typed under a waiting plan comment on it
 		return
 	}
-	a.conv.add(&block{kind: kindUser, short: userLines(a.th, prompt)})
-	a.conv.toEnd()
+	a.beginTurn(prompt, true)
 	a.startTurn(prompt)
 }
 

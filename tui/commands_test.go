@@ -141,14 +141,14 @@ func TestCommandsWithCapabilities(t *testing.T) {
 	h.waitFor("summarised 3 turns")
 	h.idle()
 	h.send("/undo")
-	h.waitFor("undo: restore the checkpoint?", "  main.go", "Delete 1 file created since:", "  new.txt")
+	h.waitFor("undo: take back the last turn?", "› add a file", "  main.go", "Delete 1 file the turn created:", "  new.txt")
 	h.typeText("n")
 	h.waitFor("undo cancelled; nothing was changed")
 	if undo.applied {
 		t.Fatal("n restored the checkpoint")
 	}
 	h.send("/undo")
-	h.waitFor("undo: restore the checkpoint?")
+	h.waitFor("undo: take back the last turn?")
 	h.typeText("y")
 	h.waitFor("restored 2 files")
 	if !undo.applied {
@@ -250,10 +250,15 @@ func (fakeCompactor) Compact(_ context.Context, emit func(agent.Event)) error {
 	return nil
 }
 
-type fakeUndo struct{ applied bool }
+type fakeUndo struct {
+	applied bool
+	turns   int
+}
+
+func (f *fakeUndo) BeginTurn() { f.turns++ }
 
 func (f *fakeUndo) PlanUndo(context.Context) (UndoPlan, error) {
-	return UndoPlan{Restore: []string{"main.go", "README.md"}, Delete: []string{"new.txt"}}, nil
+	return UndoPlan{Prompt: "add a file", Restore: []string{"main.go", "README.md"}, Delete: []string{"new.txt"}}, nil
 }
 
 func (f *fakeUndo) Undo(_ context.Context, plan UndoPlan) (string, error) {

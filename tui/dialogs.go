@@ -230,32 +230,36 @@ func (a *App) confirm(title string, lines []line, yes string, onYes, onNo func()
 	a.openModal("confirm", a.newDialogBox(title, preview, question), question, 9, 9, true, onNo)
 }
 
-// files says "1 file", "3 files".
-func files(n int) string {
-	if n == 1 {
-		return "1 file"
-	}
-	return fmt.Sprintf("%d files", n)
-}
-
 // undoDialog lists what /undo would change and asks before doing it.
 func (a *App) undoDialog(u Undoer, plan UndoPlan) {
 	th := a.th
 	var lines []line
+	if plan.Prompt != "" {
+		lines = append(lines, styledLine("The turn leaves the conversation, and its prompt comes back into yours:", th.bold))
+		lines = append(lines, indent(userLines(th, oneLine(plan.Prompt, 200)), 2)...)
+	}
 	if n := len(plan.Restore); n > 0 {
-		lines = append(lines, styledLine(fmt.Sprintf("Restore %s to the checkpoint:", files(n)), th.bold))
+		lines = append(lines, styledLine(fmt.Sprintf("Restore %s to what it held before the turn:", countOf(n, "file")), th.bold))
 		for _, p := range plan.Restore {
 			lines = append(lines, styledLine("  "+p, th.text))
 		}
 	}
 	if n := len(plan.Delete); n > 0 {
-		lines = append(lines, styledLine(fmt.Sprintf("Delete %s created since:", files(n)), th.bold))
+		lines = append(lines, styledLine(fmt.Sprintf("Delete %s the turn created:", countOf(n, "file")), th.bold))
 		for _, p := range plan.Delete {
 			lines = append(lines, styledLine("  "+p, th.diffDel))
 		}
 	}
-	lines = append(lines, line{}, styledLine("Changes made after the session, by anyone, are undone too.", th.dim))
-	a.confirm("undo: restore the checkpoint?", lines, "restore",
+	switch {
+	case plan.Unknown:
+		lines = append(lines, line{}, styledLine("Which files the turn changed is not known (tern connected to the model again since it ran): the files stay as they are. /diff shows the session's changes; `tern undo` restores them all.", th.warn))
+	case len(plan.Restore)+len(plan.Delete) > 0:
+		lines = append(lines, line{}, styledLine("Changes made to those files since, by anyone, are undone too.", th.dim))
+	default:
+		lines = append(lines, line{}, styledLine("The turn changed no files.", th.dim))
+	}
+	lines = append(lines, styledLine("Only the last turn can be taken back; `tern undo` restores the whole session.", th.dim))
+	a.confirm("undo: take back the last turn?", lines, "take it back",
 		func() { a.applyUndo(u, plan) },
 		func() { a.note("undo cancelled; nothing was changed") })
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -275,8 +276,8 @@ func (a *App) cmdCompact() {
 	})
 }
 
-// cmdUndo shows what restoring the checkpoint would change and, once the
-// user agrees, restores it.
+// cmdUndo shows what taking back the last turn would change and, once the
+// user agrees, takes it back.
 func (a *App) cmdUndo() {
 	if !a.ready("undo") {
 		return
@@ -284,6 +285,10 @@ func (a *App) cmdUndo() {
 	u := a.back.Undoer
 	if u == nil {
 		a.warn("/undo is not available in this build: write tools and checkpoints have not landed yet")
+		return
+	}
+	if a.undone {
+		a.note("nothing more to undo: /undo takes back the last turn only, once (`tern undo` restores the whole session's files)")
 		return
 	}
 	ctx := a.startJob("undoing")
@@ -294,8 +299,8 @@ func (a *App) cmdUndo() {
 			switch {
 			case err != nil:
 				a.fail("undo: " + err.Error())
-			case len(plan.Restore)+len(plan.Delete) == 0:
-				a.note("nothing to undo: the files match the checkpoint")
+			case plan.empty():
+				a.note("nothing to undo: no turn to take back (`tern undo` restores a whole session's files)")
 			default:
 				a.undoDialog(u, plan)
 			}
@@ -303,7 +308,8 @@ func (a *App) cmdUndo() {
 	})
 }
 
-// applyUndo restores the checkpoint after the user agreed.
+// applyUndo takes back the last turn after the user agreed: its files,
+// its lines in the conversation, and its prompt back into the prompt.
 func (a *App) applyUndo(u Undoer, plan UndoPlan) {
 	if !a.ready("undo") {
 		return
@@ -317,7 +323,31 @@ func (a *App) applyUndo(u Undoer, plan UndoPlan) {
 				a.fail("undo: " + err.Error())
 				return
 			}
+			if i := slices.Index(a.conv.blocks, a.turnBlock); i >= 0 && a.turnBlock != nil {
+				a.conv.blocks = a.conv.blocks[:i] // the turn's lines
+				a.conv.sel = -1
+			}
+			if a.turnTyped != "" && strings.TrimSpace(a.input.GetText()) == "" {
+				a.input.SetText(a.turnTyped, true)
+			}
+			a.turnBlock, a.turnTyped, a.undone = nil, "", true
 			a.note(msg)
 		})
 	})
+}
+
+// beginTurn shows the prompt of a turn that starts, remembering its block
+// (and, typed, the words the user typed) for /undo, and marks the start
+// for the backend's undoer.
+func (a *App) beginTurn(prompt string, typed bool) {
+	a.turnTyped, a.undone = "", false
+	if typed {
+		a.turnTyped = prompt
+	}
+	a.turnBlock = &block{kind: kindUser, short: userLines(a.th, prompt)}
+	a.conv.add(a.turnBlock)
+	a.conv.toEnd()
+	if a.back != nil && a.back.Undoer != nil {
+		a.back.Undoer.BeginTurn()
+	}
 }

@@ -25,7 +25,7 @@ const (
 type promptSize struct{ bytes, lines int }
 
 func (p promptSize) String() string {
-	return humanBytes(p.bytes) + ", " + plural(p.lines, "line")
+	return humanBytes(p.bytes) + ", " + countOf(p.lines, "line")
 }
 
 // measurePrompt records the prompt's size after a change and says so when
@@ -86,14 +86,6 @@ func humanBytes(n int) string {
 		return fmt.Sprintf("%d KB", (n+1<<9)>>10)
 	}
 	return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-}
-
-// plural counts n things: "1 line", "2 lines".
-func plural(n int, thing string) string {
-	if n == 1 {
-		return "1 " + thing
-	}
-	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 // rootView is the application's root: the pages, with pastes that a

@@ -140,8 +140,7 @@ func (a *App) acceptPlan(tier int) {
 	}
 	p := a.back.Planner
 	a.plan = ""
-	a.conv.add(&block{kind: kindUser, short: userLines(a.th, fmt.Sprintf("(plan accepted at tier %d: carry it out)", max(tier, a.tier)))})
-	a.conv.toEnd()
+	a.beginTurn(fmt.Sprintf("(plan accepted at tier %d: carry it out)", max(tier, a.tier)), false)
 	a.runPlanJob(func(ctx context.Context) error { return p.AcceptPlan(ctx, "", a.pump.emit) })
 }
 
@@ -152,8 +151,7 @@ func (a *App) sendPlanBack(comment string) {
 	}
 	p := a.back.Planner
 	a.plan = ""
-	a.conv.add(&block{kind: kindUser, short: userLines(a.th, "(plan sent back) "+comment)})
-	a.conv.toEnd()
+	a.beginTurn("(plan sent back) "+comment, false)
 	a.runPlanJob(func(ctx context.Context) error { return p.RevisePlan(ctx, comment, a.pump.emit) })
 }
 

@@ -188,8 +188,7 @@ func (a *App) cmdInit() {
 	if !a.ready("run /init") {
 		return
 	}
-	a.conv.add(&block{kind: kindUser, short: userLines(a.th, "/init: write AGENTS.md for this repository")})
-	a.conv.toEnd()
+	a.beginTurn("/init: write AGENTS.md for this repository", false)
 	a.talked = true
 	ctx := a.startJob("generating")
 	runner, prompt := a.back.Agent, a.deps.Notes.Prompt()

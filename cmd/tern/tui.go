@@ -16,6 +16,7 @@ import (
 	"github.com/ternhq/tern/cmd/tern/internal/codeindex"
 	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/cmd/tern/internal/runner"
+	"github.com/ternhq/tern/cmd/tern/internal/words"
 	"github.com/ternhq/tern/context/budget"
 	"github.com/ternhq/tern/disclosure"
 	"github.com/ternhq/tern/index/ignore"
@@ -168,7 +169,7 @@ func (a *app) runTUI(ctx context.Context, o *tuiOptions) (string, error) {
 			Close:        func() error { r.CloseTools(); return nil },
 			Tiers:        tierControl{set: r.Tools(), counter: cnt},
 			Compactor:    ag,
-			Undoer:       &undoer{ws: ws, session: r.SessionID()},
+			Undoer:       &turnUndoer{ws: ws, session: r.SessionID(), cp: r.Checkpoint(), turns: ag},
 			Differ:       &undoer{ws: ws, session: r.SessionID()},
 			RAG:          ragSwitch{agent: ag, on: &ragOn, code: code},
 			Hint:         back.Hint,
@@ -247,7 +248,8 @@ func (t tierControl) Tools() []tui.ToolInfo {
 	return list
 }
 
-// undoer restores the files of the TUI's session (/undo).
+// undoer restores the files of a session to its checkpoint (tern acp's
+// /undo) and shows what it changed (/diff).
 type undoer struct {
 	ws      *tools.Workspace
 	session string
@@ -288,6 +290,68 @@ func (u *undoer) Undo(ctx context.Context, _ tui.UndoPlan) (string, error) {
 		return "nothing to undo: the files are as they were at the checkpoint", nil
 	}
 	return fmt.Sprintf("files restored to the checkpoint; the state before the undo is kept under %s", saved), nil
+}
+
+// turnUndoer takes back the TUI session's last turn (/undo): the files it
+// changed, from the snapshot the checkpoint took before its first change,
+// and the turn itself, from the conversation.
+type turnUndoer struct {
+	ws      *tools.Workspace
+	session string
+	cp      *tools.Checkpoint
+	turns   interface {
+		LastPrompt() (string, bool)
+		TakeBack(ctx context.Context) (bool, error)
+	}
+	plan *tools.UndoPlan
+}
+
+func (u *turnUndoer) BeginTurn() { u.cp.MarkTurn() }
+
+func (u *turnUndoer) PlanUndo(ctx context.Context) (tui.UndoPlan, error) {
+	u.plan = nil
+	prompt, _ := u.turns.LastPrompt()
+	out := tui.UndoPlan{Prompt: prompt}
+	commit, known := u.cp.TurnCommit()
+	switch {
+	case !known && prompt != "":
+		out.Unknown = true
+	case commit != "":
+		plan, err := tools.PlanUndoTo(ctx, u.ws, u.session, commit)
+		if err != nil {
+			return tui.UndoPlan{}, fmt.Errorf("the turn's files: %s", checkpoint.Unavailable(err))
+		}
+		u.plan = plan
+		out.Restore, out.Delete = plan.Restore, plan.Delete
+	}
+	return out, nil
+}
+
+func (u *turnUndoer) Undo(ctx context.Context, _ tui.UndoPlan) (string, error) {
+	var said []string
+	if u.plan != nil {
+		saved, err := u.plan.Apply(ctx)
+		n := len(u.plan.Restore) + len(u.plan.Delete)
+		u.plan = nil
+		if err != nil {
+			return "", err
+		}
+		if saved != "" {
+			said = append(said, fmt.Sprintf("%s put back as they were before it (the files before the undo are kept under %s)", words.Count(n, "file"), saved))
+		}
+	}
+	took, err := u.turns.TakeBack(ctx)
+	if err != nil {
+		return "", err
+	}
+	u.cp.ForgetTurn()
+	if took {
+		said = append([]string{"the last turn left the conversation"}, said...)
+	}
+	if len(said) == 0 {
+		return "nothing to undo", nil
+	}
+	return "undone: " + strings.Join(said, "; "), nil
 }
 
 // asker is the TUI's dialog as ask_user's asker; nil without one.

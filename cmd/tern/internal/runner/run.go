@@ -45,10 +45,13 @@ type Run struct {
 	// session to that tier.
 	tierFlag bool
 	ws       *tools.Workspace
-	counter  *budget.Counter
-	agent    *agent.Agent
-	tools    *disclosure.Set
-	notices  []string
+	// checkpoint keeps the files before the session's first change, and
+	// before each marked turn's.
+	checkpoint *tools.Checkpoint
+	counter    *budget.Counter
+	agent      *agent.Agent
+	tools      *disclosure.Set
+	notices    []string
 	// sandbox confines the commands run_command runs.
 	sandbox *sandbox.Sandbox
 	// mcp runs the configured MCP servers (tier 3); nil when there are none.
@@ -450,6 +453,10 @@ func (r *Run) Sandbox() *sandbox.Sandbox { return r.sandbox }
 
 // Tools is the session's tool set, with its tiers.
 func (r *Run) Tools() *disclosure.Set { return r.tools }
+
+// Checkpoint keeps the files as they were before the session's first
+// change, and before each marked turn's (tools.Checkpoint.MarkTurn).
+func (r *Run) Checkpoint() *tools.Checkpoint { return r.checkpoint }
 
 // Workspace is the workspace the session's tools work in.
 func (r *Run) Workspace() *tools.Workspace { return r.ws }

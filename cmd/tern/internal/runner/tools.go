@@ -79,6 +79,7 @@ func PromptTools(ws *tools.Workspace, cfg config.Config, search tools.CodeSearch
 func (r *Run) toolSet(ctx context.Context, tierFlag bool) (*disclosure.Set, error) {
 	var set *disclosure.Set
 	cp := tools.NewCheckpoint(r.ws, r.sess.ID, checkpoint.Recorder(r.store, r.sess.ID, func(n string) { set.Notify(n) }))
+	r.checkpoint = cp
 	o := toolOptions{ws: r.ws, cfg: r.cfg, cp: cp, save: func(ctx context.Context, st disclosure.State) error {
 		return r.store.SetMeta(context.WithoutCancel(ctx), r.sess.ID, metaTools, st.String())
 	}, asker: r.asker, reaper: r.reaper, terminal: r.terminal, sandbox: r.sandbox}
