@@ -45,6 +45,7 @@ type Checkpoint struct {
 	// before that Save.
 	marked, turn bool
 	turnCommit   string
+	turnErr      error
 }
 
 // Saved is what became of a session's checkpoint.
@@ -86,7 +87,7 @@ func (c *Checkpoint) Save(ctx context.Context) {
 	}
 	if c.turn {
 		c.turn = false
-		c.turnCommit = c.saveTurn(ctx)
+		c.turnCommit, c.turnErr = c.saveTurn(ctx)
 	}
 }
 
@@ -98,7 +99,7 @@ func (c *Checkpoint) MarkTurn() {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.marked, c.turn, c.turnCommit = true, true, ""
+	c.marked, c.turn, c.turnCommit, c.turnErr = true, true, "", nil
 }
 
 // ForgetTurn forgets the marked turn, once it was taken back.
@@ -108,33 +109,29 @@ func (c *Checkpoint) ForgetTurn() {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.marked, c.turn, c.turnCommit = false, false, ""
+	c.marked, c.turn, c.turnCommit, c.turnErr = false, false, "", nil
 }
 
 // TurnCommit is the commit of the files as they were before the marked
-// turn's first change, "" when it changed nothing or git could not keep
-// them; known is false when no turn is marked.
-func (c *Checkpoint) TurnCommit() (commit string, known bool) {
+// turn's first change, "" when it changed nothing; err says why git could
+// not keep them (ErrNoGit, ErrNotRepo, …), and known is false when no turn
+// is marked.
+func (c *Checkpoint) TurnCommit() (commit string, known bool, err error) {
 	if c == nil {
-		return "", false
+		return "", false, nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.turnCommit, c.marked
+	return c.turnCommit, c.marked, c.turnErr
 }
 
-// saveTurn commits the files as they are now, for TurnCommit; "" when git
-// cannot.
-func (c *Checkpoint) saveTurn(ctx context.Context) string {
+// saveTurn commits the files as they are now, for TurnCommit.
+func (c *Checkpoint) saveTurn(ctx context.Context) (string, error) {
 	tree, err := snapshot(ctx, c.ws)
 	if err != nil {
-		return ""
+		return "", err
 	}
-	commit, err := commitTree(ctx, c.ws, tree, "HEAD", "tern: the files before a turn of session "+c.session)
-	if err != nil {
-		return ""
-	}
-	return commit
+	return commitTree(ctx, c.ws, tree, "HEAD", "tern: the files before a turn of session "+c.session)
 }
 
 func (c *Checkpoint) save(ctx context.Context) Saved {

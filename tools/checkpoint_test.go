@@ -262,7 +262,7 @@ func TestTurnCheckpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	cp := NewCheckpoint(ws, "s1", nil)
-	if _, known := cp.TurnCommit(); known {
+	if _, known, _ := cp.TurnCommit(); known {
 		t.Fatal("a turn is known before any was marked")
 	}
 	cp.MarkTurn()
@@ -272,9 +272,9 @@ func TestTurnCheckpoint(t *testing.T) {
 	cp.Save(t.Context())
 	cp.Save(t.Context()) // once a turn
 	writeFiles(t, root, map[string]string{"a.txt": "three\n", "b.txt": "new\n"})
-	commit, known := cp.TurnCommit()
-	if !known || commit == "" {
-		t.Fatalf("the second turn kept nothing: %q %v", commit, known)
+	commit, known, err := cp.TurnCommit()
+	if !known || commit == "" || err != nil {
+		t.Fatalf("the second turn kept nothing: %q %v %v", commit, known, err)
 	}
 	plan, err := PlanUndoTo(t.Context(), ws, "s1", commit)
 	if err != nil {
@@ -290,11 +290,23 @@ func TestTurnCheckpoint(t *testing.T) {
 		t.Errorf("a.txt is %q, want the first turn's", data)
 	}
 	cp.MarkTurn() // a turn that changes nothing
-	if commit, known := cp.TurnCommit(); !known || commit != "" {
+	if commit, known, _ := cp.TurnCommit(); !known || commit != "" {
 		t.Errorf("a turn without a change kept %q (%v)", commit, known)
 	}
 	cp.ForgetTurn()
-	if _, known := cp.TurnCommit(); known {
+	if _, known, _ := cp.TurnCommit(); known {
 		t.Error("a forgotten turn is known")
+	}
+
+	// Outside git the turn's files cannot be kept, and it says why.
+	plain, err := NewWorkspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp = NewCheckpoint(plain, "s2", nil)
+	cp.MarkTurn()
+	cp.Save(t.Context())
+	if commit, known, err := cp.TurnCommit(); commit != "" || !known || !errors.Is(err, ErrNotRepo) && !errors.Is(err, ErrNoGit) {
+		t.Errorf("outside git: %q %v %v", commit, known, err)
 	}
 }

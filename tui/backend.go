@@ -68,11 +68,11 @@ type UndoPlan struct {
 	// (and goes back into the prompt); "" when there is no turn.
 	Prompt string
 	// Restore lists the files that get back what they held before the
-	// turn; Delete those it created, which go. Unknown is set when tern
-	// cannot tell what the turn changed (it reconnected since): only the
-	// conversation is taken back then.
+	// turn; Delete those it created, which go. Kept, when set, says why
+	// the files cannot be taken back and stay as they are ("tern connected
+	// to the model again since the turn ran"): only the conversation is.
 	Restore, Delete []string
-	Unknown         bool
+	Kept            string
 }
 
 // empty reports whether there is nothing to take back.

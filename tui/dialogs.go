@@ -251,8 +251,8 @@ func (a *App) undoDialog(u Undoer, plan UndoPlan) {
 		}
 	}
 	switch {
-	case plan.Unknown:
-		lines = append(lines, line{}, styledLine("Which files the turn changed is not known (tern connected to the model again since it ran): the files stay as they are. /diff shows the session's changes; `tern undo` restores them all.", th.warn))
+	case plan.Kept != "":
+		lines = append(lines, line{}, styledLine("The files stay as they are: "+plan.Kept+".", th.warn))
 	case len(plan.Restore)+len(plan.Delete) > 0:
 		lines = append(lines, line{}, styledLine("Changes made to those files since, by anyone, are undone too.", th.dim))
 	default:

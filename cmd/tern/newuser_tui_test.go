@@ -121,8 +121,12 @@ func TestTUIMessagesANewUserSees(t *testing.T) {
 		t.Errorf("a plural for one:\n%s", s)
 	}
 
+	// /undo takes back the last turn; it changed no files.
 	typeLine(sim, "/undo")
-	waitScreen(t, sim, "undo is unavailable: the workspace is not in a git repository")
+	waitScreen(t, sim, "undo: take back the last turn?", "› vet the code", "The turn changed no files.")
+	waitDialogKeys(t, sim)
+	sim.InjectKey(tcell.KeyRune, 'n', tcell.ModNone)
+	waitScreen(t, sim, "undo cancelled; nothing was changed")
 	quit(t, sim, done)
 }
 

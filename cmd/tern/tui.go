@@ -312,10 +312,12 @@ func (u *turnUndoer) PlanUndo(ctx context.Context) (tui.UndoPlan, error) {
 	u.plan = nil
 	prompt, _ := u.turns.LastPrompt()
 	out := tui.UndoPlan{Prompt: prompt}
-	commit, known := u.cp.TurnCommit()
+	commit, known, err := u.cp.TurnCommit()
 	switch {
 	case !known && prompt != "":
-		out.Unknown = true
+		out.Kept = "which files the turn changed is not known, as tern connected to the model again since it ran (/diff shows the session's changes; `tern undo` restores them all)"
+	case err != nil:
+		out.Kept = "no snapshot of them could be taken before the turn: " + checkpoint.Unavailable(err)
 	case commit != "":
 		plan, err := tools.PlanUndoTo(ctx, u.ws, u.session, commit)
 		if err != nil {
