@@ -29,7 +29,7 @@ func (a *App) endJob() {
 	a.job = nil
 	a.subagent, a.activity = "", ""
 	a.pump.spin(false)
-	if a.hint == "cancelling…" || strings.HasPrefix(a.hint, "queued: ") {
+	if a.hint == "cancelling…" || strings.HasPrefix(a.hint, "queued; ") {
 		a.setHint("")
 	}
 	a.drainQueue()

@@ -22,7 +22,7 @@ const queueShown = 3
 func (a *App) enqueue(prompt string) {
 	a.queue = append(a.queue, prompt)
 	a.queueChanged()
-	a.setHint(fmt.Sprintf("queued: sent when %s is done · Esc or Ctrl+C cancels the queue", a.job.kind))
+	a.setHint(fmt.Sprintf("queued; sent when %s is done · Esc cancels the queue", a.job.kind))
 }
 
 // queueChanged sizes the queue's view to what it lists.

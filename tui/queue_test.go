@@ -57,7 +57,7 @@ func TestPromptsQueueWhileTheAgentWorks(t *testing.T) {
 	h.waitFor("generating")
 	h.send("second")
 	h.send("third")
-	h.waitFor("queued 1  second", "queued 2  third", "queued: sent when generating is done · Esc or Ctrl+C cancels the queue")
+	h.waitFor("queued 1  second", "queued 2  third", "queued; sent when generating is done · Esc cancels the queue")
 	if n := len(h.srv.Requests()); n != 1 {
 		t.Fatalf("%d requests: a queued prompt went out while the first turn ran", n)
 	}
