@@ -144,7 +144,7 @@ func wantCode(t *testing.T, what string, err error, code int, words string) {
 // waitLine waits for tern to have written a line holding all of wants.
 func (r *acpRun) waitLine(t *testing.T, wants ...string) string {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(patience)
 	for time.Now().Before(deadline) {
 		for line := range strings.SplitSeq(r.raw.String(), "\n") {
 			ok := true

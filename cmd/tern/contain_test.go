@@ -51,7 +51,7 @@ func TestBinaryNothingOutlivesTern(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			deadline := time.Now().Add(20 * time.Second)
+			deadline := time.Now().Add(patience)
 			var pids []int
 			for len(pids) < 5 {
 				if time.Now().After(deadline) {
@@ -66,7 +66,7 @@ func TestBinaryNothingOutlivesTern(t *testing.T) {
 			go func() { done <- cmd.Wait() }()
 			select {
 			case <-done:
-			case <-time.After(15 * time.Second):
+			case <-time.After(patience):
 				cmd.Process.Kill()
 				t.Fatalf("tern did not exit after %s; stderr:\n%s", sig, stderr.String())
 			}
@@ -131,7 +131,7 @@ func TestBinarySandboxedNothingOutlivesTern(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(patience)
 	for len(withMarker(marker)) < 4 {
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()

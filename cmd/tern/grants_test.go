@@ -73,7 +73,7 @@ func TestAlwaysAllowSurvivesReconnect(t *testing.T) {
 // ignore keys in its first moments (so that typing cannot answer it).
 func pressUntilGone(t *testing.T, sim *lockedScreen, r rune, text string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(patience)
 	for strings.Contains(sim.snapshot(), text) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%q did not close it:\n%s", r, sim.snapshot())

@@ -227,12 +227,12 @@ func TestTwoTernIndexAtOnce(t *testing.T) {
 	wg.Go(func() { codes[0] = run(&errs[0]) })
 	select {
 	case <-embedding:
-	case <-time.After(20 * time.Second):
+	case <-time.After(patience):
 		letGo()
 		t.Fatalf("the first run never embedded:\n%s", errs[0].String())
 	}
 	wg.Go(func() { codes[1] = run(&errs[1]) })
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(patience)
 	for !strings.Contains(errs[1].String(), "waiting for it to finish") {
 		if time.Now().After(deadline) || codes[1] != 0 {
 			t.Errorf("the second run did not wait for the first:\n%s", errs[1].String())

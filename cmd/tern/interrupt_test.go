@@ -121,7 +121,7 @@ func TestBinaryKilledKeepsHistory(t *testing.T) {
 		return cmd, &stdout
 	}
 	waitFor := func(what string, ok func() bool) {
-		deadline := time.Now().Add(20 * time.Second)
+		deadline := time.Now().Add(patience)
 		for !ok() {
 			if time.Now().After(deadline) {
 				t.Fatalf("timed out waiting for %s", what)
@@ -189,7 +189,7 @@ func TestBinaryKilledKeepsHistory(t *testing.T) {
 			t.Errorf("the killed call has no interrupted result: %+v", msgs)
 		}
 		for _, pid := range readPids(pidFile) {
-			deadline := time.Now().Add(5 * time.Second)
+			deadline := time.Now().Add(patience)
 			for running(pid) && time.Now().Before(deadline) {
 				time.Sleep(20 * time.Millisecond)
 			}

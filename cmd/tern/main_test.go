@@ -320,7 +320,7 @@ func TestBinary(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		deadline := time.Now().Add(10 * time.Second)
+		deadline := time.Now().Add(patience)
 		for !strings.Contains(stdout.String(), "slow slow") && time.Now().Before(deadline) {
 			time.Sleep(10 * time.Millisecond)
 		}

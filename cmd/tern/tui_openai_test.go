@@ -47,7 +47,7 @@ func TestTUIOpenAIInTmux(t *testing.T) {
 	pane := func() string { return tm("capture-pane", "-p", "-t", "tern") }
 	waitPane := func(want ...string) string {
 		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
+		deadline := time.Now().Add(patience)
 		for {
 			s := pane()
 			ok := true
@@ -75,7 +75,7 @@ func TestTUIOpenAIInTmux(t *testing.T) {
 		t.Errorf("%d chat requests reached the server", len(chats))
 	}
 	tm("send-keys", "-t", "tern", "C-q")
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(patience)
 	for exec.Command(tmux, "-S", sock, "has-session", "-t", "tern").Run() == nil {
 		if time.Now().After(deadline) {
 			t.Fatalf("Ctrl+Q did not end tern:\n%s", pane())

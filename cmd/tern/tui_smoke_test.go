@@ -50,7 +50,7 @@ func TestTUISmokeInTmux(t *testing.T) {
 	pane := func() string { return tm("capture-pane", "-p", "-t", "tern") }
 	waitPane := func(want ...string) string {
 		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
+		deadline := time.Now().Add(patience)
 		for {
 			s := pane()
 			ok := true
@@ -73,7 +73,7 @@ func TestTUISmokeInTmux(t *testing.T) {
 
 	tm("send-keys", "-t", "tern", "what is this?", "Enter")
 	waitPane("› what is this?", "✓ read_file README.md:1-2", "It is a demo repository.")
-	for deadline := time.Now().Add(30 * time.Second); strings.Contains(pane(), "generating"); {
+	for deadline := time.Now().Add(patience); strings.Contains(pane(), "generating"); {
 		if time.Now().After(deadline) {
 			t.Fatalf("the turn never ended:\n%s", pane())
 		}
@@ -90,7 +90,7 @@ func TestTUISmokeInTmux(t *testing.T) {
 	tm("send-keys", "-t", "tern", "Escape")
 	time.Sleep(100 * time.Millisecond) // let Escape stand alone, not start an Alt sequence
 	tm("send-keys", "-t", "tern", "C-q")
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(patience)
 	for exec.Command(tmux, "-S", sock, "has-session", "-t", "tern").Run() == nil {
 		if time.Now().After(deadline) {
 			t.Fatalf("Ctrl+Q did not end tern:\n%s", pane())

@@ -72,9 +72,15 @@ func (s *lockedScreen) snapshot() string {
 }
 
 // waitScreen polls the screen until it shows every want.
+// patience is how long a test waits for something it needs (a screen, a
+// process, a file) before it fails. It only bounds a failure: the tests
+// run with -race on shared two-core machines, where the load can slow a
+// step ten times over, so a wait must never be what a passing run needs.
+const patience = 2 * time.Minute
+
 func waitScreen(t *testing.T, s *lockedScreen, want ...string) string {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(patience)
 	for {
 		snap := s.snapshot()
 		missing := ""
@@ -108,7 +114,7 @@ func waitDialogKeys(t *testing.T, s *lockedScreen) {
 
 func waitGone(t *testing.T, s *lockedScreen, text string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(patience)
 	for strings.Contains(s.snapshot(), text) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the TUI still shows %q:\n%s", text, s.snapshot())
