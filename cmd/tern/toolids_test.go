@@ -71,19 +71,20 @@ func TestTUIResumeShowsCallsAndCancel(t *testing.T) {
 	for range 200 {
 		chunks = append(chunks, " more")
 	}
-	// 200 chunks 100 ms apart: the reply still streams when the cancel
-	// comes, however slow a loaded machine is to start the turn.
+	// Cancelled once the reply's first words are out, while the rest
+	// still streams (200 chunks 100 ms apart).
 	f.srv.Script(ollamatest.Reply{Chunks: chunks, ChunkDelay: 100 * time.Millisecond})
 	ctx, cancel := context.WithCancel(t.Context())
+	var out, errOut syncBuffer
 	go func() {
-		for len(f.srv.Requests()) < 4 {
+		for !strings.Contains(out.String(), "Let me") && ctx.Err() == nil {
 			time.Sleep(10 * time.Millisecond)
 		}
-		time.Sleep(200 * time.Millisecond)
 		cancel()
 	}()
-	if code, _, errOut := f.tern(ctx, "ask", "--resume", id, "and why?"); code != exitCanceled {
-		t.Fatalf("exit %d, want 130:\n%s", code, errOut)
+	args := []string{"ask", "--dir", f.dir, "--resume", id, "and why?"}
+	if code := Main(ctx, args, strings.NewReader(""), &out, &errOut, func(k string) string { return f.env[k] }); code != exitCanceled {
+		t.Fatalf("exit %d, want 130:\n%s", code, errOut.String())
 	}
 
 	tctx, tcancel := context.WithCancel(t.Context())
