@@ -44,6 +44,17 @@ type Deps struct {
 	Log *slog.Logger
 }
 
+// afterReady is a reader whose reads wait until ready is closed.
+type afterReady struct {
+	ready <-chan struct{}
+	r     io.Reader
+}
+
+func (g afterReady) Read(p []byte) (int, error) {
+	<-g.ready
+	return g.r.Read(p)
+}
+
 // shutdownGrace bounds how long Serve waits, once the client has gone,
 // for the turns it cancelled to save what they had.
 const shutdownGrace = 10 * time.Second
@@ -59,8 +70,12 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, d Deps) error {
 	life, stop := context.WithCancel(context.WithoutCancel(ctx))
 	defer stop()
 	a := &agentSide{deps: d, life: life, sessions: map[string]*live{}}
-	a.conn = sdk.NewAgentSideConnection(a, w, screen(in, w, d.Log))
+	// The SDK reads, and serves what it reads, as soon as the connection
+	// exists: the input waits until the connection is set up.
+	ready := make(chan struct{})
+	a.conn = sdk.NewAgentSideConnection(a, w, afterReady{ready, screen(in, w, d.Log)})
 	a.conn.SetLogger(d.Log)
+	close(ready)
 	select {
 	case <-a.conn.Done():
 	case <-ctx.Done():
