@@ -76,6 +76,9 @@ func readPIDs(path string) []int {
 	return out
 }
 
+// shellQuote quotes s as one word for sh.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
 // waitFor waits until cond holds, checking every few milliseconds, for as
 // long as the test may run: a loaded machine is slow, never wrong.
 func waitFor(t *testing.T, cond func() bool) {
@@ -150,9 +153,10 @@ func TestRunCommandStopsEverything(t *testing.T) {
 				continue // a process group cannot hold these (see TestReaper)
 			}
 			t.Run(mode+"/"+tt.name, func(t *testing.T) {
+				t.Parallel() // most of each case is waiting for a process to stop
 				ws := newFixture(t)
 				pidFile := filepath.Join(t.TempDir(), "pids")
-				t.Setenv("PIDS", pidFile)
+				command := "export PIDS=" + shellQuote(pidFile) + "; " + tt.command
 				ctx := t.Context()
 				if tt.cancel > 0 {
 					var cancel context.CancelFunc
@@ -162,9 +166,9 @@ func TestRunCommandStopsEverything(t *testing.T) {
 						cancel()
 					}()
 				}
-				args := `{"command":` + quote(tt.command) + `,"timeout":` + strconv.Itoa(max(tt.timeout, 30)) + `}`
+				args := `{"command":` + quote(command) + `,"timeout":` + strconv.Itoa(max(tt.timeout, 30)) + `}`
 				if tt.timeout > 0 {
-					args = `{"command":` + quote(tt.command) + `,"timeout":` + strconv.Itoa(tt.timeout) + `}`
+					args = `{"command":` + quote(command) + `,"timeout":` + strconv.Itoa(tt.timeout) + `}`
 				}
 				policy := CommandPolicy{}
 				if mode == "reaper" {
