@@ -174,6 +174,23 @@ func TestDetectLang(t *testing.T) {
 		{"server.log", "", "data"},
 		{"debug/vmlinuz-4.15.0-47-generic", "", "text"},
 		{".gitignore", "", "text"},
+		// A template is in the language of what it renders.
+		{"assets/completions/bat.zsh.in", "", "bash"},
+		{"config.h.in", "", "cpp"},
+		{"setup.py.in", "", "python"},
+		{"deploy/app.yaml.j2", "", "yaml"},
+		{"gen/types.go.tmpl", "", "go"},
+		{"Makefile.in", "", "make"},
+		{"CMakeLists.txt.in", "", "cmake"},
+		{"tests/test.rs.in.in", "", "rust"},
+		{"views/index.j2", "", "jinja"},
+		{"views/x.unknownext.j2", "", "jinja"},
+		{"MANIFEST.in", "", "text"},
+		{"doc/bat.1.in", "", "text"},
+		{"pg.service.in", "[Unit]\nDescription=pg\n", "service"},
+		{"tool.foo.in", "", "foo"},
+		{"bin/run.in", "#!/bin/sh\n", "bash"},
+		{"lib/x.zml", "let x = 1\n", "zml"},
 	}
 	for _, tt := range tests {
 		if got := detectLang(tt.path, []byte(tt.head)); got != tt.want {

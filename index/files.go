@@ -83,23 +83,52 @@ var textLangs = langTable(map[string][]string{
 	"delphi": {".dpr"}, "autohotkey": {".ahk"}, "applescript": {".applescript"}, "sas": {".sas"},
 	"mathematica": {".wl", ".wls"}, "qsharp": {".qs"}, "pony": {".pony"}, "ballerina": {".bal"},
 	"vue": {".vue"}, "svelte": {".svelte"}, "astro": {".astro"},
-	// Templates hold a web application's views.
+}, templates)
+
+// templates are the extensions of templates, by the language they are
+// written in. A template names the language of what it renders by the
+// extension before its own, as autoconf, Jinja, ERB and Go's templates
+// do: bat.zsh.in is zsh, config.h.in a C header, x.yaml.j2 YAML,
+// Makefile.in a makefile (see nameLang). One without an inner extension
+// is in the template's language, which ranks as code (a web
+// application's views); the generic suffixes ("" here) name no language
+// of their own, so MANIFEST.in is text.
+var templates = map[string][]string{
 	"erb": {".erb"}, "eex": {".eex", ".heex", ".leex"}, "razor": {".razor", ".cshtml"},
 	"jinja": {".j2", ".jinja", ".jinja2"}, "twig": {".twig"}, "liquid": {".liquid"},
 	"handlebars": {".hbs", ".handlebars", ".mustache"}, "ejs": {".ejs"}, "gotemplate": {".tmpl", ".gotmpl"},
-})
+	"": {".in", ".tpl", ".template"},
+}
+
+// templateExts maps each template extension to its language, "" for the
+// generic ones.
+var templateExts = func() map[string]string {
+	m := map[string]string{}
+	for lang, exts := range templates {
+		for _, e := range exts {
+			m[e] = lang
+		}
+	}
+	return m
+}()
 
 // langTable turns languages' extensions into a map from extension to
-// language. An extension listed twice, or one with a grammar, is a
-// mistake in the table.
-func langTable(exts map[string][]string) map[string]string {
+// language; a language named "" is left out. An extension listed twice,
+// or one with a grammar, is a mistake in the tables.
+func langTable(tables ...map[string][]string) map[string]string {
 	m := map[string]string{}
-	for lang, es := range exts {
-		for _, e := range es {
-			if _, twice := m[e]; twice || grammarFor(e) != nil {
-				panic("index: extension " + e + " has two languages")
+	all := map[string]bool{}
+	for _, exts := range tables {
+		for lang, es := range exts {
+			for _, e := range es {
+				if all[e] || grammarFor(e) != nil {
+					panic("index: extension " + e + " has two languages")
+				}
+				all[e] = true
+				if lang != "" {
+					m[e] = lang
+				}
 			}
-			m[e] = lang
 		}
 	}
 	return m
@@ -131,24 +160,25 @@ func unknownLang(ext string) bool {
 	return true
 }
 
-// detectLang names the language of a file from its name, or from a shebang
-// line for extension-less scripts. An extension it does not know names the
-// language itself ("foo" for x.foo); other files are "text".
+// detectLang names the language of a file from its name (see nameLang),
+// or else from a shebang line for extension-less scripts. An extension it
+// does not know names the language itself ("foo" for x.foo); other files
+// are "text".
 func detectLang(rel string, head []byte) string {
 	base := path.Base(rel)
+	if l := nameLang(base); l != "" {
+		return l
+	}
+	// The generic template suffixes name nothing: foo.service.in is
+	// "service" as foo.service is.
+	for {
+		ext := strings.ToLower(path.Ext(base))
+		if l, ok := templateExts[ext]; !ok || l != "" {
+			break
+		}
+		base = base[:len(base)-len(ext)]
+	}
 	ext := strings.ToLower(path.Ext(base))
-	if g := grammarFor(ext); g != nil {
-		return g.Name
-	}
-	if l, ok := specialNames[base]; ok {
-		return l
-	}
-	if stem, _, ok := strings.Cut(base, "."); ok && specialPrefixes[stem] != "" {
-		return specialPrefixes[stem] // Dockerfile.alpine, Makefile.common
-	}
-	if l, ok := textLangs[ext]; ok {
-		return l
-	}
 	if unknownLang(ext) && len(ext) < len(base) { // not a dotfile
 		return ext[1:]
 	}
@@ -166,6 +196,31 @@ func detectLang(rel string, head []byte) string {
 		}
 	}
 	return "text"
+}
+
+// nameLang names the language of a file from its base name, "" when the
+// name does not tell: a grammar's extension, a known file name or
+// extension, or for a template the language of the file it renders.
+func nameLang(base string) string {
+	ext := strings.ToLower(path.Ext(base))
+	if g := grammarFor(ext); g != nil {
+		return g.Name
+	}
+	if l, ok := specialNames[base]; ok {
+		return l
+	}
+	if stem, _, ok := strings.Cut(base, "."); ok && specialPrefixes[stem] != "" {
+		return specialPrefixes[stem] // Dockerfile.alpine, Makefile.common
+	}
+	if own, ok := templateExts[ext]; ok {
+		if inner := base[:len(base)-len(ext)]; inner != "" {
+			if l := nameLang(inner); l != "" {
+				return l // bat.zsh.in, config.h.in, x.yaml.j2
+			}
+		}
+		return own
+	}
+	return textLangs[ext]
 }
 
 // skipByName decides from the name alone that a file is not worth reading.

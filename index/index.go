@@ -54,7 +54,7 @@ const (
 	// next update of an index of another format reads every file again
 	// (and so does the one after it, if it is cancelled); the vectors
 	// stay, since they are keyed by chunk text.
-	chunkFormat = "2"
+	chunkFormat = "3"
 )
 
 // oldFormat reports an index, known by its meta, made in another chunk
