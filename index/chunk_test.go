@@ -187,9 +187,17 @@ func TestDetectLang(t *testing.T) {
 		{"views/x.unknownext.j2", "", "jinja"},
 		{"MANIFEST.in", "", "text"},
 		{"doc/bat.1.in", "", "text"},
-		{"pg.service.in", "[Unit]\nDescription=pg\n", "service"},
+		{"pg.service.in", "[Unit]\nDescription=pg\n", "ini"},
 		{"tool.foo.in", "", "foo"},
 		{"bin/run.in", "#!/bin/sh\n", "bash"},
+		// Data is known by its content where its extension names nothing.
+		{"assets/Dark.tmTheme", "<?xml version=\"1.0\"?>\n<plist version=\"1.0\"><dict><key>name</key></dict></plist>\n", "plist"},
+		{"assets/Toml.sublime-syntax", "%YAML 1.2\n---\nname: TOML\n", "yaml"},
+		{"Default.sublime-settings", "// Settings\n{\n  \"font_size\": 12,\n}\n", "json"},
+		{"App.xcodeproj/project.pbxproj", "// !$*UTF8*$!\n{\n\tarchiveVersion = 1;\n}\n", "plist"},
+		{".clang-format", "BasedOnStyle: LLVM\nIndentWidth: 4\n", "yaml"},
+		{"justfile", "build:\n    cargo build\n", "text"},
+		{"notes.txt", "{\"a\": [1, 2]}", "text"}, // its extension says
 		{"lib/x.zml", "let x = 1\n", "zml"},
 	}
 	for _, tt := range tests {

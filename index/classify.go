@@ -34,7 +34,8 @@ var proseLangs = map[string]bool{"markdown": true, "text": true, "html": true, "
 
 // configLangs are the languages of configuration and build files.
 var configLangs = map[string]bool{"yaml": true, "json": true, "toml": true, "ini": true, "xml": true,
-	"make": true, "dockerfile": true, "gradle": true, "cmake": true, "bazel": true, "sbt": true, "gomod": true, "csv": true}
+	"make": true, "dockerfile": true, "gradle": true, "cmake": true, "bazel": true, "sbt": true, "gomod": true, "csv": true,
+	"plist": true}
 
 // docNames are the upper-case name stems of project documents, whatever
 // their extension: CHANGELOG.md, HISTORY.rst, NEWS, README.

@@ -54,7 +54,7 @@ var textLangs = langTable(map[string][]string{
 	// Configuration and tables.
 	"yaml": {".yaml", ".yml"}, "json": {".json", ".map", ".ipynb"}, "toml": {".toml"},
 	"ini": {".ini", ".cfg", ".conf", ".properties", ".env"}, "csv": {".csv", ".tsv"},
-	"xml":    {".xml", ".svg", ".csproj", ".fsproj", ".vbproj", ".props", ".targets", ".plist"},
+	"xml": {".xml", ".svg", ".csproj", ".fsproj", ".vbproj", ".props", ".targets"}, "plist": {".plist"},
 	"gradle": {".gradle"}, "cmake": {".cmake"}, "bazel": {".bazel"}, "sbt": {".sbt"}, "gomod": {".mod", ".work"},
 	// Source languages without a grammar here.
 	"sql": {".sql"}, "protobuf": {".proto"}, "thrift": {".thrift"}, "graphql": {".graphql", ".gql"},
@@ -161,12 +161,18 @@ func unknownLang(ext string) bool {
 }
 
 // detectLang names the language of a file from its name (see nameLang),
-// or else from a shebang line for extension-less scripts. An extension it
-// does not know names the language itself ("foo" for x.foo); other files
-// are "text".
+// or else from head, its first bytes: data that reads as JSON, XML, YAML, a
+// property list or INI is named by its format (see sniffData), an
+// extension-less script by its shebang line. An extension tern does not
+// know names the language itself ("foo" for x.foo); other files are
+// "text".
 func detectLang(rel string, head []byte) string {
 	base := path.Base(rel)
 	if l := nameLang(base); l != "" {
+		return l
+	}
+	head = head[:min(len(head), sniffBytes)]
+	if l := sniffData(head, len(head) < sniffBytes); l != "" {
 		return l
 	}
 	// The generic template suffixes name nothing: foo.service.in is

@@ -52,7 +52,7 @@ func (u *updater) process(ctx context.Context, ck *chunker, j job, sc *scratch) 
 		r.touch, r.skip = true, j.known.skip
 		return r
 	}
-	r.lang = detectLang(j.rel, data[:min(len(data), 256)])
+	r.lang = detectLang(j.rel, data[:min(len(data), sniffBytes)])
 	if r.skip = skipByContent(data); r.skip != "" {
 		return r
 	}
