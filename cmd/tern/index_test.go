@@ -21,12 +21,19 @@ import (
 // ParseConfigFile, a README and a binary file.
 func newCodeFixture(t *testing.T, models ...ollamatest.Model) *fixture {
 	t.Helper()
+	return newRepoFixture(t, "testdata/coderepo", models...)
+}
+
+// newRepoFixture is a fixture whose directory holds a copy of the
+// repository at dir as well.
+func newRepoFixture(t *testing.T, dir string, models ...ollamatest.Model) *fixture {
+	t.Helper()
 	f := newFixture(t, models...)
 	// CopyFS refuses to overwrite; the fixture's README gives way.
 	if err := os.Remove(filepath.Join(f.dir, "README.md")); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.CopyFS(f.dir, os.DirFS("testdata/coderepo")); err != nil {
+	if err := os.CopyFS(f.dir, os.DirFS(dir)); err != nil {
 		t.Fatal(err)
 	}
 	return f
@@ -312,5 +319,34 @@ func TestSearchLanguageNames(t *testing.T) {
 	outExt, _ := f.mustTern("search", "--no-embed", "--lang", ".go", "total")
 	if !strings.Contains(out, "calc/total.go") || outExt != out {
 		t.Errorf("--lang go:\n%s\n--lang .go:\n%s", out, outExt)
+	}
+}
+
+// A template is searched as the language of what it renders, and data is
+// known by its content: testdata/pagerrepo is a Rust pager whose zsh
+// completion and man page are templates (pg.zsh.in, pg.1.in) and whose
+// theme and syntax are a property list and YAML under extensions tern
+// does not know (.tmTheme, .sublime-syntax). The man page and the theme
+// say more about the pager's environment and the theme's colours than the
+// code does, but the code comes first; --lang and --docs find them.
+func TestSearchTemplatesAndDataFiles(t *testing.T) {
+	t.Parallel()
+	f := newRepoFixture(t, "testdata/pagerrepo")
+	f.mustTern("index", "--no-embed")
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"which environment variable names the pager"}, "src/pager.rs:"},
+		{[]string{"caret and background settings"}, "src/theme.rs:"},
+		{[]string{"--docs", "the pager environment variable"}, "assets/manual/pg.1.in:"},
+		{[]string{"--lang", "bash", "pager"}, "assets/completions/pg.zsh.in:"},
+		{[]string{"--lang", "plist", "caret"}, "assets/themes/Dark.tmTheme:"},
+		{[]string{"--lang", "yaml", "section"}, "assets/syntaxes/Toml.sublime-syntax:"},
+	} {
+		out, _ := f.mustTern(append([]string{"search", "--no-embed", "-k", "3"}, tt.args...)...)
+		if !strings.HasPrefix(out, tt.want) {
+			t.Errorf("tern search %v:\n%s\nwant first: %s", tt.args, out, tt.want)
+		}
 	}
 }
