@@ -16,9 +16,10 @@ import (
 // contentDigest describes everything an index holds that a search can
 // see, one line per file and per chunk, without row ids (they depend on
 // the order in which workers finish files): every file's row but its
-// mtime, every chunk's row, and for each chunk a digest of the terms its
-// full-text row is indexed under, with their columns and offsets. Two
-// indexes with equal digests answer every query alike.
+// mtime, every chunk's row, for each chunk a digest of the terms its
+// full-text row is indexed under, with their columns and offsets, and
+// the full-text statistics bm25 reads (FTS5's totals). Two indexes with
+// equal digests answer every query alike.
 func contentDigest(tb testing.TB, ix *Index) []string {
 	tb.Helper()
 	ctx := context.Background()
@@ -98,6 +99,11 @@ func contentDigest(tb testing.TB, ix *Index) []string {
 	if fts != len(terms) {
 		out = append(out, fmt.Sprintf("full-text rows without a chunk: %d", len(terms)-fts))
 	}
+	var totals string
+	if err := conn.QueryRowContext(ctx, `SELECT hex(block) FROM chunks_fts_data WHERE id = 1`).Scan(&totals); err != nil {
+		tb.Fatal(err)
+	}
+	out = append(out, "full-text totals "+totals)
 	slices.Sort(out)
 	return out
 }
@@ -161,10 +167,10 @@ var equivQueries = []string{
 // TestFreshAndIncrementalIndexesAgree builds the same tree's index three
 // ways: from scratch in one update (the bulk path); in several updates that
 // add files, with tiny batches; and in updates that also change, revert and
-// delete files. All three must hold the same files, chunks and full-text
-// rows. The first two must also answer searches alike, scores included
-// (FTS5's bm25 statistics drift a little when rows are deleted, so the
-// third is compared by content only).
+// delete files, then read every file again as after a format upgrade. All
+// three must hold the same files, chunks, full-text rows and statistics,
+// and answer searches alike, scores included: an index ranks by what it
+// holds, not by its history.
 func TestFreshAndIncrementalIndexesAgree(t *testing.T) {
 	langs, err := readDir("testdata/langs")
 	if err != nil {
@@ -227,6 +233,22 @@ func TestFreshAndIncrementalIndexesAgree(t *testing.T) {
 	removeAll(t, filepath.Join(root, "gone"))
 	update(t, changed, Options{})
 	diffLines(t, "contents, files changed and deleted", want, contentDigest(t, changed))
+	diffLines(t, "search hits, files changed and deleted", wantHits, searchHits(t, changed, equivQueries))
+	markOldFormat(t, changed)
+	if st := update(t, changed, Options{}); !st.Reformatted || st.Indexed == 0 {
+		t.Fatalf("the update after a format change did not read every file again: %+v", st)
+	}
+	diffLines(t, "contents, every file read again", want, contentDigest(t, changed))
+	diffLines(t, "search hits, every file read again", wantHits, searchHits(t, changed, equivQueries))
+}
+
+// markOldFormat makes ix look made by an older tern: its next update
+// reads every file again.
+func markOldFormat(tb testing.TB, ix *Index) {
+	tb.Helper()
+	if _, err := ix.db.Exec(`UPDATE meta SET value = 'old' WHERE key = 'chunk_format'`); err != nil {
+		tb.Fatal(err)
+	}
 }
 
 // setBatchLimits changes the batch limits until the returned function

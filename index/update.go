@@ -204,6 +204,9 @@ func (u *updater) run(ctx context.Context) error {
 	if err := u.checkModel(ctx, w); err != nil {
 		return err
 	}
+	if err := w.checkTotals(); err != nil {
+		return err
+	}
 	known, stale, err := u.ix.knownFiles(ctx)
 	if err != nil {
 		return err

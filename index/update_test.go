@@ -351,6 +351,12 @@ func TestFileChangedWhileReadIsReadAgain(t *testing.T) {
 	}
 }
 
+// TestCancelledUpdateLeavesConsistentIndex interrupts an index's first
+// update, then an update that reads every file again (after a format
+// upgrade), the way Ctrl+C does. Each leaves an index whose files have
+// their chunks and whose full-text statistics count the rows it holds,
+// and the next update completes it: to the same statistics as an
+// uninterrupted build.
 func TestCancelledUpdateLeavesConsistentIndex(t *testing.T) {
 	const n = 3000
 	root := t.TempDir()
@@ -364,22 +370,33 @@ func TestCancelledUpdateLeavesConsistentIndex(t *testing.T) {
 	writeFiles(t, root, files)
 	ix := openIndex(t, root)
 
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	_, err := ix.Update(ctx, Options{Workers: 1, Progress: func(p Progress) {
-		if p.Phase == PhaseChunk && p.Done > 0 {
-			cancel()
+	// interrupt cancels an update once it has stored a file, and checks
+	// what it leaves.
+	interrupt := func(what string) Stats {
+		t.Helper()
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		st, err := ix.Update(ctx, Options{Workers: 1, Progress: func(p Progress) {
+			if p.Phase == PhaseChunk && p.Done > 0 {
+				cancel()
+			}
+		}})
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled %s returned %v", what, err)
 		}
-	}})
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("cancelled update returned %v", err)
+		var orphans int
+		err = ix.db.QueryRowContext(t.Context(), `SELECT count(*) FROM files f WHERE skip = ''
+			AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.file_id = f.id)`).Scan(&orphans)
+		if err != nil || orphans != 0 {
+			t.Errorf("%d files without chunks after cancelling the %s (%v)", orphans, what, err)
+		}
+		if got, want := ftsStatistics(t, ix); got != want {
+			t.Errorf("after cancelling the %s, the full-text statistics count %+v; the rows hold %+v", what, got, want)
+		}
+		return st
 	}
-	var orphans int
-	err = ix.db.QueryRowContext(t.Context(), `SELECT count(*) FROM files f WHERE skip = ''
-		AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.file_id = f.id)`).Scan(&orphans)
-	if err != nil || orphans != 0 {
-		t.Errorf("%d files without chunks after cancellation (%v)", orphans, err)
-	}
+
+	interrupt("first update")
 	st := update(t, ix, Options{})
 	if st.Indexed == 0 || st.Indexed == n {
 		t.Errorf("resumed update indexed %d of %d files; the cancelled one should have kept some", st.Indexed, n)
@@ -388,6 +405,32 @@ func TestCancelledUpdateLeavesConsistentIndex(t *testing.T) {
 	if err != nil || status.Files != n || status.Chunks != 2*n {
 		t.Errorf("after resuming: %+v (%v)", status, err)
 	}
+	built, _ := ftsStatistics(t, ix)
+
+	markOldFormat(t, ix)
+	if st := interrupt("update reading every file again"); st.Indexed == 0 {
+		t.Fatalf("the cancelled update read no file again: %+v", st)
+	}
+	if st := update(t, ix, Options{}); st.Indexed != n {
+		t.Errorf("the update after the cancelled one read %d of %d files", st.Indexed, n)
+	}
+	if got, _ := ftsStatistics(t, ix); got != built {
+		t.Errorf("the same files after an interrupted full read: full-text statistics %+v, after the first build %+v", got, built)
+	}
+}
+
+// ftsStatistics returns FTS5's totals record of ix (what bm25 reads) and
+// what the rows it holds add up to.
+func ftsStatistics(tb testing.TB, ix *Index) (record, rows ftsTotals) {
+	tb.Helper()
+	record, err := readTotals(tb.Context(), ix.db)
+	if err == nil {
+		rows, err = countTotals(tb.Context(), ix.db)
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return record, rows
 }
 
 func TestOpenRejectsForeignAndCorruptFiles(t *testing.T) {

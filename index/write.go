@@ -56,6 +56,9 @@ type writer struct {
 	opened  time.Time
 	changed bool // the open transaction changed chunks or vectors
 	dropped bool // chunks were deleted during this update
+	// deleted adds up the full-text rows the open transaction deleted,
+	// to take off FTS5's totals before it commits (see totals.go).
+	deleted ftsTotals
 }
 
 var writeSQL = map[string]string{
@@ -63,6 +66,7 @@ var writeSQL = map[string]string{
 		ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtime = excluded.mtime, hash = excluded.hash,
 		lang = excluded.lang, skip = excluded.skip, idents = excluded.idents RETURNING id`,
 	"touchFile":    `UPDATE files SET size = ?, mtime = ? WHERE id = ?`,
+	"rowSizes":     `SELECT d.sz FROM chunks c JOIN chunks_fts_docsize d ON d.id = c.id WHERE c.file_id = ?`,
 	"deleteFTS":    `DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE file_id = ?)`,
 	"deleteChunks": `DELETE FROM chunks WHERE file_id = ?`,
 	"deleteFile":   `DELETE FROM files WHERE id = ?`,
@@ -142,6 +146,7 @@ func (w *writer) begin() error {
 		return w.ix.fail("index write", err)
 	}
 	w.inTx, w.files, w.bytes, w.opened, w.changed = true, 0, 0, time.Now(), false
+	w.deleted = ftsTotals{}
 	return nil
 }
 
@@ -153,6 +158,9 @@ func (w *writer) commit() error {
 	}
 	if !w.inTx {
 		return nil
+	}
+	if err := w.settleTotals(); err != nil {
+		return err
 	}
 	if w.changed {
 		if _, err := w.stmt["generation"].ExecContext(w.ctx); err != nil {
@@ -281,6 +289,9 @@ func (w *writer) storeFile(r record) ([]int64, error) {
 }
 
 func (w *writer) deleteChunks(fileID int64) error {
+	if err := w.noteDeleted(fileID); err != nil {
+		return err
+	}
 	if _, err := w.exec("deleteFTS", fileID); err != nil {
 		return err
 	}

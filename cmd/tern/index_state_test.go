@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"database/sql"
+	"fmt"
 	"io"
 	"log"
 	"net/http"
@@ -13,12 +15,15 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	_ "modernc.org/sqlite"
+
+	"github.com/ternhq/tern/cmd/tern/internal/indexview"
 )
 
 // TestIndexMadeByAnOlderTern: an index from before the current chunk
@@ -28,15 +33,7 @@ func TestIndexMadeByAnOlderTern(t *testing.T) {
 	t.Parallel()
 	f := newCodeFixture(t)
 	f.mustTern("index")
-	db, err := sql.Open("sqlite", filepath.Join(f.dir, ".tern", "index.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = db.Exec(`DELETE FROM meta WHERE key = 'chunk_format'`)
-	db.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	markOlderTern(t, f)
 	if out, _ := f.mustTern("doctor"); !strings.Contains(out, "an older tern made the index: `tern index` reads its files again") {
 		t.Errorf("doctor:\n%s", out)
 	}
@@ -47,6 +44,92 @@ func TestIndexMadeByAnOlderTern(t *testing.T) {
 	}
 	if out, _ := f.mustTern("index"); !strings.Contains(out, "is up to date") {
 		t.Errorf("the index after that:\n%s", out)
+	}
+}
+
+// TestSearchAfterManyUpdates: an index that tern index updated many
+// times (a file edited again and again, one deleted and put back, then
+// every file read again after a format upgrade) gives tern search the
+// same hits, scores included, as a fresh index of the same files.
+func TestSearchAfterManyUpdates(t *testing.T) {
+	t.Parallel()
+	fresh := newCodeFixture(t)
+	fresh.mustTern("index", "--no-embed")
+	f := newCodeFixture(t)
+	f.mustTern("index", "--no-embed")
+	total := filepath.Join(f.dir, "calc", "total.go")
+	parse := filepath.Join(f.dir, "config", "parse.go")
+	originals := map[string][]byte{}
+	for _, path := range []string{total, parse} {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		originals[path] = data
+	}
+	for i := range 6 {
+		edit := fmt.Appendf(nil, "package calc\n\n// Total adds up bill %d.\nfunc Total(xs []int) int { return %d }\n", i, i)
+		if err := os.WriteFile(total, edit, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f.mustTern("index", "--no-embed")
+	}
+	if err := os.Remove(parse); err != nil {
+		t.Fatal(err)
+	}
+	f.mustTern("index", "--no-embed")
+	for path, data := range originals {
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.mustTern("index", "--no-embed")
+	markOlderTern(t, f)
+	if out, _ := f.mustTern("index", "--no-embed"); !strings.Contains(out, "every file read again") {
+		t.Fatalf("the last update did not read every file again:\n%s", out)
+	}
+
+	for _, q := range []string{"bill", "Total", "parse the config file", "settings key value", "shop numbers"} {
+		args := []string{"search", "--json", "--no-embed", "-k", "20", q}
+		want, _ := fresh.mustTern(args...)
+		got, _ := f.mustTern(args...)
+		if a, b := rankedHits(t, want), rankedHits(t, got); !slices.Equal(a, b) {
+			t.Errorf("tern search %q after many updates:\n%s\na fresh index:\n%s", q, strings.Join(b, "\n"), strings.Join(a, "\n"))
+		}
+	}
+}
+
+// rankedHits lists the hits of tern search --json as path, lines and
+// score, best first; hits of equal score, whose order follows the row
+// ids, in path order.
+func rankedHits(t *testing.T, out string) []string {
+	t.Helper()
+	list := hits(t, out)
+	slices.SortStableFunc(list, func(a, b indexview.JSONHit) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.StartLine, b.StartLine))
+	})
+	var lines []string
+	for _, h := range list {
+		lines = append(lines, fmt.Sprintf("%s:%d-%d %s %.6f", h.Path, h.StartLine, h.EndLine, h.Symbol, h.Score))
+	}
+	return lines
+}
+
+// markOlderTern makes the fixture's index look made by a tern of an older
+// chunk format: the next tern index reads every file again.
+func markOlderTern(t *testing.T, f *fixture) {
+	t.Helper()
+	db, err := sql.Open("sqlite", filepath.Join(f.dir, ".tern", "index.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.Exec(`DELETE FROM meta WHERE key = 'chunk_format'`)
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
