@@ -53,6 +53,7 @@ if [ -n "${TERN_BENCH_TREE:-}" ]; then
 	run ./index IndexTree 1x # a large tree, for linear cost and bounded memory
 fi
 run ./index ReindexNoChange 5x
+run ./index ReindexOneFile 5x
 run ./rag SearchLexical 20x
 run ./rag SearchHybridStdlib 20x
 
@@ -96,6 +97,8 @@ END {
 	}
 	if (have["ReindexNoChange"])
 		row("reindex, nothing changed", sprintf("%.0f ms, %.0f ms CPU", m["ReindexNoChange", "ns/op"] / 1e6, m["ReindexNoChange", "cpu-ms/op"]), "keep: 0.3 s")
+	if (have["ReindexOneFile"])
+		row("reindex, one file changed", sprintf("%.0f ms, %.0f ms CPU", m["ReindexOneFile", "ns/op"] / 1e6, m["ReindexOneFile", "cpu-ms/op"]), "keep")
 	if (have["SearchLexical"])
 		row("lexical search, stdlib: p50, p90", sprintf("%.1f ms, %.1f ms", m["SearchLexical", "p50-ms"], m["SearchLexical", "p90-ms"]), "keep")
 	if (have["SearchHybridStdlib"]) {
