@@ -79,8 +79,9 @@ var allowed = map[string][]string{
 	// The tern mcp command: the code index as an MCP server; the index
 	// comes from package main.
 	"cmd/tern/internal/mcpserve": {},
-	// The tern acp command: flags, the places sessions may open in.
-	"cmd/tern/internal/acpcmd": {},
+	// The tern acp command: flags, the places sessions may open in,
+	// resolved and compared as the workspace resolves its root (tools).
+	"cmd/tern/internal/acpcmd": {"tools"},
 	// The tern version command and the version string; nothing of tern.
 	"cmd/tern/internal/versioncmd": {},
 	// The workspace's code index as tern opens and updates it.

@@ -75,7 +75,7 @@ func (t *gitDiff) Run(ctx context.Context, in Input) Result {
 		if err != nil {
 			return fail("git diff "+args.Path+": refused", "%v", err)
 		}
-		if !within(t.ws.root, abs) {
+		if !Within(t.ws.root, abs) {
 			return fail("git diff "+args.Path+": refused", "%s is outside the workspace's repository", args.Path)
 		}
 		rel = r

@@ -30,16 +30,16 @@ func escapedError(rel string, err error) error {
 // accepted, and returns it with abs relative to it. The caller closes it.
 func (w *Workspace) inRoot(abs string) (*os.Root, string, error) {
 	base := ""
-	if within(w.root, abs) {
+	if Within(w.root, abs) {
 		base = w.root
 	} else {
 		for _, a := range w.allowRead {
-			if within(a.dir, abs) {
+			if Within(a.dir, abs) {
 				base = a.dir
 				break
 			}
 		}
-		if base == "" && w.spillArea != "" && within(w.spillArea, abs) {
+		if base == "" && w.spillArea != "" && Within(w.spillArea, abs) {
 			base = w.spillArea
 		}
 	}

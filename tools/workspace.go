@@ -54,7 +54,7 @@ type readArea struct {
 // directories are made absolute with their symbolic links resolved; each must
 // be an existing directory.
 func NewWorkspace(root string, allowRead ...string) (*Workspace, error) {
-	r, err := realDir(root)
+	r, err := RealDir(root)
 	if err != nil {
 		return nil, fmt.Errorf("workspace root: %w", err)
 	}
@@ -67,11 +67,11 @@ func NewWorkspace(root string, allowRead ...string) (*Workspace, error) {
 		}
 	}
 	for _, d := range allowRead {
-		a, err := realDir(d)
+		a, err := RealDir(d)
 		if err != nil {
 			return nil, fmt.Errorf("allowed read directory: %w", err)
 		}
-		if within(r, a) || slices.ContainsFunc(w.allowRead, func(x readArea) bool { return x.dir == a }) {
+		if Within(r, a) || slices.ContainsFunc(w.allowRead, func(x readArea) bool { return x.dir == a }) {
 			continue // the root's rules already govern it, or it is listed twice
 		}
 		w.allowRead = append(w.allowRead, readArea{dir: a, rules: ignore.New(a)})
@@ -79,7 +79,9 @@ func NewWorkspace(root string, allowRead ...string) (*Workspace, error) {
 	return w, nil
 }
 
-func realDir(dir string) (string, error) {
+// RealDir is dir made absolute with its symbolic links resolved; it must
+// be an existing directory.
+func RealDir(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return "", err
@@ -140,7 +142,7 @@ func (w *Workspace) Resolve(path string, access Access) (abs, rel string, err er
 		}
 	}
 	rel = w.relOf(abs)
-	if access == Write && within(w.root, abs) {
+	if access == Write && Within(w.root, abs) {
 		for part := range strings.SplitSeq(rel, "/") {
 			// Case-insensitive file systems (macOS, Windows) take ".GIT"
 			// for ".git".
@@ -225,7 +227,7 @@ func (w *Workspace) rootedAlternative(p string, access Access) (string, bool) {
 		return "", false
 	}
 	real, err := filepath.EvalSymlinks(alt)
-	if err != nil || !within(w.root, real) {
+	if err != nil || !Within(w.root, real) {
 		return "", false
 	}
 	return real, true
@@ -247,15 +249,15 @@ func (w *Workspace) outsideMessage(path string, access Access) string {
 }
 
 func (w *Workspace) allowed(abs string, access Access) bool {
-	return within(w.root, abs) || access == Read && (w.inAllowRead(abs) || w.spillArea != "" && within(w.spillArea, abs))
+	return Within(w.root, abs) || access == Read && (w.inAllowRead(abs) || w.spillArea != "" && Within(w.spillArea, abs))
 }
 
 func (w *Workspace) inAllowRead(abs string) bool {
-	return slices.ContainsFunc(w.allowRead, func(a readArea) bool { return within(a.dir, abs) })
+	return slices.ContainsFunc(w.allowRead, func(a readArea) bool { return Within(a.dir, abs) })
 }
 
-// within reports whether p is dir or lies below it; both are clean and absolute.
-func within(dir, p string) bool {
+// Within reports whether p is dir or lies below it; both are clean and absolute.
+func Within(dir, p string) bool {
 	if p == dir {
 		return true
 	}
@@ -266,7 +268,7 @@ func within(dir, p string) bool {
 }
 
 func (w *Workspace) relOf(abs string) string {
-	if !within(w.root, abs) {
+	if !Within(w.root, abs) {
 		return abs
 	}
 	rel, err := filepath.Rel(w.root, abs)
@@ -279,11 +281,11 @@ func (w *Workspace) relOf(abs string) string {
 // area returns the ignore rules that govern abs, a path Resolve accepted,
 // and whether it lies inside the root.
 func (w *Workspace) area(abs string) (rules *ignore.Rules, inRoot bool) {
-	if within(w.root, abs) {
+	if Within(w.root, abs) {
 		return w.rules, true
 	}
 	for _, a := range w.allowRead {
-		if within(a.dir, abs) {
+		if Within(a.dir, abs) {
 			return a.rules, false
 		}
 	}
@@ -337,7 +339,7 @@ func (w *Workspace) openSpill(name string) (f *os.File, relPath string, err erro
 		return nil, "", fmt.Errorf("spill output: %w", err)
 	}
 	top, dir := w.root, filepath.Join(statedir.Name, "outputs")
-	if !within(w.root, outputs) {
+	if !Within(w.root, outputs) {
 		top, dir = outputs, "."
 	}
 	root, err := os.OpenRoot(top)

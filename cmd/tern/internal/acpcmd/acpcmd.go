@@ -9,11 +9,12 @@ package acpcmd
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/ternhq/tern/tools"
 )
 
 // Options are tern acp's flags.
@@ -70,7 +71,7 @@ func NewPlaces(roots []string) (Places, error) {
 		if r == "" {
 			continue
 		}
-		real, err := realDir(r)
+		real, err := tools.RealDir(r)
 		if err != nil {
 			return Places{}, fmt.Errorf("--root %s: %w", r, err)
 		}
@@ -89,42 +90,15 @@ func (p Places) Check(dir string) error {
 	if !filepath.IsAbs(dir) {
 		return fmt.Errorf("cwd %q is not an absolute path", dir)
 	}
-	real, err := realDir(dir)
+	real, err := tools.RealDir(dir)
 	if err != nil {
 		return fmt.Errorf("cwd %s: %w", dir, err)
 	}
 	for _, r := range p.roots {
-		if within(r, real) {
+		if tools.Within(r, real) {
 			return nil
 		}
 	}
 	return fmt.Errorf("cwd %s is outside the directories tern acp may work in (%s); start it with --root DIR to allow another",
 		dir, strings.Join(p.roots, ", "))
-}
-
-func realDir(dir string) (string, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return "", err
-	}
-	st, err := os.Stat(real)
-	if err != nil {
-		return "", err
-	}
-	if !st.IsDir() {
-		return "", errors.New("not a directory")
-	}
-	return real, nil
-}
-
-// within reports whether p is dir or below it; both are clean and absolute.
-func within(dir, p string) bool {
-	if p == dir {
-		return true
-	}
-	return strings.HasPrefix(p, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
 }
