@@ -138,6 +138,7 @@ func TestServerFailuresRetried(t *testing.T) {
 		notice     string
 		textRetry  bool
 		secondFail bool
+		second     *ollamatest.Reply // the retry's failure, when not first's
 		wantErr    error
 	}{
 		{name: "harmony parse 500", first: ollamatest.Reply{Status: 500, Error: ollamatest.MsgHarmonyToolParse},
@@ -154,6 +155,10 @@ func TestServerFailuresRetried(t *testing.T) {
 			notice: "Ollama's model runner crashed (llama runner process has terminated: exit status 2); retrying once"},
 		{name: "runner crashed twice", first: ollamatest.Reply{Status: 500, Error: ollamatest.MsgRunnerTerminated},
 			notice: "retrying once", secondFail: true, wantErr: models.ErrRunnerCrashed},
+		// Ollama words the second death otherwise when the new runner is
+		// gone before it takes the load request: the same failure.
+		{name: "runner crashed, then gone before loading", first: ollamatest.Reply{Status: 500, Error: ollamatest.MsgRunnerTerminated},
+			notice: "retrying once", secondFail: true, second: &ollamatest.Reply{Status: 500, Error: ollamatest.MsgRunnerLoadFailed}, wantErr: models.ErrRunnerCrashed},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -164,6 +169,9 @@ func TestServerFailuresRetried(t *testing.T) {
 			second := ollamatest.Reply{Content: "All good."}
 			if tt.secondFail {
 				second = tt.first
+			}
+			if tt.second != nil {
+				second = *tt.second
 			}
 			h.srv.Script(tt.first, second)
 			err := h.run(t.Context(), "hi")

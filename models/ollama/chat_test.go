@@ -200,6 +200,8 @@ func TestChatErrors(t *testing.T) {
 			want: models.ErrBusy, wantText: "server busy, please try again"},
 		{name: "runner died loading", model: "qwen3:8b", reply: &ollamatest.Reply{Status: 500, Error: ollamatest.MsgRunnerTerminated},
 			want: models.ErrRunnerCrashed, wantText: "llama runner process has terminated: exit status 2"},
+		{name: "runner gone before the load request", model: "qwen3:8b", reply: &ollamatest.Reply{Status: 500, Error: ollamatest.MsgRunnerLoadFailed},
+			want: models.ErrRunnerCrashed, wantText: "model failed to load"},
 		{name: "runner died generating", model: "qwen3:8b", reply: &ollamatest.Reply{Content: "one two", StreamError: ollamatest.MsgRunnerError},
 			want: models.ErrRunnerCrashed, wantText: "error was encountered while running the model", wantContent: "one two"},
 		{name: "qwen3 parser 500", model: "qwen3:8b", tools: true, reply: &ollamatest.Reply{Status: 500, Error: ollamatest.MsgQwen3ToolParse},

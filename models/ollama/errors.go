@@ -113,10 +113,13 @@ func streamSentinel(msg string) error {
 
 // runnerCrashed reports whether msg says the runner process died: while
 // loading ("llama runner process has terminated: exit status 2", from the
-// scheduler) or while generating ("an error was encountered while running
-// the model: …", from llm/server.go in Ollama v0.17.4).
+// scheduler; or "model failed to load, …", llm/server.go's words when the
+// runner is gone before it takes the load request, which of the two comes
+// depends on when the death is seen) or while generating ("an error was
+// encountered while running the model: …"), in Ollama v0.17.4.
 func runnerCrashed(msg string) bool {
 	return strings.Contains(msg, "runner process has terminated") ||
+		strings.Contains(msg, "model failed to load") ||
 		strings.Contains(msg, "error was encountered while running the model") ||
 		strings.Contains(msg, "runner process no longer running")
 }

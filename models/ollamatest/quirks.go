@@ -44,6 +44,10 @@ const (
 	// MsgRunnerTerminated comes with HTTP 500 when the runner died while
 	// loading the model.
 	MsgRunnerTerminated = "llama runner process has terminated: exit status 2"
+	// MsgRunnerLoadFailed comes with HTTP 500 when the runner died before
+	// it took the request to load the model (a race with the message
+	// above: which one comes depends on when the server sees the death).
+	MsgRunnerLoadFailed = "model failed to load, this may be due to resource limitations or an internal error, check ollama server logs for details"
 	// MsgRunnerError ends a stream whose runner died while generating.
 	MsgRunnerError = "an error was encountered while running the model: unexpected EOF"
 	// Tool-call parsers fail in their own words (HTTP 500, or an error
