@@ -69,7 +69,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, d Deps) error {
 	w := &lineWriter{w: out}
 	life, stop := context.WithCancel(context.WithoutCancel(ctx))
 	defer stop()
-	a := &agentSide{deps: d, life: life, sessions: map[string]*live{}}
+	a := &agentSide{deps: d, w: w, life: life, sessions: map[string]*live{}}
 	// The SDK reads, and serves what it reads, as soon as the connection
 	// exists: the input waits until the connection is set up.
 	ready := make(chan struct{})
@@ -108,6 +108,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, d Deps) error {
 type agentSide struct {
 	deps Deps
 	conn *sdk.AgentSideConnection
+	w    *lineWriter // what the SDK and screen write to
 	// life ends with the connection: updates are sent and requests made
 	// with it, so that they outlive a cancelled turn but not the client.
 	life context.Context
@@ -165,7 +166,7 @@ func (a *agentSide) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sd
 	}
 	// The client learns the session's id from the response; the
 	// session's notices and what the user can type follow it.
-	go l.greet()
+	a.w.afterOpened(l.id, l.greet)
 	return sdk.NewSessionResponse{SessionId: sdk.SessionId(l.id), Modes: l.modes()}, nil
 }
 

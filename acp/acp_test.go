@@ -94,3 +94,21 @@ func TestSlashCommand(t *testing.T) {
 		}
 	}
 }
+
+func TestOpenedSession(t *testing.T) {
+	for _, tt := range []struct{ line, want string }{
+		{`{"jsonrpc":"2.0","id":2,"result":{"modes":{},"sessionId":"s1"}}`, "s1"},
+		{`{"jsonrpc":"2.0","id":"a","result":{"sessionId":"s2"}}`, "s2"},
+		// An update, a request and a session/list answer name sessions
+		// they do not give the client.
+		{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"available_commands_update","result":1}}}`, ""},
+		{`{"jsonrpc":"2.0","id":3,"method":"session/request_permission","params":{"sessionId":"s1"}}`, ""},
+		{`{"jsonrpc":"2.0","id":4,"result":{"sessions":[{"sessionId":"s1"}]}}`, ""},
+		{`{"jsonrpc":"2.0","id":5,"error":{"code":-32602,"message":"x"}}`, ""},
+		{`not json "result"`, ""},
+	} {
+		if got := openedSession([]byte(tt.line)); got != tt.want {
+			t.Errorf("openedSession(%s) = %q, want %q", tt.line, got, tt.want)
+		}
+	}
+}

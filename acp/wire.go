@@ -18,16 +18,64 @@ import (
 // maxLine is the longest message read, as the SDK's own limit.
 const maxLine = 10 << 20
 
-// lineWriter serialises whole lines from the SDK and from screen.
+// lineWriter serialises whole lines from the SDK and from screen, and
+// runs what waits for a session/new response once that response is out.
 type lineWriter struct {
 	mu sync.Mutex
 	w  io.Writer
+	// opened holds, by session id, what must follow the response that
+	// gives the client that id: the SDK writes a response after its
+	// handler returns, and a client drops updates for a session it has
+	// not heard of yet (Zed does), so they wait for the response.
+	opened map[string]func()
 }
 
 func (l *lineWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
+	n, err := l.w.Write(p)
+	var then func()
+	if len(l.opened) > 0 && err == nil {
+		if id := openedSession(p); id != "" {
+			then = l.opened[id]
+			delete(l.opened, id)
+		}
+	}
+	l.mu.Unlock()
+	if then != nil {
+		// Not here: the SDK writes while it holds its own write lock,
+		// and what follows writes through the SDK.
+		go then()
+	}
+	return n, err
+}
+
+// afterOpened runs f once the response giving the client session id is
+// written.
+func (l *lineWriter) afterOpened(id string, f func()) {
+	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.w.Write(p)
+	if l.opened == nil {
+		l.opened = map[string]func(){}
+	}
+	l.opened[id] = f
+}
+
+// openedSession returns the session id a session/new response in line
+// gives the client, "" when line is no such response.
+func openedSession(line []byte) string {
+	if !bytes.Contains(line, []byte(`"result"`)) {
+		return ""
+	}
+	var msg struct {
+		ID     json.RawMessage `json:"id"`
+		Result struct {
+			SessionID string `json:"sessionId"`
+		} `json:"result"`
+	}
+	if json.Unmarshal(line, &msg) != nil || len(msg.ID) == 0 {
+		return ""
+	}
+	return msg.Result.SessionID
 }
 
 // screen returns what of in the connection may read: the well-formed

@@ -344,3 +344,39 @@ func TestACPQuestionsAndPlans(t *testing.T) {
 		}
 	}
 }
+
+// TestACPNewSessionUpdatesFollowItsResponse: what tern tells the client
+// about a new session (its slash commands, its notices) comes after the
+// session/new response that gives the client the session's id, as an
+// editor that drops updates for a session it has not heard of needs.
+func TestACPNewSessionUpdatesFollowItsResponse(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	r := f.startACP(t)
+	for i := range 5 {
+		var id sdk.SessionId
+		if i == 0 {
+			id = r.newSession(t, f.dir)
+		} else {
+			s, err := r.conn.NewSession(t.Context(), sdk.NewSessionRequest{Cwd: f.dir, McpServers: []sdk.McpServer{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			id = s.SessionId
+		}
+		session := `"sessionId":"` + string(id) + `"`
+		r.waitLine(t, session, "available_commands_update")
+		response, update := -1, -1
+		for n, line := range strings.Split(r.raw.String(), "\n") {
+			switch {
+			case response < 0 && strings.Contains(line, session) && strings.Contains(line, `"result"`):
+				response = n
+			case update < 0 && strings.Contains(line, session) && strings.Contains(line, `"sessionUpdate"`):
+				update = n
+			}
+		}
+		if response < 0 || update < response {
+			t.Fatalf("session %s: its first update is line %d, its session/new response line %d:\n%s", id, update, response, r.raw.String())
+		}
+	}
+}
