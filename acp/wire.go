@@ -25,8 +25,9 @@ type lineWriter struct {
 	w  io.Writer
 	// opened holds, by session id, what must follow the response that
 	// gives the client that id: the SDK writes a response after its
-	// handler returns, and a client drops updates for a session it has
-	// not heard of yet (Zed does), so they wait for the response.
+	// handler returns, and a client that looks an update's session up by
+	// its id drops updates for a session it has not heard of yet, so they
+	// wait for the response.
 	opened map[string]func()
 }
 
