@@ -289,8 +289,6 @@ func (c *Client) Chat(ctx context.Context, req models.Request, onDelta func(mode
 	return reply, nil
 }
 
-// overflowReply turns a server's refusal of an over-long prompt into the
-// shape of a truncated reply (see Chat); other errors pass through.
 // post sends a chat request, which streams its answer. A server that
 // sends no response headers within the header timeout is cut off (by
 // cancel, ctx's) with an error wrapping models.ErrStalled.
@@ -306,14 +304,23 @@ func (c *Client) post(ctx context.Context, cancel context.CancelCauseFunc, what 
 	return resp, err
 }
 
+// overflowReply turns a server's refusal of an over-long prompt into the
+// shape of a truncated reply (see Chat); other errors pass through.
 func overflowReply(reply models.Reply, req models.Request, err error) (models.Reply, error) {
 	var se *ServerError
-	if !errors.As(err, &se) || !se.exceedsContext() || se.PromptTokens <= 0 {
+	if !errors.As(err, &se) || !se.exceedsContext() {
+		return reply, err
+	}
+	// The prompt was at least the window, whether or not the server said
+	// by how much (older llama-server builds and some of vLLM's words do
+	// not): that is what the caller learns from.
+	prompt := max(se.PromptTokens, req.Options.NumCtx)
+	if prompt <= 0 {
 		return reply, err
 	}
 	reply.Message.Content, reply.Message.Thinking, reply.Message.ToolCalls = "", "", nil
 	reply.DoneReason = "length"
-	reply.Metrics.PromptTokens = max(se.PromptTokens, req.Options.NumCtx)
+	reply.Metrics.PromptTokens = prompt
 	return reply, nil
 }
 

@@ -41,13 +41,29 @@ func (e *ServerError) Error() string {
 }
 
 // exceedsContext reports whether the server refused the prompt because it
-// does not fit the window.
+// does not fit the window: llama-server's error type, or the words of a
+// build that has none (older llama-server, vLLM, LM Studio).
 func (e *ServerError) exceedsContext() bool {
-	return e.Type == "exceed_context_size_error" || e.PromptTokens > 0 ||
-		strings.Contains(e.Message, "exceeds the available context size") ||
-		strings.Contains(e.Message, "maximum context length") ||
-		strings.Contains(e.Message, "when context the overflows")
+	if e.Type == "exceed_context_size_error" || e.PromptTokens > 0 {
+		return true
+	}
+	msg := strings.ToLower(e.Message)
+	for _, s := range overflowWords {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
 }
+
+// overflowWords are the servers' words for a prompt over the window:
+// llama-server ("the request exceeds the available context size",
+// "input (N tokens) is larger than the max context size"), vLLM ("This
+// model's maximum context length is N tokens", in every build) and LM
+// Studio ("Trying to keep the first N tokens when context the
+// overflows").
+var overflowWords = []string{"exceeds the available context size", "larger than the max context size",
+	"maximum context length", "when context the overflows"}
 
 // errorBody covers the shapes servers use: {"error":{"message",…}}
 // (OpenAI, llama-server, newer vLLM), {"object":"error","message",…}
@@ -105,34 +121,37 @@ func parseError(status int, data []byte) (*ServerError, bool) {
 
 // Context-overflow wordings that carry the numbers: llama-server's
 // "request (9000 tokens) exceeds the available context size (8192 tokens)"
-// and vLLM's "This model's maximum context length is 8192 tokens. However,
-// you requested 9100 tokens (8100 in the messages, 1000 in the completion)".
+// and "input (9000 tokens) is larger than the max context size (8192
+// tokens)"; vLLM's "This model's maximum context length is 8192 tokens"
+// with the prompt as "(8100 in the messages, …)" (up to 0.10.1), "your
+// request has 9000 input tokens" or "your prompt contains at least 7500
+// input tokens" (later builds); LM Studio's "Trying to keep the first 9000
+// tokens when context the overflows. However, the model is loaded with
+// context length of only 8192 tokens, which is not enough."
 var (
-	llamaOverflow = regexp.MustCompile(`\((\d+) tokens\) exceeds the available context size \((\d+) tokens\)`)
-	vllmOverflow  = regexp.MustCompile(`maximum context length is (\d+) tokens\. However, you requested \d+ tokens \((\d+) in the messages`)
-	// LM Studio: "Trying to keep the first 9000 tokens when context the
-	// overflows. However, the model is loaded with context length of only
-	// 8192 tokens, which is not enough."
-	lmOverflow = regexp.MustCompile(`keep the first (\d+) tokens when context the overflows\. However, the model is loaded with context length of only (\d+) tokens`)
+	llamaOverflow = regexp.MustCompile(`\((\d+) tokens\) (?:exceeds the available context size|is larger than the max context size) \((\d+) tokens\)`)
+	vllmWindow    = regexp.MustCompile(`maximum context length is (\d+) tokens`)
+	vllmPrompt    = regexp.MustCompile(`\((\d+) in the messages|(\d+) input tokens`)
+	lmOverflow    = regexp.MustCompile(`keep the first (\d+) tokens when context the overflows\. However, the model is loaded with context length of only (\d+) tokens`)
 )
 
+// contextNumbers reads the prompt's size and the window from an overflow
+// message; 0 for what it does not say.
 func contextNumbers(msg string) (prompt, window int) {
-	if m := llamaOverflow.FindStringSubmatch(msg); m != nil {
-		prompt, _ = strconv.Atoi(m[1])
-		window, _ = strconv.Atoi(m[2])
-		return prompt, window
+	for _, re := range []*regexp.Regexp{llamaOverflow, lmOverflow} {
+		if m := re.FindStringSubmatch(msg); m != nil {
+			prompt, _ = strconv.Atoi(m[1])
+			window, _ = strconv.Atoi(m[2])
+			return prompt, window
+		}
 	}
-	if m := lmOverflow.FindStringSubmatch(msg); m != nil {
-		prompt, _ = strconv.Atoi(m[1])
-		window, _ = strconv.Atoi(m[2])
-		return prompt, window
-	}
-	if m := vllmOverflow.FindStringSubmatch(msg); m != nil {
+	if m := vllmWindow.FindStringSubmatch(msg); m != nil {
 		window, _ = strconv.Atoi(m[1])
-		prompt, _ = strconv.Atoi(m[2])
-		return prompt, window
+		if p := vllmPrompt.FindStringSubmatch(msg); p != nil {
+			prompt, _ = strconv.Atoi(p[1] + p[2])
+		}
 	}
-	return 0, 0
+	return prompt, window
 }
 
 // statusError turns an HTTP error answer into an error wrapping the

@@ -188,10 +188,19 @@ func (s *Server) overflow(req Request) (string, bool) {
 			return fmt.Sprintf("request (%d tokens) exceeds the available context size (%d tokens), try increasing it", n, c.window), false
 		}
 	case VLLM:
-		// The prompt and max_tokens together must fit max_model_len.
-		if n+req.MaxTokens > c.window {
-			return fmt.Sprintf("This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the messages, %d in the completion). Please reduce the length of the messages or completion.",
-				c.window, n+req.MaxTokens, n, req.MaxTokens), false
+		// The prompt and max_tokens together must fit max_model_len, in
+		// the words of vLLM 0.10.2 and later (before, one message said
+		// "However, you requested N tokens (P in the messages, C in the
+		// completion)"); see
+		// https://github.com/vllm-project/vllm/blob/9cfa5486/vllm/entrypoints/openai/serving_engine.py#L642-L673
+		// and the renderer's _create_tokens_prompt.
+		switch {
+		case n > c.window:
+			return fmt.Sprintf("This model's maximum context length is %d tokens. However, your request has %d input tokens. Please reduce the length of the input messages.",
+				c.window, n), false
+		case n+req.MaxTokens > c.window:
+			return fmt.Sprintf("'max_tokens' or 'max_completion_tokens' is too large: %d. This model's maximum context length is %d tokens and your request has %d input tokens (%d > %d - %d).",
+				req.MaxTokens, c.window, n, req.MaxTokens, c.window, n), false
 		}
 	case LMStudio:
 		if n > c.window {
