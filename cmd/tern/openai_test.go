@@ -148,6 +148,18 @@ func TestOpenAIWindowIsNeverGuessed(t *testing.T) {
 	}
 }
 
+// TestOpenAIServerStillLoading: tern ask against a llama-server that is
+// still loading its model says so and what to do, not that the server
+// hides its window.
+func TestOpenAIServerStillLoading(t *testing.T) {
+	t.Parallel()
+	f, srv := newOpenAIFixture(t, openaitest.WithLoading())
+	code, _, errOut := f.tern(t.Context(), "ask", "--host", srv.URL(), "hi")
+	if code == 0 || !strings.Contains(errOut, "is still loading its model") || strings.Contains(errOut, "--ctx") {
+		t.Errorf("exit %d, stderr:\n%s", code, errOut)
+	}
+}
+
 func TestOpenAIToolsRefused(t *testing.T) {
 	t.Parallel()
 	f, srv := newOpenAIFixture(t, openaitest.WithFlavor(openaitest.LlamaServer), openaitest.WithoutTools())

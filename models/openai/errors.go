@@ -18,6 +18,10 @@ import (
 // ErrUnauthorized: the server wants an API key, or refused the one sent.
 var ErrUnauthorized = errors.New("the server refused the API key")
 
+// ErrLoading: the server is still loading its model (llama-server answers
+// every request but /v1/models with 503 "Loading model" until it has).
+var ErrLoading = errors.New("the server is still loading its model")
+
 // ServerError is an error answer of the server: its HTTP status (0 for an
 // error sent inside a stream) and its own words.
 type ServerError struct {
@@ -176,6 +180,9 @@ func sentinel(e *ServerError) error {
 	switch {
 	case e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden:
 		return ErrUnauthorized
+	case e.Status == http.StatusServiceUnavailable && strings.Contains(msg, "loading model"):
+		// llama-server's middleware_server_state (tools/server/server-http.cpp).
+		return ErrLoading
 	case noTools(msg):
 		return models.ErrNoTools
 	case strings.Contains(msg, "error parsing tool call") || strings.Contains(msg, "failed to parse tool call") ||

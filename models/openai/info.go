@@ -175,7 +175,8 @@ func (c *Client) Describe(ctx context.Context, model string) (Server, error) {
 		case p.NCtx > 0:
 			s.Window, s.WindowSource = p.NCtx, "llama-server /props n_ctx"
 		}
-	case err != nil && isUnreachable(err):
+	case err != nil && (isUnreachable(err) || errors.Is(err, ErrLoading)):
+		// A server still loading says its window once it has loaded.
 		return s, err
 	}
 	if s.Kind != Generic {

@@ -72,6 +72,7 @@ type config struct {
 	respond    func(Request) Reply
 	others     []string
 	modelPath  string
+	loading    bool
 }
 
 // Option configures a Server.
@@ -102,6 +103,12 @@ func WithoutUsage() Option { return func(c *config) { c.noUsage = true } }
 // as LM Studio lists every model downloaded; chat requests still need
 // the chat model.
 func WithOtherModels(ids ...string) Option { return func(c *config) { c.others = ids } }
+
+// WithLoading makes a llama-server that is still loading its model: it
+// lists the model (without meta) and answers everything else 503
+// "Loading model", as tools/server's middleware_server_state does
+// (https://github.com/ggml-org/llama.cpp/blob/master/tools/server/server-http.cpp).
+func WithLoading() Option { return func(c *config) { c.loading = true } }
 
 // WithHiddenWindow makes the server say nothing about its window: no
 // /props, no max_model_len, no loaded_context_length.
@@ -234,6 +241,15 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.notFound(w)
 	})
+	if s.cfg.loading && s.cfg.flavor == LlamaServer {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/v1/models" || r.URL.Path == "/models" {
+				mux.ServeHTTP(w, r)
+				return
+			}
+			writeJSON(w, http.StatusServiceUnavailable, map[string]any{"error": map[string]any{"message": "Loading model", "type": "unavailable_error", "code": 503}})
+		})
+	}
 	return mux
 }
 
@@ -295,6 +311,9 @@ func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
 	case LlamaServer:
 		m["owned_by"] = "llamacpp"
 		m["meta"] = map[string]any{"vocab_type": 2, "n_vocab": 151936, "n_ctx_train": 40960, "n_embd": 4096, "n_params": 8190735360, "size": 5027783488}
+		if c.loading {
+			m["meta"] = nil // not known before the model is loaded
+		}
 	case VLLM:
 		m["owned_by"], m["root"], m["parent"], m["permission"] = "vllm", c.model, nil, []any{}
 		if !c.hideWindow {

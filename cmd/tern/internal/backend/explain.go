@@ -132,6 +132,8 @@ func ExplainOpenAI(err error, host, model string, installed []models.ModelInfo) 
 		return fmt.Errorf("cannot reach the OpenAI-compatible server at %s: start it (e.g. `llama-server -m MODEL.gguf --jinja -c 16384`) or fix base_url / --host", host)
 	case errors.Is(err, models.ErrNoAnswer):
 		return explainSilent(err, "the OpenAI-compatible server", "or point base_url / --host at the model server's own port")
+	case errors.Is(err, openai.ErrLoading):
+		return Worded{Err: err, Msg: fmt.Sprintf("the server at %s is still loading its model: run again once it has (llama-server's %s/health answers {\"status\":\"ok\"} then)", host, host)}
 	case errors.Is(err, openai.ErrUnauthorized):
 		return fmt.Errorf("the server at %s refused the API key: set TERN_API_KEY (or OPENAI_API_KEY) to the key it was started with", host)
 	case errors.Is(err, models.ErrNoChatModel):

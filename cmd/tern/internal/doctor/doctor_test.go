@@ -317,3 +317,28 @@ func TestSandboxLine(t *testing.T) {
 		})
 	}
 }
+
+// TestLlamaServerStillLoading: a llama-server that is still loading its
+// model lists it but answers everything else 503 "Loading model"; doctor
+// says so, not that the server hides its window (which it will say once
+// loaded) or that tools failed.
+func TestLlamaServerStillLoading(t *testing.T) {
+	t.Parallel()
+	srv := openaitest.New(t, openaitest.WithLoading())
+	c := newCheckup(t, func(cfg *config.Config) { cfg.BaseURL = srv.URL() })
+	report, err := c.run(t)
+	if !errors.Is(err, ErrProblems) {
+		t.Fatalf("doctor: %v\n%s", err, report)
+	}
+	if !strings.Contains(report, "Server      ✗ the server at "+srv.URL()+" is still loading its model") {
+		t.Errorf("the report does not say the model is loading:\n%s", report)
+	}
+	if !strings.Contains(report, "Workspace   ✓ ") {
+		t.Errorf("the checks that need no model server were left out:\n%s", report)
+	}
+	for _, wrong := range []string{"does not say its context window", "pass --ctx", "Tools "} {
+		if strings.Contains(report, wrong) {
+			t.Errorf("the report says %q of a server that is loading:\n%s", wrong, report)
+		}
+	}
+}

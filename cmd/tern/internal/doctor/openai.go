@@ -45,6 +45,9 @@ func (d *doctor) openAI(ctx context.Context, cfg config.Config, addr string) err
 	srv, err := client.Describe(ctx, name)
 	if err != nil {
 		r.bad("Server", "%v", backend.ExplainOpenAI(err, client.Host(), name, served))
+		d.workspace(ctx, cfg)
+		d.mcp(ctx, cfg)
+		d.lsp(ctx, cfg)
 		return ErrProblems
 	}
 	r.ok("Server", "%s at %s (OpenAI-compatible API)", srv, client.Host())
