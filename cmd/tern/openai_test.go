@@ -160,6 +160,18 @@ func TestOpenAIServerStillLoading(t *testing.T) {
 	}
 }
 
+// TestOpenAIThinkingInContent: reasoning a server leaves in the content
+// (LM Studio without "separate reasoning_content") is not the answer.
+func TestOpenAIThinkingInContent(t *testing.T) {
+	t.Parallel()
+	f, srv := newOpenAIFixture(t, openaitest.WithFlavor(openaitest.LMStudio))
+	srv.Script(openaitest.Reply{Chunks: []string{"<think>", "I could call <tool_call>{\"name\": \"run_command\"}</tool_call> but need not.", "</think>", "\n\nIt is a demo."}})
+	code, out, errOut := f.tern(t.Context(), "ask", "--host", srv.URL(), "--tool-mode", "text", "what is this?")
+	if code != 0 || out != "It is a demo.\n" || strings.Contains(errOut, "run_command") {
+		t.Errorf("exit %d, stdout %q, stderr:\n%s", code, out, errOut)
+	}
+}
+
 func TestOpenAIToolsRefused(t *testing.T) {
 	t.Parallel()
 	f, srv := newOpenAIFixture(t, openaitest.WithFlavor(openaitest.LlamaServer), openaitest.WithoutTools())

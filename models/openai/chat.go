@@ -184,6 +184,19 @@ func (c *Client) Chat(ctx context.Context, req models.Request, onDelta func(mode
 	defer watchdog.Stop()
 
 	var content, thinking strings.Builder
+	var inline inlineThink
+	think := func(text string) {
+		thinking.WriteString(text)
+		if onDelta != nil && text != "" {
+			onDelta(models.Delta{Thinking: text})
+		}
+	}
+	say := func(text string) {
+		content.WriteString(text)
+		if onDelta != nil && text != "" {
+			onDelta(models.Delta{Content: text})
+		}
+	}
 	calls := &callSet{}
 	finished := false
 	for {
@@ -231,18 +244,14 @@ func (c *Client) Chat(ctx context.Context, req models.Request, onDelta func(mode
 				return reply, fmt.Errorf("%s: %w: the server streamed %d pieces, far past max_tokens (%d); it was stopped there", what, models.ErrReplyTooLong, pieces, req.Options.NumPredict)
 			}
 			for _, r := range []*string{d.ReasoningContent, d.Reasoning} {
-				if r != nil && *r != "" {
-					thinking.WriteString(*r)
-					if onDelta != nil {
-						onDelta(models.Delta{Thinking: *r})
-					}
+				if r != nil {
+					think(*r)
 				}
 			}
 			if d.Content != nil && *d.Content != "" {
-				content.WriteString(*d.Content)
-				if onDelta != nil {
-					onDelta(models.Delta{Content: *d.Content})
-				}
+				t, c := inline.split(*d.Content)
+				think(t)
+				say(c)
 			}
 			for _, cd := range d.ToolCalls {
 				calls.add(cd)
@@ -269,7 +278,14 @@ func (c *Client) Chat(ctx context.Context, req models.Request, onDelta func(mode
 			}
 		}
 	}
+	t, cont := inline.flush()
+	think(t)
+	say(cont)
 	reply.Message.Content, reply.Message.Thinking = content.String(), thinking.String()
+	if thought, answer, ok := closedOnly(reply.Message.Content); ok && reply.Message.Thinking == "" {
+		// Shown as content while it streamed; kept as what it was.
+		reply.Message.Thinking, reply.Message.Content = thought, answer
+	}
 	reply.Message.ToolCalls = calls.whole(c.newCallID)
 	reply.Metrics.TotalDuration = time.Since(began)
 	switch reply.DoneReason {

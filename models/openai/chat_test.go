@@ -366,3 +366,44 @@ func TestChatSendsTheReplySchema(t *testing.T) {
 		t.Errorf("response_format = %+v", rf)
 	}
 }
+
+// TestChatThinkingInContent: a server that does not separate reasoning
+// leaves it in the content between <think> and </think> (LM Studio
+// without "separate reasoning_content", llama-server with
+// --reasoning-format none, vLLM without --reasoning-parser; some models
+// write only the closing tag: https://github.com/lmstudio-ai/lmstudio-bug-tracker/issues/1569,
+// https://github.com/lmstudio-ai/lmstudio-bug-tracker/issues/1495). It is
+// thinking: shown and kept as such, never the answer, whose text tool
+// calls would otherwise include any the model only thought about.
+func TestChatThinkingInContent(t *testing.T) {
+	for _, tc := range []struct {
+		name             string
+		chunks           []string
+		thinking, answer string
+	}{
+		{"whole tags", []string{"<think>", "\nThe user wants", " a file.\n", "</think>", "\n\nDone."}, "\nThe user wants a file.\n", "Done."},
+		{"tags cut across pieces", []string{"\n<thi", "nk>The user wants a file.</th", "ink>\n\nDone."}, "The user wants a file.", "Done."},
+		{"closing tag only", []string{"The user wants", " a file.", "</think>", "\n\nDone."}, "The user wants a file.", "Done."},
+		{"cut while thinking", []string{"<think>", "The user wants"}, "The user wants", ""},
+		{"no tags", []string{"<b>Done</b>", " and <think> is a tag."}, "", "<b>Done</b> and <think> is a tag."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := openaitest.New(t, openaitest.WithFlavor(openaitest.LMStudio))
+			srv.Script(openaitest.Reply{Chunks: tc.chunks})
+			var thought, shown strings.Builder
+			r, err := client(t, srv).Chat(t.Context(), request(srv, false), func(d models.Delta) {
+				thought.WriteString(d.Thinking)
+				shown.WriteString(d.Content)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Message.Thinking != tc.thinking || r.Message.Content != tc.answer {
+				t.Errorf("thinking %q, content %q; want %q, %q", r.Message.Thinking, r.Message.Content, tc.thinking, tc.answer)
+			}
+			if tc.name != "closing tag only" && (thought.String() != tc.thinking || shown.String() != tc.answer) {
+				t.Errorf("streamed thinking %q, content %q", thought.String(), shown.String())
+			}
+		})
+	}
+}
