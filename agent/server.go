@@ -65,7 +65,7 @@ func (a *Agent) answer(ctx context.Context, t *turn, send func(Event)) (models.R
 		return reply, usage, err
 	case err == nil && a.droppedCall(t, reply):
 		return a.retryAsText(ctx, t, send, fmt.Sprintf(
-			"the reply came back empty after %d generated tokens: Ollama dropped a tool call it could not parse", reply.Metrics.EvalTokens))
+			"the reply came back empty after %d generated tokens: the server dropped a tool call it could not parse", reply.Metrics.EvalTokens))
 	}
 	return reply, usage, err
 }

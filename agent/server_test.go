@@ -102,7 +102,7 @@ func TestDroppedCallRetriesInTextProtocol(t *testing.T) {
 	if len(recs[0].Request.Tools) == 0 || len(recs[1].Request.Tools) != 0 {
 		t.Errorf("want native tools first, then the text protocol: tools %d, %d", len(recs[0].Request.Tools), len(recs[1].Request.Tools))
 	}
-	if !hasNotice(h, "Ollama dropped a tool call it could not parse; retrying in the text tool protocol") {
+	if !hasNotice(h, "the server dropped a tool call it could not parse; retrying in the text tool protocol") {
 		t.Errorf("notices = %q", h.notices())
 	}
 	if hasNotice(h, "empty reply") {

@@ -245,6 +245,9 @@ func TestOpenAIWindowKept(t *testing.T) {
 			case !usage && (refused == 0 || !strings.Contains(errOut, "Compacting and asking again")):
 				t.Errorf("%d refusals; stderr:\n%s", refused, errOut)
 			}
+			if strings.Contains(errOut, "Ollama") {
+				t.Errorf("a notice names Ollama, which is not the server here:\n%s", errOut)
+			}
 		})
 	}
 }

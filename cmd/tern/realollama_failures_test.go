@@ -61,7 +61,7 @@ func TestRealDroppedToolCall(t *testing.T) {
 	f := realFixture(t)
 	out, errOut := f.realTern(0, "ask", "--model", "tiny-badcall", "What is the release codename? Read NOTES.md.")
 	wantIn(t, "stderr", errOut,
-		"Ollama dropped a tool call it could not parse; retrying in the text tool protocol", "✓ NOTES.md")
+		"the server dropped a tool call it could not parse; retrying in the text tool protocol", "✓ NOTES.md")
 	wantNotIn(t, "stderr", errOut, "empty reply")
 	if strings.TrimSpace(out) != codename {
 		t.Errorf("stdout = %q, want %q", out, codename)

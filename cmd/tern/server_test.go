@@ -54,7 +54,7 @@ func TestAskDroppedCall(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s", code, errOut)
 	}
-	for _, want := range []string{"Ollama dropped a tool call it could not parse; retrying in the text tool protocol", "✓ README.md"} {
+	for _, want := range []string{"the server dropped a tool call it could not parse; retrying in the text tool protocol", "✓ README.md"} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errOut)
 		}

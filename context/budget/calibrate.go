@@ -104,11 +104,11 @@ func (c *Calibration) Observe(s Sample) Verdict {
 	var v Verdict
 	switch {
 	case s.NumCtx > 0 && s.Reported >= s.NumCtx:
-		v = Verdict{true, fmt.Sprintf("Ollama evaluated %d tokens, the whole %d-token window", s.Reported, s.NumCtx)}
+		v = Verdict{true, fmt.Sprintf("the server evaluated %d tokens, the whole %d-token window", s.Reported, s.NumCtx)}
 	case s.NumCtx > 0 && calibrated >= nearWindow*float64(s.NumCtx) && float64(s.Reported) < calibrated*(1-truncationMargin):
-		v = Verdict{true, fmt.Sprintf("Ollama evaluated %d tokens of a prompt tern counted at %.0f in a %d-token window", s.Reported, calibrated, s.NumCtx)}
+		v = Verdict{true, fmt.Sprintf("the server evaluated %d tokens of a prompt tern counted at %.0f in a %d-token window", s.Reported, calibrated, s.NumCtx)}
 	case s.NumCtx > 0 && s.Reserve > 0 && s.Reported > s.NumCtx-s.Reserve/2:
-		v = Verdict{true, fmt.Sprintf("Ollama counted %d tokens where tern planned for at most %d in a %d-token window", s.Reported, s.NumCtx-s.Reserve, s.NumCtx)}
+		v = Verdict{true, fmt.Sprintf("the server counted %d tokens where tern planned for at most %d in a %d-token window", s.Reported, s.NumCtx-s.Reserve, s.NumCtx)}
 	}
 	if v.Truncated {
 		// The whole prompt was at least the window (or what was counted).
