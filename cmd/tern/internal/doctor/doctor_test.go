@@ -342,3 +342,18 @@ func TestLlamaServerStillLoading(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenAIServerByHostAlone: --host naming an OpenAI-compatible server
+// does not switch the code index to it (docs/backends.md); the
+// embeddings line says so and how to switch it, not to `ollama pull`
+// into a server that is not Ollama.
+func TestOpenAIServerByHostAlone(t *testing.T) {
+	t.Parallel()
+	srv := openaitest.New(t, openaitest.WithEmbeddings("nomic-embed-text", 768))
+	c := newCheckup(t, func(cfg *config.Config) { cfg.SetHost(srv.URL()) })
+	report, _ := c.run(t)
+	lines(t, report, "Server      ✓ llama-server b6710-74b8fc17 at "+srv.URL()+" (OpenAI-compatible API)")
+	if strings.Contains(report, "ollama pull") || !strings.Contains(report, `Embeddings  · --host alone does not switch the code index to this server: set base_url = "`+srv.URL()+`"`) {
+		t.Errorf("the embeddings line is wrong for a server named by --host alone:\n%s", report)
+	}
+}

@@ -103,7 +103,7 @@ func (d *doctor) openAI(ctx context.Context, cfg config.Config, addr string) err
 	}
 	main := &backend.Conn{Kind: config.BackendOpenAI, Addr: addr, Client: client, Installed: served, Info: backend.ServedModel(name)}
 	d.escalation(ctx, cfg, main, ollama.Plan{})
-	d.embedOpenAI(ctx, cfg)
+	d.embedOpenAI(ctx, cfg, client.Host())
 	d.workspace(ctx, cfg)
 	d.mcp(ctx, cfg)
 	d.lsp(ctx, cfg)
@@ -113,10 +113,15 @@ func (d *doctor) openAI(ctx context.Context, cfg config.Config, addr string) err
 	return nil
 }
 
-// embedOpenAI reports whether the OpenAI-compatible server (or
+// embedOpenAI reports whether the OpenAI-compatible server at host (or
 // embed_base_url's) makes embeddings for search.
-func (d *doctor) embedOpenAI(ctx context.Context, cfg config.Config) {
+func (d *doctor) embedOpenAI(ctx context.Context, cfg config.Config, host string) {
 	r := d.r
+	if !cfg.UsesOpenAI() {
+		// Resolved from --host alone: the index would ask Ollama there.
+		r.note("Embeddings", "--host alone does not switch the code index to this server: set base_url = %q in the config to embed with it (tern index would ask Ollama at that address); search is lexical only", host)
+		return
+	}
 	server := backend.NewEmbedServer(cfg)
 	if server == nil {
 		r.note("Embeddings", "embed_base_url is not a valid address; search is lexical only")
