@@ -113,6 +113,18 @@ func OpenWorkspace(ctx context.Context, root string, opts ...Option) (*Store, er
 	return Open(ctx, path, opts...)
 }
 
+// OpenExisting is OpenWorkspace for a command that only looks (tern
+// sessions, diff, undo, completions, an editor's session list): when the
+// workspace has no session database yet it creates nothing, not even
+// .tern, and returns ok false with a nil Store.
+func OpenExisting(ctx context.Context, root string, opts ...Option) (s *Store, ok bool, err error) {
+	if _, exists, err := statedir.Existing(root, "tern.db"); err != nil || !exists {
+		return nil, false, err
+	}
+	s, err = OpenWorkspace(ctx, root, opts...)
+	return s, err == nil, err
+}
+
 // dsn is the driver's name for the file at abs: a file: URI, so that a path
 // holding '?', '#' or '%' is escaped rather than read as parameters.
 func dsn(abs string) string {

@@ -21,7 +21,6 @@ import (
 	"github.com/ternhq/tern/disclosure"
 	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/session"
-	"github.com/ternhq/tern/statedir"
 	"github.com/ternhq/tern/tools"
 )
 
@@ -99,11 +98,8 @@ func (a *app) openACP(ctx context.Context, o acp.OpenOptions, counter func() (*b
 // listSessions lists the sessions stored in dir, newest first; a
 // workspace tern never ran in has none (and gets no .tern).
 func listSessions(ctx context.Context, dir string) ([]session.Session, error) {
-	if _, exists, err := statedir.Existing(dir, "tern.db"); err != nil || !exists {
-		return nil, err
-	}
-	store, err := session.OpenWorkspace(ctx, dir)
-	if err != nil {
+	store, ok, err := session.OpenExisting(ctx, dir)
+	if err != nil || !ok {
 		return nil, err
 	}
 	defer store.Close()

@@ -8,7 +8,6 @@ import (
 	"github.com/ternhq/tern/cmd/tern/internal/complete"
 	"github.com/ternhq/tern/cmd/tern/internal/config"
 	"github.com/ternhq/tern/session"
-	"github.com/ternhq/tern/statedir"
 	"github.com/ternhq/tern/tui"
 )
 
@@ -64,11 +63,8 @@ func (a *app) storedSessions(ctx context.Context) []complete.Session {
 	if err != nil {
 		return nil
 	}
-	if _, exists, err := statedir.Existing(root, "tern.db"); err != nil || !exists {
-		return nil
-	}
-	store, err := session.OpenWorkspace(ctx, root)
-	if err != nil {
+	store, ok, err := session.OpenExisting(ctx, root)
+	if err != nil || !ok {
 		return nil
 	}
 	defer store.Close()

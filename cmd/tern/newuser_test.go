@@ -244,3 +244,31 @@ func TestDoctorReportsBadConfigAndGoesOn(t *testing.T) {
 		t.Errorf("tern ask: exit %d, stderr\n%s\nwant\n%s", code, errOut, want)
 	}
 }
+
+// The commands that only look at a workspace's sessions (sessions, diff,
+// undo) make nothing in one tern never ran in: no .tern, as git log makes
+// no .git. They used to create .tern/tern.db wherever they were run.
+func TestLookingMakesNoState(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.gitInit()
+	for _, tt := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"sessions"}, 0, "no sessions yet"},
+		{[]string{"diff"}, exitError, "no session in this workspace has a checkpoint: none has changed files yet"},
+		{[]string{"undo"}, exitError, "no session in this workspace has a checkpoint: none has changed files yet"},
+		{[]string{"diff", "--session", "abc"}, exitError, `no session "abc" in this workspace; list them with ` + "`tern sessions`"},
+		{[]string{"undo", "--session", "abc"}, exitError, `no session "abc" in this workspace`},
+	} {
+		code, _, errOut := f.tern(t.Context(), tt.args...)
+		if code != tt.code || !strings.Contains(errOut, tt.want) {
+			t.Errorf("tern %q: exit %d, stderr %q; want exit %d and %q", tt.args, code, errOut, tt.code, tt.want)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(f.dir, ".tern")); !os.IsNotExist(err) {
+		t.Errorf("looking made .tern (%v)", err)
+	}
+}

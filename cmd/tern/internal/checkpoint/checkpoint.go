@@ -31,12 +31,17 @@ var ErrNone = errors.New("no session in this workspace has a checkpoint: none ha
 // not "none has changed files", since without git there are no
 // checkpoints, whatever the sessions changed.
 func Find(ctx context.Context, root, id, noGit string) (*tools.Workspace, session.Session, error) {
-	store, err := session.OpenWorkspace(ctx, root)
+	store, ok, err := session.OpenExisting(ctx, root)
 	if err != nil {
 		return nil, session.Session{}, err
 	}
-	defer store.Close()
-	sess, err := lookup(ctx, store, id)
+	var sess session.Session
+	if ok {
+		defer store.Close()
+		sess, err = lookup(ctx, store, id)
+	} else {
+		err = notFound(id) // a workspace tern never ran in: no .tern made to say so
+	}
 	if errors.Is(err, ErrNone) {
 		if gerr := tools.CheckGit(ctx, root); gerr != nil {
 			return nil, session.Session{}, fmt.Errorf(noGit, Unavailable(gerr))
@@ -49,13 +54,22 @@ func Find(ctx context.Context, root, id, noGit string) (*tools.Workspace, sessio
 	return ws, sess, err
 }
 
+// notFound is lookup's error for a session id the workspace does not
+// have; with no id, ErrNone.
+func notFound(id string) error {
+	if id == "" {
+		return ErrNone
+	}
+	return fmt.Errorf("no session %q in this workspace; list them with `tern sessions`", id)
+}
+
 // lookup finds the session to undo: the one named, else the latest that
 // recorded a checkpoint.
 func lookup(ctx context.Context, store *session.Store, id string) (session.Session, error) {
 	if id != "" {
 		s, err := store.Get(ctx, id)
 		if errors.Is(err, session.ErrNotFound) {
-			return s, fmt.Errorf("no session %q in this workspace; list them with `tern sessions`", id)
+			return s, notFound(id)
 		}
 		return s, err
 	}

@@ -58,14 +58,16 @@ type Env struct {
 // Run lists the workspace's sessions, newest first: ID, start, model,
 // turns, tokens and the first prompt.
 func Run(ctx context.Context, env Env, o *Options) error {
-	store, err := session.OpenWorkspace(ctx, env.Root)
+	store, ok, err := session.OpenExisting(ctx, env.Root)
 	if err != nil {
 		return err
 	}
-	defer store.Close()
-	list, err := store.List(ctx, o.Limit)
-	if err != nil {
-		return err
+	var list []session.Session
+	if ok {
+		defer store.Close()
+		if list, err = store.List(ctx, o.Limit); err != nil {
+			return err
+		}
 	}
 	if len(list) == 0 {
 		fmt.Fprintln(env.Err, `no sessions yet; start one with tern ask "..."`)
