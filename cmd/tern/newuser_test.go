@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -270,5 +271,34 @@ func TestLookingMakesNoState(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(f.dir, ".tern")); !os.IsNotExist(err) {
 		t.Errorf("looking made .tern (%v)", err)
+	}
+}
+
+// With --json the done event comes last also when the turn fails before
+// the agent runs, so that a script reading the events learns why: it
+// used to get no event at all (an empty stdout) and only exit 1.
+func TestAskJSONFailureEndsWithDone(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.srv.Script(ollamatest.Reply{Content: "Hello."})
+	if code, _, errOut := f.tern(t.Context(), "ask", "hi"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"ask", "--json", "--model", "nope", "hi"}, `model "nope" is not installed`},
+		{[]string{"ask", "--json", "--host", "127.0.0.1:1", "hi"}, "cannot reach Ollama at http://127.0.0.1:1"},
+		{[]string{"ask", "--json", "--resume", "zzz", "hi"}, `no session "zzz"`},
+		{[]string{"ask", "--json", "-c", "--accept-plan"}, "has no plan to accept"},
+	} {
+		code, out, errOut := f.tern(t.Context(), tt.args...)
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		var done struct{ Type, Reason, Error string }
+		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &done); err != nil || code != exitError ||
+			done.Type != "done" || done.Reason != "error" || !strings.Contains(done.Error, tt.want) || !strings.Contains(errOut, tt.want) {
+			t.Errorf("tern %q: exit %d, last event %+v (%v)\nstdout:\n%s\nstderr:\n%s\nwant exit 1 and a done event with %q", tt.args, code, done, err, out, errOut, tt.want)
+		}
 	}
 }

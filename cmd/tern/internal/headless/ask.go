@@ -88,7 +88,23 @@ func (e OutcomeError) Unwrap() error { return e.Err }
 // text or NDJSON, points at the next step of a plan, and says how the
 // turn went: nil when the model answered and nothing it tried was
 // refused, a CanceledError, an OutcomeError, or the failure.
-func Run(ctx context.Context, env Env, o *Options) error {
+//
+// With --json a done event always comes last: when the turn failed
+// before the agent could say so (the server unreachable, no such model,
+// no plan to accept), Run writes one with the error.
+func Run(ctx context.Context, env Env, o *Options) (err error) {
+	var done agent.Done
+	if o.JSON {
+		defer func() {
+			if err != nil && done.Reason == "" {
+				done = agent.Done{Reason: agent.DoneError, Error: err.Error()}
+				if errors.Is(err, context.Canceled) {
+					done.Reason = agent.DoneCanceled
+				}
+				NewJSON(env.Out).Write(done)
+			}
+		}()
+	}
 	refused := &Refusals{}
 	s, info, err := env.Open(ctx, o, Approver{Yes: env.Yes || env.Yolo, Yolo: env.Yolo, Refused: refused})
 	if err != nil {
@@ -100,7 +116,6 @@ func Run(ctx context.Context, env Env, o *Options) error {
 	if o.JSON {
 		out = NewJSON(env.Out)
 	}
-	var done agent.Done
 	out = Tap(out, &done)
 	if info.Why != "requested" {
 		out.Write(agent.Notice{Level: agent.Info, Text: fmt.Sprintf("using %s (%s; choose with --model)", info.Model, info.Why)})
