@@ -85,7 +85,8 @@ func TestEscalateThroughAsk(t *testing.T) {
 	}
 }
 
-// TestEscalateWithout: --escalate without escalate_model is a clear error;
+// TestEscalateWithout: --escalate without escalate_model is a clear error
+// that leaves no session;
 // one that is not installed is a notice, and a stuck turn stops as before.
 func TestEscalateWithout(t *testing.T) {
 	t.Parallel()
@@ -93,6 +94,10 @@ func TestEscalateWithout(t *testing.T) {
 	code, _, errOut := f.tern(t.Context(), "ask", "--escalate", "hi")
 	if code != 1 || !strings.Contains(errOut, "--escalate needs escalate_model in the config") {
 		t.Errorf("exit %d:\n%s", code, errOut)
+	}
+	// The session opened for the refused turn is not left behind, empty.
+	if _, out, errOut := f.tern(t.Context(), "sessions"); out != "" || !strings.Contains(errOut, "no sessions yet") {
+		t.Errorf("the refused --escalate left a session:\n%s%s", out, errOut)
 	}
 	f.config("escalate_model = \"huge:70b\"\n")
 	f.srv.Respond(func(api.ChatRequest) ollamatest.Reply {

@@ -199,6 +199,11 @@ func Open(ctx context.Context, w Env, o Options) (*Run, error) {
 		err = r.noEscalation()
 	}
 	if err != nil {
+		if r.sess.ID != "" && !r.resumed {
+			// The session made for this run never ran: leave no empty one
+			// behind in tern sessions.
+			store.Delete(context.WithoutCancel(ctx), r.sess.ID)
+		}
 		r.CloseTools()
 		if w.Code == nil {
 			code.Close()
