@@ -170,22 +170,14 @@ func (a *App) sessionDialog(list []session.Session) {
 	if a.back != nil {
 		current = a.back.SessionID
 	}
+	var shown []session.Session
 	for _, s := range list {
 		if s.Turns == 0 && s.ID != current {
 			continue // nothing to resume
 		}
-		mark := "  "
-		if s.ID == current {
-			mark = "▸ "
-		}
-		turns := fmt.Sprintf("%d turns", s.Turns)
-		if s.Turns == 1 {
-			turns = "1 turn"
-		}
-		text := fmt.Sprintf("%s%s  %s  %-14s %9s  %s", mark, s.ID, s.Started.Local().Format("Jan 02 15:04"),
-			oneLine(s.Model, 14), turns, oneLine(s.Title, 60))
+		shown = append(shown, s)
 		id := s.ID
-		l.AddItem(text, "", 0, func() {
+		l.AddItem(sessionRow(s, current, 0), "", 0, func() {
 			a.closeModal()
 			if id != current {
 				a.resume(id)
@@ -196,8 +188,9 @@ func (a *App) sessionDialog(list []session.Session) {
 		a.note("no sessions with a conversation yet in this workspace")
 		return
 	}
+	rows := &fitted{List: l, row: func(i, width int) string { return sessionRow(shown[i], current, width) }}
 	keys := newKeyBar(a.th, a.guardLead, hint{"↑/↓", "choose"}, hint{"Enter", "resume"}, hint{"Esc", "close"})
-	a.openModal("sessions", a.newDialogBox("sessions", l, keys), l, 9, 7, true, nil)
+	a.openModal("sessions", a.newDialogBox("sessions", rows, keys), rows, 9, 7, true, nil)
 }
 
 // insertRef puts a reference into the prompt at the cursor.
@@ -279,4 +272,47 @@ func pageOrRune(preview *convo, onRune func(rune)) func(*tcell.EventKey) *tcell.
 		}
 		return nil
 	}
+}
+
+// sessionRow is a session's row in the sessions list, width cells wide
+// (0: as wide as it likes): its id, start, model, turns and first
+// prompt. The first prompt is what tells sessions apart, so a narrow
+// list drops the model, then the start, to keep at least 20 cells of it.
+func sessionRow(s session.Session, current string, width int) string {
+	mark := "  "
+	if s.ID == current {
+		mark = "▸ "
+	}
+	turns := fmt.Sprintf("%d turns", s.Turns)
+	if s.Turns == 1 {
+		turns = "1 turn"
+	}
+	const titleMin = 20
+	fields := []string{s.ID, s.Started.Local().Format("Jan 02 15:04"), fmt.Sprintf("%-14s %9s", oneLine(s.Model, 14), turns)}
+	switch n := 2 + len(s.ID); { // the mark is 2 cells
+	case width == 0 || width >= n+2+12+2+24+2+titleMin:
+	case width >= n+2+12+2+8+2+titleMin:
+		fields[2] = fmt.Sprintf("%8s", turns)
+	default:
+		fields = []string{s.ID, fmt.Sprintf("%8s", turns)}
+	}
+	return mark + strings.Join(append(fields, oneLine(s.Title, 60)), "  ")
+}
+
+// fitted is a list whose rows are laid out for the width it is drawn at,
+// again whenever that changes (a resize).
+type fitted struct {
+	*tview.List
+	row   func(i, width int) string
+	width int
+}
+
+func (f *fitted) Draw(screen tcell.Screen) {
+	if _, _, w, _ := f.GetInnerRect(); w != f.width {
+		f.width = w
+		for i := range f.GetItemCount() {
+			f.SetItemText(i, f.row(i, w), "")
+		}
+	}
+	f.List.Draw(screen)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gdamore/tcell/v2"
 
@@ -117,4 +118,27 @@ func checkMarked(t *testing.T, screen, word string, mark rune) {
 	if rows < 2 {
 		t.Errorf("the %q line did not wrap (%d rows):\n%s", word, rows, screen)
 	}
+}
+
+// TestSessionsListFitsItsWidth: the sessions list keeps each session's
+// first prompt, what tells them apart, and its turns whole at 60 columns
+// (dropping the model, then the start), shows every field at 120, and
+// lays its rows out again on a resize. At 60 columns it used to show the
+// id, start and model, and cut the turns and the prompt off.
+func TestSessionsListFitsItsWidth(t *testing.T) {
+	h := newHarness(t)
+	h.online()
+	h.resize(120, 30)
+	started := time.Date(2026, 11, 27, 9, 30, 0, 0, time.Local)
+	list := []session.Session{
+		{ID: h.app.back.SessionID, Model: "qwen3:8b", Turns: 3, Started: started, Title: "fix the flaky test in agent"},
+		{ID: "20261126-0800-beef", Model: "qwen3:8b", Turns: 1, Started: started, Title: "rename the config keys"},
+	}
+	h.app.app.QueueUpdateDraw(func() { h.app.sessionDialog(list) })
+	s := h.waitFor("fix the flaky test in agent")
+	checkShown(t, s, "Nov 27 09:30", "qwen3:8b", "3 turns", "fix the flaky test in agent", "1 turn rename the config keys")
+	h.resize(60, 24)
+	s = h.waitFor("fix the flaky")
+	t.Logf("sessions at 60 columns:\n%s", s)
+	checkShown(t, s, "20261126-0800-beef", "1 turn rename the config keys", "3 turns fix the flaky")
 }
