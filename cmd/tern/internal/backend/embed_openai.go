@@ -67,7 +67,7 @@ func embedProblemOf(server EmbedServer, err error, model string) string {
 	case errors.Is(err, models.ErrModelNotFound):
 		return fmt.Sprintf("the server at %s does not serve %s (set embed_model to the name it lists)", c.Host(), model)
 	case errors.As(err, &se):
-		return fmt.Sprintf("the server at %s cannot embed with %s: %s (start an embedding model with --embeddings and point embed_base_url at it)", c.Host(), model, se.Message)
+		return fmt.Sprintf("the server at %s cannot embed with %s: %s (serve an embedding model, on this server or another, and point embed_base_url and embed_model at it)", c.Host(), model, se.Message)
 	}
 	return err.Error()
 }

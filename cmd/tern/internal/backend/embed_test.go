@@ -76,21 +76,26 @@ func TestCheckEmbed(t *testing.T) {
 	openaiCfg.BaseURL = oai.URL()
 	bareCfg := config.Default()
 	bareCfg.BaseURL = bare.URL()
+	vllmCfg := config.Default()
+	vllmCfg.BaseURL = openaitest.New(t, openaitest.WithFlavor(openaitest.VLLM)).URL()
 	for _, tt := range []struct {
 		name  string
 		cfg   config.Config
 		model string
 		want  string // "" when it can embed
+		not   string // a fix that is not this server's
 	}{
-		{"ollama, installed", ollamaCfg, "nomic-embed-text", ""},
-		{"ollama, not installed", ollamaCfg, "mxbai-embed-large", "embedding model mxbai-embed-large is not installed (run `ollama pull mxbai-embed-large`)"},
-		{"ollama, a chat model", ollamaCfg, "qwen3:8b", "qwen3:8b is not an embedding model"},
-		{"openai, serves embeddings", openaiCfg, "nomic-embed-text", ""},
-		{"openai, no embeddings", bareCfg, "nomic-embed-text", "cannot embed with nomic-embed-text"},
+		{"ollama, installed", ollamaCfg, "nomic-embed-text", "", ""},
+		{"ollama, not installed", ollamaCfg, "mxbai-embed-large", "embedding model mxbai-embed-large is not installed (run `ollama pull mxbai-embed-large`)", ""},
+		{"ollama, a chat model", ollamaCfg, "qwen3:8b", "qwen3:8b is not an embedding model", ""},
+		{"openai, serves embeddings", openaiCfg, "nomic-embed-text", "", ""},
+		{"openai, no embeddings", bareCfg, "nomic-embed-text", "cannot embed with nomic-embed-text", ""},
+		// --embeddings is llama-server's flag; vLLM has none such.
+		{"vLLM, a chat model", vllmCfg, "nomic-embed-text", "cannot embed with nomic-embed-text", "--embeddings"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got := CheckEmbed(t.Context(), server(tt.cfg), rag.NewEmbedModel(tt.model))
-			if tt.want == "" && got != "" || tt.want != "" && !strings.Contains(got, tt.want) {
+			if tt.want == "" && got != "" || tt.want != "" && !strings.Contains(got, tt.want) || tt.not != "" && strings.Contains(got, tt.not) {
 				t.Errorf("CheckEmbed = %q, want %q", got, tt.want)
 			}
 		})
