@@ -109,6 +109,18 @@ func TestOpenAIAPIKeyFromEnvironment(t *testing.T) {
 	}
 }
 
+// TestLlamaServerAPIKey: llama-server with --api-key lists its models
+// to anyone but answers /props only with the key; without one, tern says
+// to set it, not that the server hides its window.
+func TestLlamaServerAPIKey(t *testing.T) {
+	t.Parallel()
+	f, srv := newOpenAIFixture(t, openaitest.WithAPIKey("team-key"))
+	code, _, errOut := f.tern(t.Context(), "ask", "--host", srv.URL(), "hi")
+	if code != 1 || !strings.Contains(errOut, "refused the API key: set TERN_API_KEY") || strings.Contains(errOut, "--ctx") {
+		t.Errorf("without a key: exit %d: %s", code, errOut)
+	}
+}
+
 // TestOpenAIAutoDetection: with no --backend, the address decides. An
 // Ollama (it answers /api/version) in base_url is used through the
 // native API; an OpenAI-compatible server in OLLAMA_HOST is used through

@@ -253,13 +253,25 @@ func TestChatErrors(t *testing.T) {
 		}
 	})
 	t.Run("api key", func(t *testing.T) {
-		srv := openaitest.New(t, openaitest.WithAPIKey("sekrit"))
+		srv := openaitest.New(t, openaitest.WithFlavor(openaitest.VLLM), openaitest.WithAPIKey("sekrit"))
 		if _, err := client(t, srv).Models(t.Context()); !errors.Is(err, openai.ErrUnauthorized) {
 			t.Errorf("err = %v", err)
 		}
 		c, _ := openai.New(srv.URL(), "sekrit")
 		if _, err := c.Models(t.Context()); err != nil {
 			t.Error(err)
+		}
+	})
+	t.Run("api key of llama-server", func(t *testing.T) {
+		// /v1/models is public; /props wants the key, and without it the
+		// server has not said it hides its window.
+		srv := openaitest.New(t, openaitest.WithAPIKey("sekrit"))
+		c := client(t, srv)
+		if _, err := c.Models(t.Context()); err != nil {
+			t.Error(err)
+		}
+		if s, err := c.Describe(t.Context(), srv.Model()); !errors.Is(err, openai.ErrUnauthorized) {
+			t.Errorf("describe = %+v, %v", s, err)
 		}
 	})
 	t.Run("unreachable", func(t *testing.T) {

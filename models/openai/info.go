@@ -175,8 +175,10 @@ func (c *Client) Describe(ctx context.Context, model string) (Server, error) {
 		case p.NCtx > 0:
 			s.Window, s.WindowSource = p.NCtx, "llama-server /props n_ctx"
 		}
-	case err != nil && (isUnreachable(err) || errors.Is(err, ErrLoading)):
-		// A server still loading says its window once it has loaded.
+	case err != nil && (isUnreachable(err) || errors.Is(err, ErrLoading) || errors.Is(err, ErrUnauthorized)):
+		// A server still loading says its window once it has loaded;
+		// llama-server with --api-key lists its models to anyone but
+		// answers /props only with the key.
 		return s, err
 	}
 	if s.Kind != Generic {

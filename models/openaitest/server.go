@@ -224,17 +224,24 @@ func (s *Server) Embeds() int {
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.auth(s.handleChat))
-	mux.HandleFunc("GET /v1/models", s.auth(s.handleModels))
 	mux.HandleFunc("POST /v1/embeddings", s.auth(s.handleEmbed))
 	switch s.cfg.flavor {
 	case LlamaServer:
+		// With --api-key, llama-server keeps /health and /v1/models public
+		// and asks the key of everything else, /props included
+		// (middleware_validate_api_key in tools/server/server-http.cpp,
+		// https://github.com/ggml-org/llama.cpp/blob/master/tools/server/server-http.cpp).
+		mux.HandleFunc("GET /v1/models", s.handleModels)
 		mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 		})
 		if !s.cfg.hideWindow {
-			mux.HandleFunc("GET /props", s.handleProps)
+			mux.HandleFunc("GET /props", s.auth(s.handleProps))
 		}
-	case LMStudio:
+	default:
+		mux.HandleFunc("GET /v1/models", s.auth(s.handleModels))
+	}
+	if s.cfg.flavor == LMStudio {
 		mux.HandleFunc("GET /api/v0/models", s.handleLMModels)
 		mux.HandleFunc("GET /api/v0/models/{id...}", s.handleLMModels)
 	}
