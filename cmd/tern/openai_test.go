@@ -172,6 +172,23 @@ func TestOpenAIThinkingInContent(t *testing.T) {
 	}
 }
 
+// TestOpenAIRolesAlternate: a chat template that wants user and
+// assistant turns to alternate (Gemma 3's, Mistral's) gets them so, also
+// when tern has two things to say in a row: the results of two calls in
+// the text tool protocol.
+func TestOpenAIRolesAlternate(t *testing.T) {
+	t.Parallel()
+	f, srv := newOpenAIFixture(t, openaitest.WithAlternatingRoles())
+	srv.Script(
+		openaitest.Reply{ToolCalls: []openaitest.Call{{Name: "read_file", Args: `{"path":"README.md"}`}, {Name: "list_dir", Args: `{"path":"."}`}}},
+		openaitest.Reply{Content: "It is a demo repository."},
+	)
+	code, out, errOut := f.tern(t.Context(), "ask", "--host", srv.URL(), "--tool-mode", "text", "what is this?")
+	if code != 0 || out != "It is a demo repository.\n" {
+		t.Errorf("exit %d, stdout %q, stderr:\n%s", code, out, errOut)
+	}
+}
+
 func TestOpenAIToolsRefused(t *testing.T) {
 	t.Parallel()
 	f, srv := newOpenAIFixture(t, openaitest.WithFlavor(openaitest.LlamaServer), openaitest.WithoutTools())

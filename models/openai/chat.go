@@ -419,9 +419,32 @@ func wireMessages(msgs []models.Message) ([]wireMessage, error) {
 				wm.ToolCallID, pending = pending[0], pending[1:]
 			}
 		}
+		if n := len(out); n > 0 && sameTurn(out[n-1], wm) {
+			// Two messages of one role in a row (the retrieved code and
+			// the question, the results of several calls in the text
+			// tool protocol, a correction after one) go as one: the chat
+			// templates of Gemma 3, Mistral and others raise "Conversation
+			// roles must alternate", which the server answers with a 500.
+			out[n-1].Content += "\n\n" + wm.Content
+			continue
+		}
 		out = append(out, wm)
 	}
 	return out, nil
+}
+
+// sameTurn reports whether b continues a's turn: both user, or both
+// assistant without tool calls.
+func sameTurn(a, b wireMessage) bool {
+	switch {
+	case a.Role != b.Role:
+		return false
+	case a.Role == string(models.RoleUser):
+		return true
+	case a.Role == string(models.RoleAssistant):
+		return len(a.ToolCalls) == 0 && len(b.ToolCalls) == 0
+	}
+	return false
 }
 
 // argumentsText is the arguments as the JSON string OpenAI expects.

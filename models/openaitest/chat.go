@@ -129,6 +129,14 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, http.StatusBadRequest, "'messages' is required", "invalid_request_error")
 		return
 	}
+	if c.alternate {
+		for i := 1; i < len(req.Messages); i++ {
+			if r := req.Messages[i].Role; (r == "user" || r == "assistant") && r == req.Messages[i-1].Role {
+				s.writeError(w, http.StatusInternalServerError, "\n------------\nWhile executing CallExpression at line 19, column 27 in source:\n...% 2 == 0) -%}\n        {{ raise_exception(\"Conversation roles must alternate user...\n                                           ^\nError: Jinja Exception: Conversation roles must alternate user/assistant/user/assistant/...", "server_error")
+				return
+			}
+		}
+	}
 	switch {
 	case c.flavor == VLLM && req.Model != c.model:
 		s.writeError(w, http.StatusNotFound, fmt.Sprintf("The model `%s` does not exist.", req.Model), "NotFoundError")

@@ -64,6 +64,7 @@ type config struct {
 	noTools    bool
 	noUsage    bool
 	hideWindow bool
+	alternate  bool
 	embedDims  int
 	embedModel string
 	apiKey     string
@@ -94,6 +95,14 @@ func WithWindow(n int) Option { return func(c *config) { c.window = n } }
 // WithoutTools makes the server refuse the tools field, as llama-server
 // without --jinja and vLLM without --enable-auto-tool-choice do.
 func WithoutTools() Option { return func(c *config) { c.noTools = true } }
+
+// WithAlternatingRoles makes the model's chat template refuse two user
+// (or two assistant) messages in a row, as Gemma 3's and Mistral's
+// templates do; llama-server answers such a request 500 with the
+// template's exception
+// (https://github.com/ggml-org/llama.cpp/issues/19851,
+// https://github.com/nextai-translator/raycast-openai-translator/issues/34).
+func WithAlternatingRoles() Option { return func(c *config) { c.alternate = true } }
 
 // WithoutUsage makes the server ignore stream_options.include_usage and
 // report no token counts.
