@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"sync"
@@ -80,29 +81,128 @@ func openedSession(line []byte) string {
 }
 
 // screen returns what of in the connection may read: the well-formed
-// messages. It answers the others on out.
+// messages. It answers the others on out; a response too large to read
+// reaches the connection as an error response to the request it answers.
 func screen(in io.Reader, out io.Writer, log *slog.Logger) io.Reader {
 	pr, pw := io.Pipe()
 	go func() {
-		sc := bufio.NewScanner(in)
-		sc.Buffer(make([]byte, 0, 64<<10), maxLine)
-		for sc.Scan() {
-			line := bytes.TrimSpace(sc.Bytes())
-			if len(line) == 0 {
+		br := bufio.NewReaderSize(in, 64<<10)
+		for {
+			line, rest, err := readLine(br)
+			if rest != nil {
+				toConn, toClient := oversized(line, rest)
+				log.Warn("message over the size tern acp reads", "bytes", rest.n, "limit", maxLine)
+				if toClient != nil {
+					out.Write(toClient)
+				}
+				if toConn != nil {
+					if _, err := pw.Write(toConn); err != nil {
+						return
+					}
+				}
 				continue
 			}
-			if reply := malformed(line); reply != nil {
-				log.Warn("malformed message from the client", "line", string(line[:min(len(line), 200)]))
-				out.Write(reply)
-				continue
+			if line = bytes.TrimSpace(line); len(line) > 0 {
+				if reply := malformed(line); reply != nil {
+					log.Warn("malformed message from the client", "line", string(line[:min(len(line), 200)]))
+					out.Write(reply)
+				} else if _, err := pw.Write(append(line, '\n')); err != nil {
+					return // the connection has stopped reading
+				}
 			}
-			if _, err := pw.Write(append(line, '\n')); err != nil {
-				return // the connection has stopped reading
+			if err != nil {
+				if err == io.EOF {
+					err = nil
+				}
+				pw.CloseWithError(err)
+				return
 			}
 		}
-		pw.CloseWithError(sc.Err())
 	}()
 	return pr
+}
+
+// readLine reads one line of br. A line longer than maxLine comes back
+// as its first maxLine bytes and rest, the reader of the others up to
+// its end, which must be read to the end.
+func readLine(br *bufio.Reader) (line []byte, rest *lineRest, err error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		line = append(line, chunk...)
+		if len(line) > maxLine {
+			return line, &lineRest{br: br, n: len(line), done: err != bufio.ErrBufferFull}, nil
+		}
+		if err != bufio.ErrBufferFull {
+			return line, nil, err
+		}
+	}
+}
+
+// lineRest reads the rest of a long line, to its newline.
+type lineRest struct {
+	br      *bufio.Reader
+	pending []byte // read from br, not yet from the lineRest
+	n       int    // bytes of the line read from br so far
+	done    bool   // the line's end was read from br
+}
+
+func (r *lineRest) Read(p []byte) (int, error) {
+	if len(r.pending) == 0 {
+		if r.done {
+			return 0, io.EOF
+		}
+		chunk, err := r.br.ReadSlice('\n')
+		r.done = err != bufio.ErrBufferFull // the newline, or an error the next read sees
+		r.pending = append(r.pending[:0], chunk...)
+		r.n += len(chunk)
+	}
+	n := copy(p, r.pending)
+	r.pending = r.pending[n:]
+	return n, nil
+}
+
+// oversized reads a message too long to pass on, head and then rest,
+// for its id and whether it is a request, and says what to do: an error
+// response to a request goes to the client; a response becomes an error
+// response the connection hands to the request waiting for it. A
+// notification, or what is no message at all, is dropped.
+func oversized(head []byte, rest *lineRest) (toConn, toClient []byte) {
+	dec := json.NewDecoder(io.MultiReader(bytes.NewReader(head), rest))
+	var id json.RawMessage
+	var request, response bool
+	if tok, err := dec.Token(); err == nil && tok == json.Delim('{') {
+		for dec.More() {
+			key, err := dec.Token()
+			if err != nil {
+				break
+			}
+			var v json.RawMessage
+			if dec.Decode(&v) != nil {
+				break
+			}
+			switch key {
+			case "id":
+				id = v
+			case "method":
+				request = true
+			case "result", "error":
+				response = true
+			}
+		}
+	}
+	io.Copy(io.Discard, rest)
+	size := fmt.Sprintf("%d MiB", rest.n>>20)
+	switch {
+	case len(id) == 0 || !validID(id) || string(id) == "null":
+		return nil, nil
+	case request:
+		return nil, errorLine(id, -32600, "Invalid request",
+			"the message is too large: "+size+"; tern acp reads messages up to "+fmt.Sprintf("%d MiB", maxLine>>20))
+	case response:
+		return errorLine(id, -32603, "Internal error",
+			"the editor's answer is too large: "+size+"; tern acp reads messages up to "+fmt.Sprintf("%d MiB", maxLine>>20)), nil
+	}
+	return nil, nil
 }
 
 // malformed returns the error response to line when it is not a

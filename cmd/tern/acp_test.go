@@ -380,3 +380,40 @@ func TestACPNewSessionUpdatesFollowItsResponse(t *testing.T) {
 		}
 	}
 }
+
+// A message over the size tern acp reads gets the protocol's error and
+// loses nothing: a request is answered, an editor's answer too large to
+// read (a huge buffer for fs/read_text_file) fails the call that asked,
+// and the connection and its session go on.
+func TestACPOversizedMessages(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	r := f.startACP(t)
+	id := r.newSession(t, f.dir)
+	ctx := t.Context()
+	huge := strings.Repeat("x", 11<<20)
+
+	go io.WriteString(r.in, `{"jsonrpc":"2.0","id":"big","method":"session/prompt","params":{"sessionId":"`+string(id)+`","prompt":[{"type":"text","text":"`+huge+`"}]}}`+"\n")
+	r.waitLine(t, `"id":"big"`, `"code":-32600`, "too large")
+
+	big := filepath.Join(f.dir, "big.log")
+	if err := os.WriteFile(big, []byte("a small file on disk\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.client.mu.Lock()
+	r.client.files[big] = huge // the editor's buffer of it
+	r.client.mu.Unlock()
+	f.srv.Script(
+		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "read_file", Args: `{"path":"big.log"}`}}},
+		ollamatest.Reply{Content: "Too big to read."},
+		ollamatest.Reply{Content: "Still here."},
+	)
+	for _, text := range []string{"read big.log", "are you there?"} {
+		resp, err := r.conn.Prompt(ctx, sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{sdk.TextBlock(text)}})
+		if err != nil || resp.StopReason != sdk.StopReasonEndTurn {
+			t.Fatalf("prompt %q: %+v, %v\nstderr:\n%s", text, resp, err, r.stderr.String())
+		}
+	}
+	r.waitLine(t, `"status":"failed"`, "too large")
+	r.waitLine(t, "Still")
+}
