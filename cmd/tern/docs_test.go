@@ -31,7 +31,7 @@ func TestCommandsReference(t *testing.T) {
 	a := &app{getenv: func(string) string { return "" }}
 	root := a.rootCommand()
 	root.InitDefaultHelpCmd()
-	root.InitDefaultCompletionCmd()
+	addCompletion(root)
 	var want bytes.Buffer
 	if err := cmddoc.Write(&want, root, commandsIntro); err != nil {
 		t.Fatal(err)

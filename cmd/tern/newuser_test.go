@@ -43,11 +43,23 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{[]string{"index", "a", "b"}, "tern: index accepts one directory at most, not 2 arguments (a b)\n"},
 		{[]string{"sessions", "old"}, "tern: sessions takes no arguments, not \"old\"\n"},
 		{[]string{"ask", ""}, "the prompt is empty"},
+		{[]string{"completion", "nosh"}, `no completion script for "nosh": tern completion bash, zsh, fish or powershell`},
+		{[]string{"completion", "zhs"}, "did you mean zsh?"},
 	} {
 		code, _, errOut := f.tern(t.Context(), tt.args...)
-		if code != exitUsage || !strings.Contains(errOut, tt.want) || !strings.Contains(errOut, "Run 'tern --help' for usage.") {
-			t.Errorf("tern %q: exit %d, stderr:\n%s\nwant exit 2 and %q", tt.args, code, errOut, tt.want)
+		// The hint names the help of the command the error was made in,
+		// as cobra's own does; it named tern --help for every one.
+		help := "Run 'tern --help' for usage."
+		if c := tt.args[0]; c == "ask" || c == "search" || c == "index" || c == "sessions" || c == "completion" || c == "doctor" {
+			help = "Run 'tern " + c + " --help' for usage."
 		}
+		if code != exitUsage || !strings.Contains(errOut, tt.want) || !strings.HasSuffix(errOut, "\n"+help+"\n") {
+			t.Errorf("tern %q: exit %d, stderr:\n%s\nwant exit 2, %q and %q", tt.args, code, errOut, tt.want, help)
+		}
+	}
+	// Without a shell, completion still prints its help, and exits 0.
+	if code, out, errOut := f.tern(t.Context(), "completion"); code != 0 || !strings.Contains(out, "tern completion [command]") {
+		t.Errorf("tern completion: exit %d\n%s%s", code, out, errOut)
 	}
 	if n := len(f.srv.Requests()); n != 0 {
 		t.Errorf("a usage error still sent %d requests", n)

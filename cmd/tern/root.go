@@ -113,16 +113,23 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(ctx)
+	addCompletion(root)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return exitOK
+	}
+	// A usage error points at the help of the command it was made in, as
+	// cobra's own message does: tern ask --help lists ask's flags.
+	helpHint := "Run 'tern --help' for usage."
+	if cmd != nil {
+		helpHint = fmt.Sprintf("Run '%s --help' for usage.", cmd.CommandPath())
 	}
 	var ec exitCodeError
 	switch {
 	case errors.As(err, &ec) && ec.err == nil:
 		return ec.code
 	case errors.As(err, &ec) && ec.code == exitUsage:
-		fmt.Fprintf(stderr, "tern: %v\nRun 'tern --help' for usage.\n", ec.err)
+		fmt.Fprintf(stderr, "tern: %v\n%s\n", ec.err, helpHint)
 		return ec.code
 	case errors.As(err, &ec):
 		fmt.Fprintf(stderr, "tern: %v\n", ec.err)
@@ -144,7 +151,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 			// `tern "fix the bug"`: the TUI takes no prompt.
 			msg += "\nTo ask without the TUI: tern ask \"PROMPT\"; the TUI (tern) takes no arguments."
 		}
-		fmt.Fprintf(stderr, "tern: %s\nRun 'tern --help' for usage.\n", msg)
+		fmt.Fprintf(stderr, "tern: %s\n%s\n", msg, helpHint)
 		return exitUsage
 	}
 	fmt.Fprintf(stderr, "tern: %v\n", err)
@@ -235,6 +242,31 @@ Run 'tern doctor' first to check Ollama, the model and the context plan.`,
 		a.indexCommand(), a.searchCommand(), a.versionCommand(), a.diffCommand(), a.acpCommand(), a.mcpCommand())
 	complete.Register(root, a.completionSources())
 	return root
+}
+
+// addCompletion adds cobra's completion command to root, once its output
+// is set (cobra's scripts go to the writer it had when added), refusing a
+// shell it has no script for: the command runs nothing itself, so
+// `tern completion nosh` printed its help and exited 0, as if that were a
+// script.
+func addCompletion(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	c, _, err := root.Find([]string{"completion"})
+	if err != nil || c == root {
+		return
+	}
+	c.Args = cobra.ArbitraryArgs
+	c.SuggestionsMinimumDistance = 2
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return cmd.Help()
+		}
+		msg := fmt.Sprintf("no completion script for %q: tern completion bash, zsh, fish or powershell", args[0])
+		if near := cmd.SuggestionsFor(args[0]); len(near) > 0 {
+			msg += "; did you mean " + near[0] + "?"
+		}
+		return exitCodeError{exitUsage, errors.New(msg)}
+	}
 }
 
 // workspaceRoot finds the directory tern works in: --dir, else the nearest

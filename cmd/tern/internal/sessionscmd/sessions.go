@@ -43,7 +43,7 @@ ID is enough).`,
 			return run(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().IntVarP(&o.Limit, "limit", "n", 20, "most sessions to list")
+	cmd.Flags().IntVarP(&o.Limit, "limit", "n", 20, "most sessions to list (0 lists them all)")
 	return cmd
 }
 
