@@ -34,10 +34,11 @@ func (a *app) eval(ctx context.Context, o *evalcmd.Options) error {
 		}
 	}
 	err := evalcmd.Run(ctx, env, o)
+	var usage evalcmd.UsageError
 	switch {
 	case errors.Is(err, evalcmd.ErrFailed):
 		return exitCodeError{code: exitError}
-	case errors.Is(err, evalcmd.ErrEscalateReplay):
+	case errors.As(err, &usage):
 		return exitCodeError{code: exitUsage, err: err}
 	}
 	return err

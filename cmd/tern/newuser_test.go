@@ -45,12 +45,14 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{[]string{"ask", ""}, "the prompt is empty"},
 		{[]string{"completion", "nosh"}, `no completion script for "nosh": tern completion bash, zsh, fish or powershell`},
 		{[]string{"completion", "zhs"}, "did you mean zsh?"},
+		{[]string{"eval", "--replay", "--timeout", "0"}, "--timeout must be more than 0 (the longest a task may run, e.g. 10m), not 0s"},
+		{[]string{"eval", "--replay", "--modes", "native,weird"}, `--modes: "weird" is not a tool mode; use native, text or constrained`},
 	} {
 		code, _, errOut := f.tern(t.Context(), tt.args...)
 		// The hint names the help of the command the error was made in,
 		// as cobra's own does; it named tern --help for every one.
 		help := "Run 'tern --help' for usage."
-		if c := tt.args[0]; c == "ask" || c == "search" || c == "index" || c == "sessions" || c == "completion" || c == "doctor" {
+		if c := tt.args[0]; c == "ask" || c == "search" || c == "index" || c == "sessions" || c == "completion" || c == "doctor" || c == "eval" {
 			help = "Run 'tern " + c + " --help' for usage."
 		}
 		if code != exitUsage || !strings.Contains(errOut, tt.want) || !strings.HasSuffix(errOut, "\n"+help+"\n") {

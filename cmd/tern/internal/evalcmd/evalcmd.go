@@ -92,7 +92,27 @@ var ErrFailed = errors.New("a task failed or could not run")
 
 // ErrEscalateReplay is Run's usage error for --escalate-model with
 // --replay: a transcript is one model's.
-var ErrEscalateReplay = errors.New("--escalate-model needs a real model: --replay plays one model's recorded transcripts")
+var ErrEscalateReplay = UsageError{errors.New("--escalate-model needs a real model: --replay plays one model's recorded transcripts")}
+
+// UsageError is Run's error for flags that cannot go together or a
+// value out of range: package main exits 2 on it.
+type UsageError struct{ error }
+
+func (e UsageError) Unwrap() error { return e.error }
+
+// check is the usage error of o's flags, nil when they make sense.
+func check(o *Options) error {
+	switch {
+	case o.Timeout <= 0:
+		return UsageError{fmt.Errorf("--timeout must be more than 0 (the longest a task may run, e.g. 10m), not %v", o.Timeout)}
+	case o.Replay && o.EscalateModel != "":
+		return ErrEscalateReplay
+	}
+	if err := eval.CheckModes(o.Modes); err != nil {
+		return UsageError{err}
+	}
+	return nil
+}
 
 // Env is what Run works with.
 type Env struct {
@@ -131,6 +151,9 @@ func Run(ctx context.Context, env Env, o *Options) error {
 	if o.List {
 		return eval.WriteList(env.Out, tasks)
 	}
+	if err := check(o); err != nil {
+		return err
+	}
 	if env.Interruptible != nil {
 		var stop context.CancelFunc
 		ctx, stop = env.Interruptible(ctx)
@@ -138,10 +161,7 @@ func Run(ctx context.Context, env Env, o *Options) error {
 	}
 
 	escalate := cmp.Or(o.EscalateModel, env.EscalateModel)
-	switch {
-	case o.Replay && o.EscalateModel != "":
-		return ErrEscalateReplay
-	case o.Replay:
+	if o.Replay {
 		escalate = "" // replays play without the user's config
 	}
 	var progress io.Writer
