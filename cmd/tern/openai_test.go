@@ -189,6 +189,28 @@ func TestOpenAIRolesAlternate(t *testing.T) {
 	}
 }
 
+// TestOpenAICallIDsEveryTemplateTakes: the ids of the calls tern sends
+// back (its own numbering, also for calls read from the model's text)
+// must pass the strictest template known, Mistral's (9 letters and
+// digits), or every request after a call fails, which reads as the server
+// failing to parse the call and pushes the session to the text protocol.
+func TestOpenAICallIDsEveryTemplateTakes(t *testing.T) {
+	t.Parallel()
+	f, srv := newOpenAIFixture(t, openaitest.WithNineCharCallIDs())
+	srv.Script(
+		openaitest.Reply{Content: "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"README.md\"}}\n</tool_call>"},
+		openaitest.Reply{ToolCalls: []openaitest.Call{{Name: "list_dir", Args: `{"path":"."}`}}},
+		openaitest.Reply{Content: "It is a demo repository."},
+	)
+	code, out, errOut := f.tern(t.Context(), "ask", "--host", srv.URL(), "what is this?")
+	if code != 0 || out != "It is a demo repository.\n" || strings.Contains(errOut, "could not parse") {
+		t.Errorf("exit %d, stdout %q, stderr:\n%s", code, out, errOut)
+	}
+	if chats := srv.Chats(); len(chats) != 3 || len(chats[2].Tools) == 0 {
+		t.Errorf("%d requests; the last must still offer native tools", len(chats))
+	}
+}
+
 func TestOpenAIToolsRefused(t *testing.T) {
 	t.Parallel()
 	f, srv := newOpenAIFixture(t, openaitest.WithFlavor(openaitest.LlamaServer), openaitest.WithoutTools())

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"net/http"
 	"slices"
@@ -404,6 +405,7 @@ func wireMessages(msgs []models.Message) ([]wireMessage, error) {
 				if id == "" {
 					id = fmt.Sprintf("call_%d_%d", i, j)
 				}
+				id = wireID(id)
 				args, err := argumentsText(tc.Arguments)
 				if err != nil {
 					return nil, fmt.Errorf("message %d: tool call %s: %w", i, tc.Name, err)
@@ -413,7 +415,10 @@ func wireMessages(msgs []models.Message) ([]wireMessage, error) {
 			}
 		case models.RoleTool:
 			wm.ToolCallID = m.ToolCallID
-			if k := slices.Index(pending, m.ToolCallID); k >= 0 {
+			if wm.ToolCallID != "" {
+				wm.ToolCallID = wireID(wm.ToolCallID)
+			}
+			if k := slices.Index(pending, wm.ToolCallID); k >= 0 {
 				pending = slices.Delete(pending, k, k+1)
 			} else if m.ToolCallID == "" && len(pending) > 0 {
 				wm.ToolCallID, pending = pending[0], pending[1:]
@@ -431,6 +436,34 @@ func wireMessages(msgs []models.Message) ([]wireMessage, error) {
 		out = append(out, wm)
 	}
 	return out, nil
+}
+
+// wireID is the id a tool call goes to the server with: id itself when
+// it is 9 letters and digits, else 9 letters and digits derived from it.
+// The chat templates of Mistral's models (7B v0.3, Nemo, Ministral,
+// Small 3.2) refuse any other id, and the server answers 500 to every
+// request that carries one; the ids tern numbers its calls with
+// ("call_12") are not of that form. The same id always maps to the same
+// one, so a call and its result stay paired and the prompt's prefix stays
+// the same from one request to the next.
+func wireID(id string) string {
+	if len(id) == 9 && strings.IndexFunc(id, func(r rune) bool { return !isAlnum(r) }) < 0 {
+		return id
+	}
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	const digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+	var b [9]byte
+	n := h.Sum64()
+	for i := range b {
+		b[i] = digits[n%36]
+		n /= 36
+	}
+	return string(b[:])
+}
+
+func isAlnum(r rune) bool {
+	return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
 }
 
 // sameTurn reports whether b continues a's turn: both user, or both

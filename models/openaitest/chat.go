@@ -129,6 +129,10 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, http.StatusBadRequest, "'messages' is required", "invalid_request_error")
 		return
 	}
+	if c.nineIDs && !nineCharIDs(req) {
+		s.writeError(w, http.StatusInternalServerError, "Tool call IDs should be alphanumeric strings with length 9! at row 91, column 40:\n                {%- if not tool_call.id is defined or tool_call.id is not string or tool_call.id|length != 9 %}", "server_error")
+		return
+	}
 	if c.alternate {
 		for i := 1; i < len(req.Messages); i++ {
 			if r := req.Messages[i].Role; (r == "user" || r == "assistant") && r == req.Messages[i-1].Role {
@@ -184,6 +188,33 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		reply = Reply{Content: "OK"} // a probe: one token
 	}
 	s.stream(w, r, req, reply, seq)
+}
+
+// nineCharIDs reports whether every tool-call id of req is 9 letters and
+// digits.
+func nineCharIDs(req Request) bool {
+	ok := func(id string) bool {
+		if len(id) != 9 {
+			return false
+		}
+		for _, r := range id {
+			if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') {
+				return false
+			}
+		}
+		return true
+	}
+	for _, m := range req.Messages {
+		for _, tc := range m.ToolCalls {
+			if !ok(tc.ID) {
+				return false
+			}
+		}
+		if m.Role == "tool" && !ok(m.ToolCallID) {
+			return false
+		}
+	}
+	return true
 }
 
 // overflow checks the prompt against the window as the flavour does.
@@ -379,7 +410,10 @@ func (s *Server) streamError(w http.ResponseWriter, msg string) {
 // alone; then the arguments follow in pieces.
 func (s *Server) callEvents(chunk func(map[string]any, any) map[string]any, reply Reply, i int, call Call, seq int) []map[string]any {
 	id := fmt.Sprintf("call_%d_%d", seq, i)
-	if s.cfg.flavor == VLLM {
+	switch {
+	case s.cfg.nineIDs:
+		id = fmt.Sprintf("A%04dB%03d", seq%10000, i%1000)
+	case s.cfg.flavor == VLLM:
 		id = fmt.Sprintf("chatcmpl-tool-%d%d", seq, i)
 	}
 	delta := func(tc map[string]any) map[string]any {

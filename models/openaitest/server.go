@@ -65,6 +65,7 @@ type config struct {
 	noUsage    bool
 	hideWindow bool
 	alternate  bool
+	nineIDs    bool
 	embedDims  int
 	embedModel string
 	apiKey     string
@@ -103,6 +104,15 @@ func WithoutTools() Option { return func(c *config) { c.noTools = true } }
 // (https://github.com/ggml-org/llama.cpp/issues/19851,
 // https://github.com/nextai-translator/raycast-openai-translator/issues/34).
 func WithAlternatingRoles() Option { return func(c *config) { c.alternate = true } }
+
+// WithNineCharCallIDs makes the model's chat template refuse tool-call
+// ids that are not 9 letters and digits, as the templates of Mistral's
+// models (Mistral 7B v0.3, Nemo, Ministral, Small 3.2) do; llama-server
+// answers such a request 500 with the template's exception, and gives
+// its own calls such ids
+// (https://github.com/ggml-org/llama.cpp/pull/14349,
+// https://github.com/ggml-org/llama.cpp/issues/26359).
+func WithNineCharCallIDs() Option { return func(c *config) { c.nineIDs = true } }
 
 // WithoutUsage makes the server ignore stream_options.include_usage and
 // report no token counts.
