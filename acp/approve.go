@@ -14,11 +14,13 @@ import (
 const (
 	optAllowOnce   = "allow-once"
 	optAllowAlways = "allow-always"
+	optAllowPrefix = "allow-prefix"
 	optReject      = "reject"
 )
 
 // Approve asks the user, through the editor, whether a call may run:
-// allow once, allow the tool for the rest of the session, or reject. A
+// allow once, allow the commands that start as this one does ("go
+// test") or the tool for the rest of the session, or reject. A
 // destructive command, and any call the agent asks about one at a time,
 // is never offered "always". tern's own policy has decided first: what
 // it denies never gets here, and what the configuration allows does not
@@ -30,6 +32,10 @@ func (l *live) Approve(ctx context.Context, ap agent.Approval) (agent.Decision, 
 		title = "Allow " + ap.Tool + "? It " + ap.Why
 	}
 	options := []sdk.PermissionOption{{OptionId: optAllowOnce, Name: "Allow once", Kind: sdk.PermissionOptionKindAllowOnce}}
+	if ap.Prefix != "" && !ap.Once {
+		options = append(options, sdk.PermissionOption{OptionId: optAllowPrefix, Name: "Allow commands starting with `" + ap.Prefix + "` for this session",
+			Kind: sdk.PermissionOptionKindAllowAlways})
+	}
 	if !ap.Once {
 		options = append(options, sdk.PermissionOption{OptionId: optAllowAlways, Name: "Allow " + ap.Tool + " for this session",
 			Kind: sdk.PermissionOptionKindAllowAlways})
@@ -51,15 +57,25 @@ func (l *live) Approve(ctx context.Context, ap agent.Approval) (agent.Decision, 
 		}
 		return agent.Decision{}, err
 	}
+	var d agent.Decision
 	switch {
 	case resp.Outcome.Selected == nil:
 		return agent.Decision{Reason: "the user cancelled the question"}, nil
 	case resp.Outcome.Selected.OptionId == optAllowOnce:
-		return agent.Decision{Allow: true}, nil
+		d = agent.Decision{Allow: true}
+	case resp.Outcome.Selected.OptionId == optAllowPrefix && ap.Prefix != "" && !ap.Once:
+		d = agent.Decision{Allow: true, Prefix: ap.Prefix}
 	case resp.Outcome.Selected.OptionId == optAllowAlways && !ap.Once:
-		return agent.Decision{Allow: true, Always: true}, nil
+		d = agent.Decision{Allow: true, Always: true}
+	default:
+		return agent.Decision{}, nil
 	}
-	return agent.Decision{}, nil
+	if len(ap.Args) > 0 {
+		// The request showed the call pending; it runs now. (A question
+		// of tern's own, as /undo's, has no arguments and no call.)
+		l.update(sdk.UpdateToolCall(sdk.ToolCallId(ap.ID), sdk.WithUpdateStatus(sdk.ToolCallStatusInProgress)))
+	}
+	return d, nil
 }
 
 // previewContent shows what the call would do: an edit's diff, a

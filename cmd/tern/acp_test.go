@@ -417,3 +417,81 @@ func TestACPOversizedMessages(t *testing.T) {
 	r.waitLine(t, `"status":"failed"`, "too large")
 	r.waitLine(t, "Still")
 }
+
+// A call the user is asked about goes back to in_progress once allowed:
+// the permission request shows it pending, and a client that takes the
+// request's status for the call's (the protocol's pending is "awaiting
+// approval") must not show it waiting while it runs.
+func TestACPToolCallStatusAfterApproval(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	r := f.startACP(t, "--tier", "1")
+	id := r.newSession(t, f.dir)
+	r.client.answer = func(p sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome {
+		return sdk.NewRequestPermissionOutcomeSelected(p.Options[0].OptionId)
+	}
+	f.srv.Script(
+		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "write_file", Args: `{"path":"notes.txt","content":"hello\n"}`}}},
+		ollamatest.Reply{Content: "Written."},
+	)
+	resp, err := r.conn.Prompt(t.Context(), sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{sdk.TextBlock("write notes.txt")}})
+	if err != nil || resp.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v, %v\nstderr:\n%s", resp, err, r.stderr.String())
+	}
+	<-r.client.asked
+	var statuses []string
+	for line := range strings.SplitSeq(r.raw.String(), "\n") {
+		var msg struct {
+			Method string
+			Params struct {
+				Update   struct{ ToolCallID, Status string }
+				ToolCall struct{ ToolCallID, Status string }
+			}
+		}
+		json.Unmarshal([]byte(line), &msg)
+		call := msg.Params.Update
+		if msg.Method == "session/request_permission" {
+			call = msg.Params.ToolCall
+		}
+		if call.ToolCallID != "" && call.Status != "" {
+			statuses = append(statuses, msg.Method+" "+call.Status)
+		}
+	}
+	want := []string{"session/update in_progress", "session/request_permission pending", "session/update in_progress", "session/update completed"}
+	if strings.Join(statuses, ", ") != strings.Join(want, ", ") {
+		t.Errorf("the call's statuses: %q, want %q", statuses, want)
+	}
+}
+
+// The editor offers what the TUI's p does: allow the commands that start
+// as this one does for the rest of the session, and not the whole tool.
+func TestACPAllowCommandPrefix(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	r := f.startACP(t, "--tier", "2")
+	id := r.newSession(t, f.dir)
+	r.client.answer = func(p sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome {
+		for _, o := range p.Options {
+			if strings.Contains(o.Name, "starting with `ls`") && o.Kind == sdk.PermissionOptionKindAllowAlways {
+				return sdk.NewRequestPermissionOutcomeSelected(o.OptionId)
+			}
+		}
+		return sdk.NewRequestPermissionOutcomeCancelled()
+	}
+	call := func(command string) ollamatest.Reply {
+		return ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "run_command", Args: jsonOf(map[string]string{"command": command})}}}
+	}
+	f.srv.Script(call("ls -la"), call("ls ."), call("cat README.md"), ollamatest.Reply{Content: "Looked."})
+	resp, err := r.conn.Prompt(t.Context(), sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{sdk.TextBlock("look at the history")}})
+	if err != nil || resp.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v, %v\nstderr:\n%s", resp, err, r.stderr.String())
+	}
+	var asked []string
+	for len(r.client.asked) > 0 {
+		p := <-r.client.asked
+		asked = append(asked, jsonOf(p.ToolCall.RawInput))
+	}
+	if len(asked) != 2 || !strings.Contains(asked[0], "ls -la") || !strings.Contains(asked[1], "cat README.md") {
+		t.Errorf("asked about %q; want ls -la and cat, not the second ls", asked)
+	}
+}
