@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -199,7 +200,10 @@ func (a *agentSide) open(ctx context.Context, dir, resume string) (*live, error)
 	a.mu.Lock()
 	caps := a.client
 	a.mu.Unlock()
-	l := &live{a: a, dir: dir}
+	l := &live{a: a, dir: filepath.Clean(dir)}
+	if real, err := filepath.EvalSymlinks(l.dir); err == nil {
+		l.real = real
+	}
 	o := OpenOptions{Dir: dir, Resume: resume, Approver: l, Ask: l.Ask}
 	if caps.Fs.ReadTextFile && caps.Fs.WriteTextFile {
 		o.Files = editorFiles{l}

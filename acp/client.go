@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -23,7 +24,7 @@ type FileSystem interface {
 type editorFiles struct{ l *live }
 
 func (f editorFiles) ReadTextFile(ctx context.Context, path string) (string, error) {
-	resp, err := f.l.a.conn.ReadTextFile(ctx, sdk.ReadTextFileRequest{SessionId: sdk.SessionId(f.l.id), Path: path})
+	resp, err := f.l.a.conn.ReadTextFile(ctx, sdk.ReadTextFileRequest{SessionId: sdk.SessionId(f.l.id), Path: f.l.clientPath(path)})
 	if err != nil {
 		return "", clientError(err)
 	}
@@ -31,8 +32,24 @@ func (f editorFiles) ReadTextFile(ctx context.Context, path string) (string, err
 }
 
 func (f editorFiles) WriteTextFile(ctx context.Context, path, content string) error {
-	_, err := f.l.a.conn.WriteTextFile(ctx, sdk.WriteTextFileRequest{SessionId: sdk.SessionId(f.l.id), Path: path, Content: content})
+	_, err := f.l.a.conn.WriteTextFile(ctx, sdk.WriteTextFileRequest{SessionId: sdk.SessionId(f.l.id), Path: f.l.clientPath(path), Content: content})
 	return clientError(err)
+}
+
+// clientPath is the path the client knows a file of the workspace by:
+// tern's tools name files by their real path, symbolic links resolved,
+// and the client by its cwd's, which may go through a link (a project
+// opened as ~/src/app, where ~/src links elsewhere). The editor's buffers
+// are under the client's name.
+func (l *live) clientPath(path string) string {
+	if l.real == "" || l.real == l.dir {
+		return path
+	}
+	rel, err := filepath.Rel(l.real, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return path
+	}
+	return filepath.Join(l.dir, rel)
 }
 
 // clientError words an error the client answered with.
@@ -88,7 +105,8 @@ func (t *Terminal) Run(ctx context.Context, r TerminalRun) (TerminalResult, erro
 	}
 	l := t.l
 	id := sdk.SessionId(l.id)
-	req := sdk.CreateTerminalRequest{SessionId: id, Command: r.Argv[0], Args: r.Argv[1:], Cwd: &r.Dir}
+	cwd := l.clientPath(r.Dir)
+	req := sdk.CreateTerminalRequest{SessionId: id, Command: r.Argv[0], Args: r.Argv[1:], Cwd: &cwd}
 	if r.OutputLimit > 0 {
 		req.OutputByteLimit = &r.OutputLimit
 	}

@@ -83,6 +83,9 @@ type live struct {
 	s   Session
 	id  string
 	dir string
+	// real is dir with its symbolic links resolved, as tern's tools name
+	// the workspace's files.
+	real string
 
 	// turn is held while a turn or a mode change uses the session.
 	turn sync.Mutex

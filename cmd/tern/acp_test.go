@@ -495,3 +495,37 @@ func TestACPAllowCommandPrefix(t *testing.T) {
 		t.Errorf("asked about %q; want ls -la and cat, not the second ls", asked)
 	}
 }
+
+// A project the editor opened through a symbolic link is its files under
+// that link: fs/read_text_file and fs/write_text_file name them as the
+// editor does (as the call's locations and diffs do), so the model reads
+// the editor's unsaved buffer, not the disk behind it.
+func TestACPSymlinkedProject(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	link := filepath.Join(t.TempDir(), "project")
+	if err := os.Symlink(f.dir, link); err != nil {
+		t.Fatal(err)
+	}
+	r := f.startACP(t, "--tier", "1", "--yes")
+	id := r.newSession(t, link)
+	readme := filepath.Join(link, "README.md")
+	r.client.files[readme] = "# demo\nUnsaved in the editor.\n"
+	f.srv.Script(
+		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "read_file", Args: `{"path":"README.md"}`}}},
+		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "edit_file", Args: `{"path":"README.md","old_string":"Unsaved","new_string":"Edited"}`}}},
+		ollamatest.Reply{Content: "Done."},
+	)
+	resp, err := r.conn.Prompt(t.Context(), sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{sdk.TextBlock("edit README.md")}})
+	if err != nil || resp.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v, %v\nstderr:\n%s", resp, err, r.stderr.String())
+	}
+	if msgs := f.srv.Requests()[1].Messages; !strings.Contains(msgs[len(msgs)-1].Content, "Unsaved in the editor.") {
+		t.Errorf("the model did not read the editor's buffer: %q", msgs[len(msgs)-1].Content)
+	}
+	r.client.mu.Lock()
+	defer r.client.mu.Unlock()
+	if got := r.client.files[readme]; got != "# demo\nEdited in the editor.\n" {
+		t.Errorf("the editor's buffer of %s: %q; its files: %v", readme, got, r.client.files)
+	}
+}
