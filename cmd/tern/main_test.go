@@ -174,7 +174,7 @@ func TestAskFailures(t *testing.T) {
 		{"no chat model", []ollamatest.Model{ollamatest.NomicEmbed()}, nil, []string{"ask", "hi"}, 1,
 			[]string{"no chat model is installed", "ollama pull qwen3:8b"}},
 		{"empty prompt", nil, nil, []string{"ask", " "}, 2, []string{"the prompt is empty"}},
-		{"bad flag", nil, nil, []string{"ask", "--nope", "x"}, 2, []string{"unknown flag: --nope", "tern --help"}},
+		{"bad flag", nil, nil, []string{"ask", "--nope", "x"}, 2, []string{"unknown flag: --nope", "tern ask --help"}},
 		{"bad tool mode", nil, nil, []string{"ask", "--tool-mode", "magic", "x"}, 2, []string{"--tool-mode must be auto, native, text or constrained"}},
 	}
 	for _, tt := range tests {
