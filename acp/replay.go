@@ -12,7 +12,7 @@ import (
 
 // replay sends a loaded session's conversation as updates, as it was
 // shown live: the user's prompts, the answers and thoughts, and each call
-// with its title, kind, files and what it returned.
+// with its title, kind, files and what it returned, an edit as its diff.
 func (l *live) replay(ctx context.Context) {
 	calls, err := l.s.Calls(ctx)
 	if err != nil {
@@ -41,10 +41,18 @@ func (l *live) replay(ctx context.Context) {
 			if ok && rec.IsError {
 				status = sdk.ToolCallStatusFailed
 			}
+			// An edit's result holds its diff, shown as the edit was live.
+			var diff string
+			if toolKind(m.ToolName) == sdk.ToolKindEdit {
+				diff = m.Content
+			}
 			opts := []sdk.ToolCallUpdateOpt{sdk.WithUpdateStatus(status),
-				sdk.WithUpdateContent(textContent(fenced(clipText(m.Content, maxShownOutput))))}
+				sdk.WithUpdateContent(l.callContent(m.ToolCallID, m.Content, diff, status == sdk.ToolCallStatusFailed))}
 			if ok && rec.Summary != "" && !rec.IsError {
 				opts = append(opts, sdk.WithUpdateTitle(callTitle(m.ToolName, rec.Summary)))
+			}
+			if locs := l.diffLocations(diff); len(locs) > 0 {
+				opts = append(opts, sdk.WithUpdateLocations(locs))
 			}
 			l.update(sdk.UpdateToolCall(sdk.ToolCallId(m.ToolCallID), opts...))
 		}

@@ -272,7 +272,7 @@ func TestACPEndToEnd(t *testing.T) {
 	}
 	loaded := step(12)
 	for _, want := range []string{`"sessionUpdate":"user_message_chunk"`, "Fix the typo in README.md", `"sessionUpdate":"tool_call"`, "Fixed the typo.",
-		`"sessionUpdate":"available_commands_update"`} {
+		`"sessionUpdate":"available_commands_update"`, `"type":"diff"`, `"newText":"# demo\nThis is the demo (unsaved).\n"`} {
 		if !strings.Contains(loaded.text(), want) {
 			t.Errorf("the load's replay lacks %s:\n%s", want, loaded.text())
 		}
