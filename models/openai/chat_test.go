@@ -419,3 +419,20 @@ func TestChatThinkingInContent(t *testing.T) {
 		})
 	}
 }
+
+// TestEmbedInputsOverThePhysicalBatch: llama-server refuses to embed an
+// input longer than its physical batch (512 tokens unless -ub says more),
+// and with it the whole request; a code chunk is often longer. The
+// inputs it takes are embedded whole, and a refused one by its start, as
+// Ollama truncates inputs to the model's context.
+func TestEmbedInputsOverThePhysicalBatch(t *testing.T) {
+	srv := openaitest.New(t, openaitest.WithEmbeddings("", 64), openaitest.WithEmbedBatch(512))
+	short, long := "func main() {}", strings.Repeat("x := compute(y)\n", 300) // 4800 bytes, 1200 tokens
+	vecs, err := client(t, srv).Embed(t.Context(), "nomic-embed-text", []string{short, long, short})
+	if err != nil || len(vecs) != 3 {
+		t.Fatalf("%d vectors, %v", len(vecs), err)
+	}
+	if vecs[0] == nil || vecs[1] == nil || vecs[2] == nil {
+		t.Errorf("a vector is missing: %v", vecs)
+	}
+}

@@ -3,10 +3,12 @@ package openai
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"net/http"
+	"strings"
 )
 
 type embedRequest struct {
@@ -26,10 +28,58 @@ type embedResponse struct {
 // /v1/embeddings request (llama-server needs --embeddings, vLLM an
 // embedding model). Vectors are normalised here, whatever the server's
 // pooling did, so that they compare by cosine like Ollama's.
+//
+// A server refuses a whole request for one input it cannot read at once:
+// llama-server one longer than its physical batch (-ub, 512 tokens by
+// default: "input (N tokens) is too large to process"), vLLM one over
+// max_model_len. Then the inputs go one by one, and one the server
+// refuses is embedded by its start, halved until the server takes it, as
+// Ollama truncates an input to the model's context.
 func (c *Client) Embed(ctx context.Context, model string, inputs []string) ([][]float32, error) {
 	if len(inputs) == 0 {
 		return nil, nil
 	}
+	vecs, err := c.embed(ctx, model, inputs)
+	if err == nil || !refusedInput(err) {
+		return vecs, err
+	}
+	out := make([][]float32, len(inputs))
+	for i, text := range inputs {
+		for {
+			v, err := c.embed(ctx, model, []string{text})
+			if err == nil {
+				out[i] = v[0]
+				break
+			}
+			if !refusedInput(err) || len(text) <= minEmbedInput {
+				return nil, err
+			}
+			text = strings.ToValidUTF8(text[:len(text)/2], "")
+		}
+	}
+	return out, nil
+}
+
+// minEmbedInput is the shortest start of an input Embed halves one to;
+// a server that refuses even that refuses it for another reason.
+const minEmbedInput = 256
+
+// refusedInput reports whether err is the server refusing what it was
+// asked to embed (HTTP 400, 413, 422 or 500), not being unreachable,
+// unauthorised, without the model, or busy.
+func refusedInput(err error) bool {
+	var se *ServerError
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Status {
+	case http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity, http.StatusInternalServerError:
+		return sentinel(se) == nil
+	}
+	return false
+}
+
+func (c *Client) embed(ctx context.Context, model string, inputs []string) ([][]float32, error) {
 	what := "openai embed " + model
 	resp, err := c.do(ctx, what, http.MethodPost, "/v1/embeddings", embedRequest{Model: model, Input: inputs, EncodingFormat: "float"})
 	if err != nil {

@@ -68,6 +68,7 @@ type config struct {
 	nineIDs    bool
 	embedDims  int
 	embedModel string
+	embedBatch int
 	apiKey     string
 	count      func(string) int
 	listener   net.Listener
@@ -139,6 +140,14 @@ func WithHiddenWindow() Option { return func(c *config) { c.hideWindow = true } 
 func WithEmbeddings(model string, dims int) Option {
 	return func(c *config) { c.embedModel, c.embedDims = model, dims }
 }
+
+// WithEmbedBatch makes llama-server refuse to embed an input of more than
+// n tokens, as it does one longer than its physical batch (-ub, 512 by
+// default): embedding models read the whole input in one batch, and the
+// server answers 500 "input (N tokens) is too large to process"
+// (https://github.com/ggml-org/llama.cpp/pull/7389,
+// https://github.com/ggml-org/llama.cpp/issues/25293).
+func WithEmbedBatch(n int) Option { return func(c *config) { c.embedBatch = n } }
 
 // WithAPIKey makes the server demand "Authorization: Bearer key".
 func WithAPIKey(key string) Option { return func(c *config) { c.apiKey = key } }
@@ -430,6 +439,12 @@ func (s *Server) handleEmbed(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.embeds++
 	s.mu.Unlock()
+	for _, text := range inputs {
+		if n := s.cfg.count(text); s.cfg.embedBatch > 0 && n > s.cfg.embedBatch {
+			s.writeError(w, http.StatusInternalServerError, fmt.Sprintf("input (%d tokens) is too large to process. increase the physical batch size (current batch size: %d)", n, s.cfg.embedBatch), "server_error")
+			return
+		}
+	}
 	data := make([]any, len(inputs))
 	total := 0
 	for i, text := range inputs {
