@@ -61,10 +61,12 @@ func Classify(rel, lang string) string {
 	if ext == ".golden" || ext == ".snap" || strings.Contains(lowerBase, ".golden.") {
 		return ClassFixture
 	}
-	if hasStem(base, docNames) {
+	prose := proseLangs[lang] || ext == ".rst" || ext == ".adoc"
+	if hasStem(base, docNames) && (prose || configLangs[lang] || lang == "") {
+		// README, NEWS.md, CHANGES.rst; not the source file history.go,
+		// release.rs or security.py, which are code.
 		return ClassDocs
 	}
-	prose := proseLangs[lang] || ext == ".rst" || ext == ".adoc"
 	if testFile(lowerDir, lowerBase, ext) {
 		if prose || configLangs[lang] {
 			return ClassFixture // the data of tests
