@@ -4,25 +4,35 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"strings"
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"github.com/ternhq/tern/agent"
 	"github.com/ternhq/tern/models"
 )
 
 // replay sends a loaded session's conversation as updates, as it was
 // shown live: the user's prompts, the answers and thoughts, and each call
-// with its title, kind, files and what it returned, an edit as its diff.
+// with its title, kind, files and what it returned, an edit as its diff,
+// and an accepted plan as the plan update it was.
 func (l *live) replay(ctx context.Context) {
 	calls, err := l.s.Calls(ctx)
 	if err != nil {
 		l.a.deps.Log.Warn("replay: tool calls", "session", l.id, "err", err)
 	}
+	var answer string // the last answer: the plan, when the user accepts one
 	for _, m := range l.s.History() {
 		switch m.Role {
 		case models.RoleUser:
 			l.update(sdk.UpdateUserMessageText(cmp.Or(m.Shown, m.Content)))
+			if strings.HasPrefix(m.Shown, agent.PlanAccepted) && strings.TrimSpace(answer) != "" {
+				l.update(sdk.UpdatePlan(planEntries(answer)...)) // as acceptPlan sent it
+			}
 		case models.RoleAssistant:
+			if m.Content != "" {
+				answer = m.Content
+			}
 			if m.Thinking != "" {
 				l.update(sdk.UpdateAgentThoughtText(m.Thinking))
 			}

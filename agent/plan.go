@@ -26,6 +26,11 @@ const (
 	MetaProposed = "plan_proposed" // the plan awaiting the user's answer
 )
 
+// PlanAccepted begins what the user is shown (models.Message.Shown) of
+// the turn that carries an accepted plan out, before any note of theirs:
+// a transcript read back finds the acceptance by it.
+const PlanAccepted = "(plan accepted: carry it out)"
+
 // unlocker names the read-only tool plan mode withholds: it would unlock
 // the tiers the user chooses on accepting the plan.
 const unlocker = "request_tools"
@@ -88,7 +93,7 @@ func (a *Agent) AcceptPlan(ctx context.Context, note string, emit func(Event)) e
 	}
 	a.planMode = false
 	a.setProposed(ctx, "")
-	return a.runTurn(ctx, text, note, strings.TrimSpace("(plan accepted: carry it out) "+note), false, emit)
+	return a.runTurn(ctx, text, note, strings.TrimSpace(PlanAccepted+" "+note), false, emit)
 }
 
 // pin makes plan the goal pinned in the prompt, cut to an eighth of the

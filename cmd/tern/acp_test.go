@@ -529,3 +529,36 @@ func TestACPSymlinkedProject(t *testing.T) {
 		t.Errorf("the editor's buffer of %s: %q; its files: %v", readme, got, r.client.files)
 	}
 }
+
+// A loaded session replays an accepted plan as the plan update the editor
+// showed when it was accepted, not only as the answer's text.
+func TestACPReplayPlan(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	r := f.startACP(t)
+	id := r.newSession(t, f.dir)
+	ctx := t.Context()
+	r.client.answer = func(p sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome {
+		return sdk.NewRequestPermissionOutcomeSelected("accept-plan")
+	}
+	f.srv.Script(ollamatest.Reply{Content: "1. Change the greeting\n2. Run the tests"}, ollamatest.Reply{Content: "Done as planned."})
+	if _, err := r.conn.SetSessionMode(ctx, sdk.SetSessionModeRequest{SessionId: id, ModeId: "plan"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.conn.Prompt(ctx, sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{sdk.TextBlock("plan the change")}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.conn.CloseSession(ctx, sdk.CloseSessionRequest{SessionId: id}); err != nil {
+		t.Fatal(err)
+	}
+	before := len(r.raw.String())
+	if _, err := r.conn.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: id, Cwd: f.dir, McpServers: []sdk.McpServer{}}); err != nil {
+		t.Fatal(err)
+	}
+	replay := r.raw.String()[before:]
+	accepted := strings.Index(replay, "(plan accepted: carry it out)")
+	plan := strings.Index(replay, `{"entries":[{"content":"Change the greeting"`)
+	if accepted < 0 || plan < accepted || !strings.Contains(replay[plan:], `"content":"Run the tests"`) || strings.Index(replay, "Done as planned.") < plan {
+		t.Errorf("the replay does not show the accepted plan as a plan update after its acceptance:\n%s", replay)
+	}
+}
