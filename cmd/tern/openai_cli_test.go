@@ -121,6 +121,20 @@ func TestLlamaServerAPIKey(t *testing.T) {
 	}
 }
 
+// TestLMStudioLoadedModelFirst: LM Studio lists every model downloaded;
+// with none asked for, tern takes the one it has loaded, not the first
+// listed, which it has not loaded and whose window it cannot say.
+func TestLMStudioLoadedModelFirst(t *testing.T) {
+	t.Parallel()
+	f, srv := newOpenAIFixture(t, openaitest.WithFlavor(openaitest.LMStudio), openaitest.WithOtherModels("google/gemma-3-4b", "meta/llama-3.1-8b"),
+		openaitest.WithOtherModelsFirst())
+	srv.Script(openaitest.Reply{Content: "Hello."})
+	code, out, errOut := f.tern(t.Context(), "ask", "--host", srv.URL(), "hi")
+	if code != 0 || out != "Hello.\n" || !strings.Contains(errOut, "using "+srv.Model()+" (the chat model the server has loaded") {
+		t.Errorf("exit %d, stdout %q, stderr:\n%s", code, out, errOut)
+	}
+}
+
 // TestOpenAIAutoDetection: with no --backend, the address decides. An
 // Ollama (it answers /api/version) in base_url is used through the
 // native API; an OpenAI-compatible server in OLLAMA_HOST is used through
@@ -249,7 +263,7 @@ func TestOpenAIMessages(t *testing.T) {
 	}
 
 	_, out, _ := f.tern(t.Context(), "doctor", "--host", srv.URL())
-	if !strings.Contains(out, "Chat model  ✓ qwen/qwen3-8b (the first of the 7 chat models the server lists; --model chooses another)") {
+	if !strings.Contains(out, "Chat model  ✓ qwen/qwen3-8b (the chat model the server has loaded; --model chooses another)") {
 		t.Errorf("doctor with eight models served:\n%s", out)
 	}
 

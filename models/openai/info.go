@@ -34,6 +34,9 @@ type Model struct {
 	TrainCtx int
 	Params   int64
 	Size     int64
+	// Loaded is set when LM Studio, which lists every model downloaded,
+	// says this one is loaded.
+	Loaded bool
 }
 
 type modelList struct {
@@ -49,7 +52,8 @@ type modelList struct {
 	} `json:"data"`
 }
 
-// Models lists /v1/models.
+// Models lists /v1/models, with which of them LM Studio has loaded (its
+// /api/v0/models says; other servers have no such list).
 func (c *Client) Models(ctx context.Context) ([]Model, error) {
 	var l modelList
 	if err := c.getJSON(ctx, "openai models", "/v1/models", &l); err != nil {
@@ -62,6 +66,18 @@ func (c *Client) Models(ctx context.Context) ([]Model, error) {
 			m.TrainCtx, m.Params, m.Size = d.Meta.NCtxTrain, d.Meta.NParams, d.Meta.Size
 		}
 		out = append(out, m)
+	}
+	var lm struct {
+		Data []lmModel `json:"data"`
+	}
+	if len(out) > 1 && c.getJSON(ctx, "lm studio models", "/api/v0/models", &lm) == nil {
+		loaded := map[string]bool{}
+		for _, m := range lm.Data {
+			loaded[m.ID] = m.State == "loaded"
+		}
+		for i := range out {
+			out[i].Loaded = loaded[out[i].ID]
+		}
 	}
 	return out, nil
 }

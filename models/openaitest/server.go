@@ -74,6 +74,7 @@ type config struct {
 	listener   net.Listener
 	respond    func(Request) Reply
 	others     []string
+	othersLead bool
 	modelPath  string
 	loading    bool
 }
@@ -129,6 +130,12 @@ func WithOtherModels(ids ...string) Option { return func(c *config) { c.others =
 // "Loading model", as tools/server's middleware_server_state does
 // (https://github.com/ggml-org/llama.cpp/blob/master/tools/server/server-http.cpp).
 func WithLoading() Option { return func(c *config) { c.loading = true } }
+
+// WithOtherModelsFirst lists the other models before the chat model in
+// /v1/models, as LM Studio may: it lists every model downloaded, loaded
+// or not, in its own order, and says which are loaded only in
+// /api/v0/models (https://lmstudio.ai/docs/developer/rest/endpoints).
+func WithOtherModelsFirst() Option { return func(c *config) { c.othersLead = true } }
 
 // WithHiddenWindow makes the server say nothing about its window: no
 // /props, no max_model_len, no loaded_context_length.
@@ -357,9 +364,14 @@ func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
 	default:
 		m["owned_by"] = "organization_owner"
 	}
-	data := []any{m}
+	var data []any
 	for _, id := range c.others {
 		data = append(data, map[string]any{"id": id, "object": "model", "owned_by": m["owned_by"]})
+	}
+	if c.othersLead {
+		data = append(data, m)
+	} else {
+		data = append([]any{m}, data...)
 	}
 	if c.embedDims > 0 && c.embedModel != "" && c.flavor == LMStudio {
 		data = append(data, map[string]any{"id": c.embedModel, "object": "model", "owned_by": "organization_owner"})
@@ -401,7 +413,17 @@ func (s *Server) handleLMModels(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, m)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": []any{m}})
+	// Every model downloaded is listed, each with its state; the others
+	// are not loaded.
+	data := []any{m}
+	for _, id := range c.others {
+		typ := "llm"
+		if strings.Contains(id, "embed") {
+			typ = "embeddings"
+		}
+		data = append(data, map[string]any{"id": id, "object": "model", "type": typ, "state": "not-loaded", "max_context_length": 32768})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": data})
 }
 
 func (s *Server) handleEmbed(w http.ResponseWriter, r *http.Request) {
