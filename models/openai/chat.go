@@ -250,9 +250,9 @@ func (c *Client) Chat(ctx context.Context, req models.Request, onDelta func(mode
 				}
 			}
 			if d.Content != nil && *d.Content != "" {
-				t, c := inline.split(*d.Content)
-				think(t)
-				say(c)
+				thought, said := inline.split(*d.Content)
+				think(thought)
+				say(said)
 			}
 			for _, cd := range d.ToolCalls {
 				calls.add(cd)
@@ -279,9 +279,9 @@ func (c *Client) Chat(ctx context.Context, req models.Request, onDelta func(mode
 			}
 		}
 	}
-	t, cont := inline.flush()
-	think(t)
-	say(cont)
+	thought, said := inline.flush()
+	think(thought)
+	say(said)
 	reply.Message.Content, reply.Message.Thinking = content.String(), thinking.String()
 	if thought, answer, ok := closedOnly(reply.Message.Content); ok && reply.Message.Thinking == "" {
 		// Shown as content while it streamed; kept as what it was.
