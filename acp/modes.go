@@ -49,7 +49,8 @@ func (l *live) currentMode() string {
 }
 
 // setMode switches to the mode id. The session changes between turns, so
-// the switch waits for a turn in flight to end.
+// the switch waits for a turn in flight to end; then the client is told
+// the mode, the last it hears of before the answer.
 func (l *live) setMode(ctx context.Context, id string) error {
 	tier := slices.IndexFunc(modeInfo, func(m struct{ id, name, about string }) bool { return m.id == id })
 	switch {
@@ -68,9 +69,14 @@ func (l *live) setMode(ctx context.Context, id string) error {
 			return err
 		}
 	}
+	// The client hears of the mode last, before the answer: a turn that
+	// ran while this waited, or whose report crossed the request, may
+	// have told it of another (a tier the model unlocked).
 	l.mu.Lock()
 	l.mode = l.currentMode()
+	now := l.mode
 	l.mu.Unlock()
+	l.update(sdk.SessionUpdate{CurrentModeUpdate: &sdk.SessionCurrentModeUpdate{CurrentModeId: sdk.SessionModeId(now)}})
 	return nil
 }
 

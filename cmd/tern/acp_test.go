@@ -562,3 +562,49 @@ func TestACPReplayPlan(t *testing.T) {
 		t.Errorf("the replay does not show the accepted plan as a plan update after its acceptance:\n%s", replay)
 	}
 }
+
+// A mode the editor picks during a turn takes effect when the turn ends,
+// and the editor is told so after any mode the turn reported meanwhile (a
+// tier the model unlocked): the last mode it hears of is the session's.
+func TestACPModeChangeDuringTurn(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	r := f.startACP(t)
+	id := r.newSession(t, f.dir)
+	ctx := t.Context()
+	r.client.answer = func(p sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome {
+		return sdk.NewRequestPermissionOutcomeSelected(p.Options[0].OptionId)
+	}
+	slow := make([]string, 30)
+	for i := range slow {
+		slow[i] = "hmm "
+	}
+	f.srv.Script(
+		ollamatest.Reply{Chunks: slow, ChunkDelay: 20 * time.Millisecond,
+			ToolCalls: []ollamatest.Call{{Name: "request_tools", Args: `{"tier":1,"reason":"to fix it"}`}}},
+		ollamatest.Reply{Content: "Unlocked."},
+	)
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.conn.Prompt(ctx, sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{sdk.TextBlock("look around")}})
+		done <- err
+	}()
+	r.waitLine(t, "agent_message_chunk", "hmm")
+	asked := len(r.raw.String())
+	if _, err := r.conn.SetSessionMode(ctx, sdk.SetSessionModeRequest{SessionId: id, ModeId: "plan"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	var told []string
+	for line := range strings.SplitSeq(r.raw.String()[asked:], "\n") {
+		var msg struct{ Params struct{ Update struct{ CurrentModeID string } } }
+		if json.Unmarshal([]byte(line), &msg) == nil && msg.Params.Update.CurrentModeID != "" {
+			told = append(told, msg.Params.Update.CurrentModeID)
+		}
+	}
+	if len(told) == 0 || told[len(told)-1] != "plan" {
+		t.Errorf("after asking for plan mode during the turn, the editor was told %q, last not plan:\n%s", told, r.raw.String()[asked:])
+	}
+}
