@@ -599,7 +599,11 @@ func TestACPModeChangeDuringTurn(t *testing.T) {
 	}
 	var told []string
 	for line := range strings.SplitSeq(r.raw.String()[asked:], "\n") {
-		var msg struct{ Params struct{ Update struct{ CurrentModeID string } } }
+		var msg struct {
+			Params struct {
+				Update struct{ CurrentModeID string }
+			}
+		}
 		if json.Unmarshal([]byte(line), &msg) == nil && msg.Params.Update.CurrentModeID != "" {
 			told = append(told, msg.Params.Update.CurrentModeID)
 		}
