@@ -30,6 +30,7 @@ require (
 	github.com/yuin/goldmark v1.8.7
 	golang.org/x/net v0.57.0
 	golang.org/x/sys v0.49.0
+	golang.org/x/term v0.45.0
 	modernc.org/sqlite v1.60.1
 	mvdan.cc/sh/v3 v3.14.1
 )
@@ -63,7 +64,6 @@ require (
 	golang.org/x/crypto v0.56.0 // indirect
 	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sync v0.23.0 // indirect
-	golang.org/x/term v0.45.0 // indirect
 	golang.org/x/text v0.41.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 	gopkg.in/warnings.v0 v0.1.2 // indirect

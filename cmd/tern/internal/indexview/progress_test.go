@@ -2,9 +2,11 @@ package indexview
 
 import (
 	"bytes"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ternhq/tern/index"
 )
@@ -67,5 +69,35 @@ func TestProgressLinesArePaced(t *testing.T) {
 		"tern: index: indexing: 30/40 files, 200 chunks, 21s\n"
 	if out.String() != want {
 		t.Errorf("lines:\n%s\nwant:\n%s", out.String(), want)
+	}
+}
+
+// TestProgressFitsANarrowTerminal: under 100 columns a bar says its
+// counts without the rate, the times and the model, so that every redraw
+// fits in 60 columns; at 60 columns the full line (about 100 cells)
+// wrapped, and each redraw left a row behind. At 120 it says them all.
+func TestProgressFitsANarrowTerminal(t *testing.T) {
+	t.Parallel()
+	ansi := regexp.MustCompile("\x1b\\[[0-9;?]*[A-Za-z]")
+	for _, cols := range []int{60, 120} {
+		var tty bytes.Buffer
+		v := NewProgress(&tty, true, "nomic-embed-text (task prefixes)")
+		v.columns = func() int { return cols }
+		v.Update(index.Progress{Phase: index.PhaseChunk, Changed: 10500, Done: 9270, Chunks: 65520})
+		v.Update(index.Progress{Phase: index.PhaseEmbed, ToEmbed: 66240, Embedded: 58580})
+		v.Finish()
+		out := ansi.ReplaceAllString(tty.String(), "")
+		var widest string
+		for _, row := range strings.FieldsFunc(out, func(r rune) bool { return r == '\r' || r == '\n' }) {
+			if row = strings.TrimRight(row, " "); utf8.RuneCountInString(row) > utf8.RuneCountInString(widest) {
+				widest = row
+			}
+		}
+		switch n := utf8.RuneCountInString(widest); {
+		case cols == 60 && (n > 60 || !strings.Contains(out, "embedding") || !strings.Contains(out, "/66240)")):
+			t.Errorf("at 60 columns the widest row is %d cells: %q\n%q", n, widest, out)
+		case cols == 120 && (!strings.Contains(out, "embedding with nomic-embed-text") || !strings.Contains(out, "chunks/")):
+			t.Errorf("at 120 columns the bar lacks the model or the rate:\n%q", out)
+		}
 	}
 }
