@@ -112,3 +112,23 @@ func TestOpenedSession(t *testing.T) {
 		}
 	}
 }
+
+func TestMention(t *testing.T) {
+	l := &live{dir: "/ws"}
+	for uri, want := range map[string]string{
+		"file:///ws/main.go":                 "main.go",
+		"file:///ws/main.go#L10:20":          "main.go:10-20",
+		"file:///ws/main.go#L10-20":          "main.go:10-20",
+		"file:///ws/main.go#L10-L20":         "main.go:10-20",
+		"file:///ws/main.go#L7":              "main.go:7",
+		"file:///ws/main.go?symbol=run#L3:9": "main.go:3-9",
+		"file:///ws/my%20notes.md#L2:2":      `"my notes.md":2`,
+		"file:///ws/main.go#section":         "main.go",
+		"file:///elsewhere/x.go#L1:2":        "/elsewhere/x.go:1-2",
+		"https://example.com/page#L1":        "https://example.com/page#L1",
+	} {
+		if got := l.mention(uri); got != want {
+			t.Errorf("mention(%s) = %s, want %s", uri, got, want)
+		}
+	}
+}

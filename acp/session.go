@@ -221,20 +221,31 @@ func (l *live) promptText(blocks []sdk.ContentBlock) (text, dropped string) {
 	return b.String(), strings.Join(left, ", ")
 }
 
-// mention turns a file URI into the path an @-mention names.
+// mention turns a file URI into what an @-mention names: its path, with
+// the lines a #L10:20 fragment names (a selection; also #L10-20,
+// #L10-L20 and #L10) as the mention's :10-20.
 func (l *live) mention(uri string) string {
-	p := uri
+	p, lines := uri, ""
 	if u, err := url.Parse(uri); err == nil && u.Scheme == "file" {
 		p = u.Path
+		if m := fragmentLines.FindStringSubmatch(u.Fragment); m != nil {
+			lines = ":" + m[1]
+			if m[2] != "" && m[2] != m[1] {
+				lines += "-" + m[2]
+			}
+		}
 	}
 	if rel, err := filepath.Rel(l.dir, p); err == nil && !strings.HasPrefix(rel, "..") && filepath.IsAbs(p) {
 		p = filepath.ToSlash(rel)
 	}
 	if strings.ContainsAny(p, " \t") {
-		return `"` + p + `"`
+		p = `"` + p + `"`
 	}
-	return p
+	return p + lines
 }
+
+// fragmentLines reads the lines a file URI's fragment names.
+var fragmentLines = regexp.MustCompile(`^L(\d+)(?:[:-]L?(\d+))?$`)
 
 // slashCommand splits "/name arg" into its parts.
 func slashCommand(text string) (name, arg string, ok bool) {

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -610,5 +612,36 @@ func TestACPModeChangeDuringTurn(t *testing.T) {
 	}
 	if len(told) == 0 || told[len(told)-1] != "plan" {
 		t.Errorf("after asking for plan mode during the turn, the editor was told %q, last not plan:\n%s", told, r.raw.String()[asked:])
+	}
+}
+
+// A file the editor attaches with a line range in its URI's fragment (a
+// selection: #L250:252, as Zed writes its mention URIs) is attached as
+// those lines, not as the file's first page.
+func TestACPResourceLinkLineRange(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	var long strings.Builder
+	for i := 1; i <= 600; i++ {
+		fmt.Fprintf(&long, "line %d of the long file\n", i)
+	}
+	if err := os.WriteFile(filepath.Join(f.dir, "long file.txt"), []byte(long.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := f.startACP(t)
+	id := r.newSession(t, f.dir)
+	f.srv.Script(ollamatest.Reply{Content: "Seen."})
+	uri := (&url.URL{Scheme: "file", Path: filepath.Join(f.dir, "long file.txt"), Fragment: "L250:252"}).String()
+	resp, err := r.conn.Prompt(t.Context(), sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{
+		sdk.TextBlock("explain"), sdk.ResourceLinkBlock("long file.txt", uri)}})
+	if err != nil || resp.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v, %v\nstderr:\n%s", resp, err, r.stderr.String())
+	}
+	var sent strings.Builder
+	for _, m := range f.srv.Requests()[0].Messages {
+		sent.WriteString(m.Content + "\n")
+	}
+	if !strings.Contains(sent.String(), "line 251 of the long file") || strings.Contains(sent.String(), "line 1 of the long file") {
+		t.Errorf("the attachment of %s is not lines 250-252:\n%s", uri, sent.String())
 	}
 }
