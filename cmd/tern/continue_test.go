@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ternhq/tern/models/ollamatest"
+	"github.com/ternhq/tern/session"
 )
 
 // TestContinue: tern ask -c and tern -c continue the workspace's latest
@@ -21,6 +22,17 @@ func TestContinue(t *testing.T) {
 	}
 	f.srv.Script(ollamatest.Reply{Content: "Two."})
 	f.mustTern("ask", "second")
+	// A session without a turn, as a TUI opened and closed without a word
+	// leaves, is newer but has nothing to continue: -c took it, and
+	// started over.
+	store, err := session.OpenWorkspace(t.Context(), f.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Create(t.Context(), "qwen3:8b", f.dir); err != nil {
+		t.Fatal(err)
+	}
+	store.Close()
 	f.srv.Script(ollamatest.Reply{Content: "Three."})
 	f.mustTern("ask", "--continue", "third")
 	reqs := f.srv.Requests()
@@ -34,8 +46,8 @@ func TestContinue(t *testing.T) {
 		t.Errorf("ask --continue sent the user's messages %q; want the latest session's, then the new one", said)
 	}
 	out, _ := f.mustTern("sessions")
-	if n := strings.Count(out, "\n") - 1; n != 2 {
-		t.Errorf("%d sessions, want 2:\n%s", n, out)
+	if n := strings.Count(out, "\n") - 1; n != 3 {
+		t.Errorf("%d sessions, want 3 (one empty):\n%s", n, out)
 	}
 
 	ctx, cancel := context.WithCancel(t.Context())

@@ -211,7 +211,7 @@ Run 'tern doctor' first to check Ollama, the model and the context plan.`,
 		},
 	}
 	root.Flags().StringVar(&o.resume, "resume", "", "continue the session with this ID (or unique prefix) in the TUI")
-	root.Flags().BoolVarP(&o.cont, "continue", "c", false, "continue the latest session of this workspace in the TUI (a new one when there is none)")
+	root.Flags().BoolVarP(&o.cont, "continue", "c", false, "continue the latest session of this workspace with a conversation in the TUI (a new one when there is none)")
 	root.Flags().BoolVar(&o.rag, "rag", false, headless.RAGUsage)
 	root.Flags().BoolVar(&o.plan, "plan", false, "start in plan mode: the model only reads, then proposes a plan you accept or send back (Shift+Tab toggles it)")
 	a.cmd = root

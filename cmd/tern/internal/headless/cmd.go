@@ -97,7 +97,7 @@ model tried were refused (rerun with --yes); 4 the turn stopped at
 	}
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print NDJSON events instead of text")
 	cmd.Flags().StringVar(&o.Resume, "resume", "", "continue the session with this ID (or unique prefix)")
-	cmd.Flags().BoolVarP(&o.Continue, "continue", "c", false, "continue the latest session of this workspace (a new one when there is none)")
+	cmd.Flags().BoolVarP(&o.Continue, "continue", "c", false, "continue the latest session of this workspace with a conversation (a new one when there is none)")
 	cmd.Flags().BoolVar(&o.RAG, "rag", false, RAGUsage)
 	cmd.Flags().BoolVar(&o.Plan, "plan", false, "plan mode: the model only reads and ends with a plan; with --resume, send the session's plan back with PROMPT as the comment")
 	cmd.Flags().BoolVar(&o.Escalate, "escalate", false, "run the turn on escalate_model, the larger model (with --resume: take over a session whose model got stuck)")

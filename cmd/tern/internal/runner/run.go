@@ -216,14 +216,22 @@ func Open(ctx context.Context, w Env, o Options) (*Run, error) {
 	return r, nil
 }
 
-// Latest is the session of root's store used last: what tern -c and
-// tern ask -c continue. ok is false when there is none yet.
+// Latest is the session of root's store used last that has a
+// conversation: what tern -c and tern ask -c continue. A session with no
+// turn (a TUI opened and closed without a word) has nothing to continue,
+// as the TUI's sessions list says by leaving it out. ok is false when
+// there is none yet.
 func Latest(ctx context.Context, store *session.Store) (s session.Session, ok bool, err error) {
-	list, err := store.List(ctx, 1)
-	if err != nil || len(list) == 0 {
+	list, err := store.List(ctx, 0)
+	if err != nil {
 		return session.Session{}, false, err
 	}
-	return list[0], true, nil
+	for _, s := range list {
+		if s.Turns > 0 {
+			return s, true, nil
+		}
+	}
+	return session.Session{}, false, nil
 }
 
 // Find is the session of root's store that id names (its ID, or a unique
