@@ -165,6 +165,7 @@ func (a *agentSide) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sd
 	if err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
+	l.unused = mcpNames(p.McpServers)
 	// The client learns the session's id from the response; the
 	// session's notices and what the user can type follow it.
 	a.w.afterOpened(l.id, l.greet)
@@ -187,6 +188,7 @@ func (a *agentSide) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (
 	if err != nil {
 		return sdk.LoadSessionResponse{}, err
 	}
+	l.unused = mcpNames(p.McpServers)
 	l.replay(ctx)
 	l.greet()
 	return sdk.LoadSessionResponse{Modes: l.modes()}, nil
@@ -224,6 +226,25 @@ func (a *agentSide) open(ctx context.Context, dir, resume string) (*live, error)
 	a.sessions[l.id] = l
 	a.mu.Unlock()
 	return l, nil
+}
+
+// mcpNames names the MCP servers a client passed, which tern does not
+// start: its own configuration names the servers it uses.
+func mcpNames(servers []sdk.McpServer) []string {
+	var names []string
+	for _, s := range servers {
+		switch {
+		case s.Stdio != nil:
+			names = append(names, s.Stdio.Name)
+		case s.Http != nil:
+			names = append(names, s.Http.Name)
+		case s.Sse != nil:
+			names = append(names, s.Sse.Name)
+		default:
+			names = append(names, "(unnamed)")
+		}
+	}
+	return names
 }
 
 // session finds an open session, or says there is none.

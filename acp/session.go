@@ -93,6 +93,9 @@ type live struct {
 	mu sync.Mutex
 	// cancel stops the turn in flight; nil between turns.
 	cancel context.CancelFunc
+	// unused names the MCP servers the client passed, which tern does
+	// not start.
+	unused []string
 	// mode is the mode the client was last told of.
 	mode string
 	// terminals are the editor terminals of run_command calls, by call.
@@ -302,6 +305,10 @@ func (l *live) acceptPlan(ctx context.Context, t *turnView, note string) error {
 func (l *live) greet() {
 	for _, n := range l.s.Notices() {
 		l.notice(agent.Notice{Level: agent.Info, Text: n})
+	}
+	if len(l.unused) > 0 {
+		l.notice(agent.Notice{Level: agent.Info, Text: fmt.Sprintf("the editor's MCP servers (%s) are not used: tern uses those its own config names ([mcp.servers.NAME], see docs/tools.md)",
+			strings.Join(l.unused, ", "))})
 	}
 	l.sendCommands()
 }
