@@ -135,6 +135,21 @@ func TestLMStudioLoadedModelFirst(t *testing.T) {
 	}
 }
 
+// TestOpenAIBackendAtOllama: --backend openai pointed at Ollama, whose /v1
+// serves a model list but ignores the window tern plans: tern says to
+// speak Ollama's own API to it, not to pass --ctx (which /v1 would not
+// honour, cutting prompts at Ollama's default window).
+func TestOpenAIBackendAtOllama(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	for _, args := range [][]string{{"ask", "--backend", "openai", "--host", f.srv.URL(), "hi"}, {"ask", "--backend", "openai", "--host", f.srv.URL(), "--ctx", "16384", "hi"}} {
+		code, _, errOut := f.tern(t.Context(), args...)
+		if code != 1 || !strings.Contains(errOut, "is Ollama") || !strings.Contains(errOut, "drop --backend openai") || strings.Contains(errOut, "pass --ctx") {
+			t.Errorf("%v: exit %d: %s", args, code, errOut)
+		}
+	}
+}
+
 // TestOpenAIAutoDetection: with no --backend, the address decides. An
 // Ollama (it answers /api/version) in base_url is used through the
 // native API; an OpenAI-compatible server in OLLAMA_HOST is used through

@@ -133,6 +133,19 @@ func (s *Server) handleTags(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, api.ListResponse{Models: list})
 }
 
+// handleOpenAIModels answers /v1/models as Ollama does: each model with
+// its namespace as owned_by ("library" for the official ones), and no
+// word of the window (ollama's openai/openai.go, ToListCompletion).
+func (s *Server) handleOpenAIModels(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	data := make([]map[string]any, 0, len(s.models))
+	for _, m := range s.models {
+		data = append(data, map[string]any{"id": m.Name, "object": "model", "created": m.ModifiedAt.Unix(), "owned_by": "library"})
+	}
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": data})
+}
+
 func (s *Server) handlePs(w http.ResponseWriter, r *http.Request) {
 	now := time.Now()
 	s.mu.Lock()

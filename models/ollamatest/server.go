@@ -273,6 +273,8 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /api/tags", s.handleTags)
 	mux.HandleFunc("GET /api/ps", s.handlePs)
 	mux.HandleFunc("POST /api/embed", s.handleEmbed)
+	// Ollama's OpenAI-compatible model list (openai.ToListCompletion).
+	mux.HandleFunc("GET /v1/models", s.handleOpenAIModels)
 	return mux
 }
 

@@ -21,7 +21,9 @@ const (
 	LlamaServer Kind = "llama-server"
 	VLLM        Kind = "vLLM"
 	LMStudio    Kind = "LM Studio"
-	Generic     Kind = "OpenAI-compatible server"
+	// Ollama serves /v1 too, but ignores there the window tern plans.
+	Ollama  Kind = "Ollama"
+	Generic Kind = "OpenAI-compatible server"
 )
 
 // Model is one entry of /v1/models, with what its server added.
@@ -214,6 +216,11 @@ func (c *Client) Describe(ctx context.Context, model string) (Server, error) {
 			if m.LoadedContextLength > 0 {
 				s.Window, s.WindowSource = m.LoadedContextLength, "LM Studio /api/v0/models loaded_context_length"
 			}
+		}
+	}
+	if s.Kind == Generic {
+		if v, ok, _ := c.IsOllama(ctx); ok {
+			s.Kind, s.Build = Ollama, v
 		}
 	}
 	return s, nil

@@ -88,6 +88,10 @@ const serverLogHint = "Ollama's server log says why (`journalctl -u ollama` on L
 // guess.
 func ServedWindow(srv openai.Server, ctxFlag int, host string) (ollama.Plan, error) {
 	switch {
+	case srv.Kind == openai.Ollama:
+		// Not even with --ctx: Ollama's /v1 ignores num_ctx and cuts a
+		// longer prompt at its own default window, silently.
+		return ollama.Plan{}, fmt.Errorf("the server at %s is %s: its OpenAI-compatible API ignores the window tern plans and cuts longer prompts at its own, so tern speaks Ollama's native API to it: drop --backend openai (backend = \"auto\" or \"ollama\")", host, srv)
 	case srv.Window > 0 && ctxFlag > 0 && ctxFlag < srv.Window:
 		return ollama.Plan{NumCtx: ctxFlag, Source: fmt.Sprintf("--ctx; the server serves %d (%s)", srv.Window, srv.WindowSource)}, nil
 	case srv.Window > 0:
