@@ -91,10 +91,19 @@ type TerminalResult struct {
 	Signal   string
 }
 
-// stopTimeout bounds each request that stops and reads a terminal once
-// the command's context has ended, so a client that stops answering
+// stopTimeout bounds each request that stops, reads and releases a
+// terminal once the command has ended, so a client that stops answering
 // cannot hold the turn.
-const stopTimeout = 5 * time.Second
+var stopTimeout = 5 * time.Second
+
+// stopping makes one such request, with its own time: one that took all
+// of it leaves the next its own (a slow output read must not cancel the
+// release before it is sent).
+func stopping[T any](l *live, req func(context.Context) (T, error)) (T, error) {
+	ctx, cancel := context.WithTimeout(l.a.life, stopTimeout)
+	defer cancel()
+	return req(ctx)
+}
 
 // Run creates a terminal for r, shows it with its call, waits for the
 // command to exit or for ctx to end (then kills it), reads its output and
@@ -132,8 +141,6 @@ func (t *Terminal) Run(ctx context.Context, r TerminalRun) (TerminalResult, erro
 
 	var res TerminalResult
 	exit, err := l.a.conn.WaitForTerminalExit(ctx, sdk.WaitForTerminalExitRequest{SessionId: id, TerminalId: term})
-	stopCtx, cancel := context.WithTimeout(l.a.life, stopTimeout)
-	defer cancel()
 	if err == nil {
 		res.Exited = true
 		if exit.ExitCode != nil {
@@ -142,13 +149,19 @@ func (t *Terminal) Run(ctx context.Context, r TerminalRun) (TerminalResult, erro
 		if exit.Signal != nil {
 			res.Signal = *exit.Signal
 		}
-	} else if _, kerr := l.a.conn.KillTerminal(stopCtx, sdk.KillTerminalRequest{SessionId: id, TerminalId: term}); kerr != nil {
+	} else if _, kerr := stopping(l, func(ctx context.Context) (sdk.KillTerminalResponse, error) {
+		return l.a.conn.KillTerminal(ctx, sdk.KillTerminalRequest{SessionId: id, TerminalId: term})
+	}); kerr != nil {
 		l.a.deps.Log.Warn("kill terminal", "terminal", term, "err", kerr)
 	}
-	if out, err := l.a.conn.TerminalOutput(stopCtx, sdk.TerminalOutputRequest{SessionId: id, TerminalId: term}); err == nil {
+	if out, err := stopping(l, func(ctx context.Context) (sdk.TerminalOutputResponse, error) {
+		return l.a.conn.TerminalOutput(ctx, sdk.TerminalOutputRequest{SessionId: id, TerminalId: term})
+	}); err == nil {
 		res.Output, res.Truncated = out.Output, out.Truncated
 	}
-	if _, err := l.a.conn.ReleaseTerminal(stopCtx, sdk.ReleaseTerminalRequest{SessionId: id, TerminalId: term}); err != nil {
+	if _, err := stopping(l, func(ctx context.Context) (sdk.ReleaseTerminalResponse, error) {
+		return l.a.conn.ReleaseTerminal(ctx, sdk.ReleaseTerminalRequest{SessionId: id, TerminalId: term})
+	}); err != nil {
 		l.a.deps.Log.Warn("release terminal", "terminal", term, "err", err)
 	}
 	return res, nil
