@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -141,4 +142,28 @@ func TestSessionsListFitsItsWidth(t *testing.T) {
 	s = h.waitFor("fix the flaky")
 	t.Logf("sessions at 60 columns:\n%s", s)
 	checkShown(t, s, "20261126-0800-beef", "1 turn rename the config keys", "3 turns fix the flaky")
+}
+
+// TestDoctorReportWrapsUnderItsText: at 60 columns /doctor's long lines
+// wrap onto rows that start under their text, so the label column stays
+// a column; they started at the left edge, among the labels.
+func TestDoctorReportWrapsUnderItsText(t *testing.T) {
+	report := "Ollama      ✓ http://127.0.0.1:11434 (version 0.17.4)\n" +
+		"VRAM        ! 8.0 GB assumed, not measured (no nvidia-smi): the window above may not fit your GPU\n" +
+		"              VRAM 8.0 GiB − weights 5.9 GiB = 2.1 GiB left for the KV cache of the model\n"
+	h := newHarness(t, withDeps(func(d *Deps) {
+		d.Doctor = func(context.Context) (string, error) { return report, nil }
+	}))
+	h.online()
+	h.resize(60, 24)
+	h.send("/doctor")
+	s := h.waitFor("for the KV cache")
+	t.Logf("/doctor at 60 columns:\n%s", s)
+	for _, row := range strings.Split(s, "\n") {
+		for _, cont := range []string{"the window above", "for the KV cache"} {
+			if strings.Contains(row, cont) && !strings.HasPrefix(row, strings.Repeat(" ", 14)) {
+				t.Errorf("a wrapped row does not start under the text: %q", row)
+			}
+		}
+	}
 }

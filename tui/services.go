@@ -166,7 +166,7 @@ func (a *App) cmdDoctor() {
 	a.background(func() {
 		defer cancel()
 		report, err := a.deps.Doctor(ctx)
-		lines := textLines(report, a.th.text)
+		lines := reportLines(report, a.th.text)
 		a.pump.post(func() {
 			if len(lines) > 0 {
 				a.say(lines...)

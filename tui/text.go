@@ -59,6 +59,26 @@ func textLines(text string, st tcell.Style) []line {
 	return out
 }
 
+// reportLines are the lines of a report in columns as tern doctor writes
+// it, "Label       ✓ text" with its details indented to the text: the
+// rows a line wraps onto start under its text, not at the left edge,
+// where they read as labels (a 60-column terminal wraps most of them).
+func reportLines(text string, st tcell.Style) []line {
+	const textColumn = 14 // an 11-cell label, its mark, a space
+	lines := textLines(text, st)
+	for i := range lines {
+		p := []rune(lines[i].plain())
+		indent := len(p) - len([]rune(strings.TrimLeft(string(p), " ")))
+		switch {
+		case indent > 0:
+			lines[i].hang = indent
+		case len(p) > textColumn && p[textColumn-3] == ' ' && p[textColumn-2] != ' ' && p[textColumn-1] == ' ':
+			lines[i].hang = textColumn
+		}
+	}
+	return lines
+}
+
 // ansiPattern matches terminal escape sequences that command output may
 // carry; they would corrupt the screen if drawn.
 var ansiPattern = regexp.MustCompile(`\x1b(\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])`)
