@@ -46,9 +46,12 @@ func (l *live) replay(ctx context.Context) {
 					sdk.WithStartLocations(l.locations(args)), sdk.WithStartRawInput(rawArgs(args))))
 			}
 		case models.RoleTool:
+			// Every call that ran has its record; one without had its
+			// turn end first (tern was killed while it ran), and the
+			// model was told it did not finish.
 			rec, ok := calls[m.ToolCallID]
 			status := sdk.ToolCallStatusCompleted
-			if ok && rec.IsError {
+			if ok && rec.IsError || calls != nil && !ok && m.ToolCallID != "" {
 				status = sdk.ToolCallStatusFailed
 			}
 			// An edit's result holds its diff, shown as the edit was live.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,7 +10,9 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -659,4 +662,55 @@ func TestACPEditorMCPServersNamed(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.waitLine(t, `"sessionId":"`+string(s.SessionId)+`"`, "agent_thought_chunk", "MCP servers (github) are not used", "[mcp.servers.NAME]")
+}
+
+// A call that never had a result (tern was killed while it ran) is
+// replayed as failed, not completed: what the model was told of it is
+// that it did not finish.
+func TestACPReplayInterruptedCall(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	f := newFixture(t)
+	bin := buildTern(t)
+	f.srv.Script(ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "run_command", Args: `{"command":"sleep 60"}`}}})
+	cmd := exec.CommandContext(t.Context(), bin, "acp", "--dir", f.dir, "--root", f.dir, "--tier", "2", "--yes")
+	cmd.Env = f.binaryEnv()
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(stdout)
+	lines.Buffer(nil, 1<<20)
+	until := func(wants ...string) string {
+		t.Helper()
+		for lines.Scan() {
+			if ok := !slices.ContainsFunc(wants, func(w string) bool { return !strings.Contains(lines.Text(), w) }); ok {
+				return lines.Text()
+			}
+		}
+		t.Fatalf("tern acp ended without a line holding %q", wants)
+		return ""
+	}
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`+"\n")
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"`+f.dir+`","mcpServers":[]}}`+"\n")
+	var created struct{ Result struct{ SessionID string } }
+	json.Unmarshal([]byte(until(`"id":2`, `"result"`)), &created)
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"`+created.Result.SessionID+`","prompt":[{"type":"text","text":"wait a minute"}]}}`+"\n")
+	until(`"sessionUpdate":"tool_call"`, "sleep 60")
+	cmd.Process.Kill()
+	cmd.Wait()
+
+	r := f.startACP(t)
+	if _, err := r.conn.Initialize(t.Context(), sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.conn.LoadSession(t.Context(), sdk.LoadSessionRequest{SessionId: sdk.SessionId(created.Result.SessionID), Cwd: f.dir, McpServers: []sdk.McpServer{}}); err != nil {
+		t.Fatal(err)
+	}
+	if line := r.waitLine(t, `"sessionUpdate":"tool_call_update"`, "interrupted"); !strings.Contains(line, `"status":"failed"`) {
+		t.Errorf("the interrupted call is replayed as %s", line)
+	}
 }
