@@ -46,7 +46,13 @@ func (l *live) Approve(ctx context.Context, ap agent.Approval) (agent.Decision, 
 	if locs := l.locations(ap.Args); len(locs) > 0 {
 		call.Locations = locs
 	}
-	resp, err := l.a.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{SessionId: sdk.SessionId(l.id), ToolCall: call, Options: options})
+	ask := func() (sdk.RequestPermissionResponse, error) {
+		return l.a.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{SessionId: sdk.SessionId(l.id), ToolCall: call, Options: options})
+	}
+	if len(ap.Args) == 0 { // a question of tern's own (/undo's), no model's call
+		ask = func() (sdk.RequestPermissionResponse, error) { return l.askAlone(ctx, call, options) }
+	}
+	resp, err := ask()
 	if err != nil {
 		if ctx.Err() != nil {
 			return agent.Decision{}, ctx.Err()
@@ -76,6 +82,31 @@ func (l *live) Approve(ctx context.Context, ap agent.Approval) (agent.Decision, 
 		l.update(sdk.UpdateToolCall(sdk.ToolCallId(ap.ID), sdk.WithUpdateStatus(sdk.ToolCallStatusInProgress)))
 	}
 	return d, nil
+}
+
+// askAlone asks a question that is no model's call (ask_user's
+// questions, a plan to accept, /undo's): the protocol asks about a tool
+// call, so the question is a call of its own, announced pending before
+// it is asked and completed once answered (failed when it was not), and
+// no client is left with a request about a call it never heard of or a
+// call that never ends.
+func (l *live) askAlone(ctx context.Context, call sdk.ToolCallUpdate, options []sdk.PermissionOption) (sdk.RequestPermissionResponse, error) {
+	start := []sdk.ToolCallStartOpt{sdk.WithStartStatus(sdk.ToolCallStatusPending), sdk.WithStartContent(call.Content)}
+	if call.Kind != nil {
+		start = append(start, sdk.WithStartKind(*call.Kind))
+	}
+	title := ""
+	if call.Title != nil {
+		title = *call.Title
+	}
+	l.update(sdk.StartToolCall(call.ToolCallId, title, start...))
+	resp, err := l.a.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{SessionId: sdk.SessionId(l.id), ToolCall: call, Options: options})
+	status := sdk.ToolCallStatusCompleted
+	if err != nil || resp.Outcome.Selected == nil {
+		status = sdk.ToolCallStatusFailed
+	}
+	l.update(sdk.UpdateToolCall(call.ToolCallId, sdk.WithUpdateStatus(status)))
+	return resp, err
 }
 
 // previewContent shows what the call would do: an edit's diff, a

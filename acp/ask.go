@@ -33,12 +33,8 @@ func (l *live) Ask(ctx context.Context, qs []Question) ([]string, error) {
 				Kind: sdk.PermissionOptionKindAllowOnce})
 		}
 		options = append(options, sdk.PermissionOption{OptionId: optSkip, Name: "Skip (let the model decide)", Kind: sdk.PermissionOptionKindRejectOnce})
-		resp, err := l.a.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{
-			SessionId: sdk.SessionId(l.id),
-			ToolCall: sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId(fmt.Sprintf("question-%d-%d", newTurnView(l).seq, i)),
-				Title: &title, Kind: sdk.Ptr(sdk.ToolKindThink)},
-			Options: options,
-		})
+		resp, err := l.askAlone(ctx, sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId(fmt.Sprintf("question-%d-%d", newTurnView(l).seq, i)),
+			Title: &title, Kind: sdk.Ptr(sdk.ToolKindThink)}, options)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()

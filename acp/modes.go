@@ -113,15 +113,13 @@ const (
 // prompt; otherwise the next prompt comments on it.
 func (l *live) offerPlan(ctx context.Context, t *turnView) error {
 	title := "Accept the plan and carry it out?"
-	resp, err := l.a.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{
-		SessionId: sdk.SessionId(l.id),
-		ToolCall: sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId("plan-" + t.id()), Title: &title,
+	resp, err := l.askAlone(ctx,
+		sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId("plan-" + t.id()), Title: &title,
 			Kind: sdk.Ptr(sdk.ToolKindSwitchMode), Content: []sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(t.plan))}},
-		Options: []sdk.PermissionOption{
+		[]sdk.PermissionOption{
 			{OptionId: optAcceptPlan, Name: "Accept the plan", Kind: sdk.PermissionOptionKindAllowOnce},
 			{OptionId: optKeepPlan, Name: "Keep planning (your next prompt comments on it)", Kind: sdk.PermissionOptionKindRejectOnce},
-		},
-	})
+		})
 	if err != nil {
 		return err
 	}

@@ -714,3 +714,52 @@ func TestACPReplayInterruptedCall(t *testing.T) {
 		t.Errorf("the interrupted call is replayed as %s", line)
 	}
 }
+
+// A question that is no model's call (ask_user's, a plan to accept) is a
+// tool call of its own: announced before the permission request that
+// names it, and completed once answered, so that no client is left with
+// a request about a call it never heard of, or a card waiting forever.
+func TestACPQuestionsAreToolCalls(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	r := f.startACP(t)
+	id := r.newSession(t, f.dir)
+	ctx := t.Context()
+	r.client.answer = func(p sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome {
+		return sdk.NewRequestPermissionOutcomeSelected(p.Options[0].OptionId)
+	}
+	f.srv.Script(
+		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "ask_user", Args: `{"questions":[{"question":"Which greeting?","options":["hi","hello"]}]}`}}},
+		ollamatest.Reply{Content: "Going with hi."},
+		ollamatest.Reply{Content: "1. Change the greeting"},
+		ollamatest.Reply{Content: "Done."},
+	)
+	if _, err := r.conn.Prompt(ctx, sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{sdk.TextBlock("greet")}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.conn.SetSessionMode(ctx, sdk.SetSessionModeRequest{SessionId: id, ModeId: "plan"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.conn.Prompt(ctx, sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{sdk.TextBlock("plan it")}}); err != nil {
+		t.Fatal(err)
+	}
+	for len(r.client.asked) > 0 {
+		asked := <-r.client.asked
+		call := `"toolCallId":"` + string(asked.ToolCall.ToolCallId) + `"`
+		var seen []string
+		for line := range strings.SplitSeq(r.raw.String(), "\n") {
+			switch {
+			case !strings.Contains(line, call):
+			case strings.Contains(line, `"session/request_permission"`):
+				seen = append(seen, "asked")
+			case strings.Contains(line, `"sessionUpdate":"tool_call"`):
+				seen = append(seen, "announced")
+			case strings.Contains(line, `"status":"completed"`):
+				seen = append(seen, "completed")
+			}
+		}
+		if strings.Join(seen, " ") != "announced asked completed" {
+			t.Errorf("%q (%s): %q, want announced, asked, completed", *asked.ToolCall.Title, asked.ToolCall.ToolCallId, seen)
+		}
+	}
+}
