@@ -209,3 +209,29 @@ func TestTUIServerErrorHasHint(t *testing.T) {
 		"Ollama's server log says why", "try a smaller --ctx or model")
 	quit(t, sim, done)
 }
+
+// TestTUIModelRefusesAnEmbeddingModel: /model NAME of an embedding model
+// is refused before anything changes, as docs/tui.md says. Ollama's list
+// of models carries no capabilities, so the TUI used to say it was
+// switching, try, fail, and only then say why.
+func TestTUIModelRefusesAnEmbeddingModel(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	sim, _ := f.startTUIWith(ctx, 100, 30)
+	waitScreen(t, sim, "new session")
+	for _, r := range "/model nomic-embed-text" {
+		sim.InjectKey(tcell.KeyRune, r, tcell.ModNone)
+	}
+	sim.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+	screen := waitScreen(t, sim, "nomic-embed-text:latest cannot chat (it is an embedding model); staying on qwen3:8b")
+	if strings.Contains(screen, "switching to") {
+		t.Errorf("/model said it was switching to an embedding model:\n%s", screen)
+	}
+	for _, r := range "/model" {
+		sim.InjectKey(tcell.KeyRune, r, tcell.ModNone)
+	}
+	sim.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+	waitScreen(t, sim, "tools thinking", "embedding")
+}

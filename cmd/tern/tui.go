@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/ternhq/tern/agent"
+	"github.com/ternhq/tern/cmd/tern/internal/backend"
 	"github.com/ternhq/tern/cmd/tern/internal/checkpoint"
 	"github.com/ternhq/tern/cmd/tern/internal/codeindex"
 	"github.com/ternhq/tern/cmd/tern/internal/config"
@@ -20,6 +22,7 @@ import (
 	"github.com/ternhq/tern/context/budget"
 	"github.com/ternhq/tern/disclosure"
 	"github.com/ternhq/tern/index/ignore"
+	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/prompts"
 	"github.com/ternhq/tern/session"
 	"github.com/ternhq/tern/statedir"
@@ -164,7 +167,7 @@ func (a *app) runTUI(ctx context.Context, o *tuiOptions) (string, error) {
 			Describe:     ag.Describe,
 			Notices:      notices(r.Notices()),
 			Sandbox:      sandboxLabel(r.Sandbox()),
-			Installed:    back.Installed,
+			Installed:    withCapabilities(ctx, back),
 			Ollama:       back.Kind == config.BackendOllama,
 			Close:        func() error { r.CloseTools(); return nil },
 			Tiers:        tierControl{set: r.Tools(), counter: cnt},
@@ -432,4 +435,27 @@ func sandboxLabel(sb *sandbox.Sandbox) string {
 		return "Landlock"
 	}
 	return ""
+}
+
+// withCapabilities is the installed models with what each can do, which
+// Ollama's list of models (/api/tags) leaves out: so /model refuses a
+// model that cannot chat before it says it switches, and lists what each
+// can do. A model its server will not describe keeps none (/model then
+// tries it, and says why it cannot switch).
+func withCapabilities(ctx context.Context, back *backend.Conn) []models.ModelInfo {
+	shower, ok := back.Client.(interface {
+		Show(context.Context, string) (models.ModelInfo, error)
+	})
+	if !ok || back.Kind != config.BackendOllama {
+		return back.Installed
+	}
+	out := slices.Clone(back.Installed)
+	for i, m := range out {
+		if len(m.Capabilities) == 0 {
+			if info, err := shower.Show(ctx, m.Name); err == nil {
+				out[i].Capabilities = info.Capabilities
+			}
+		}
+	}
+	return out
 }
