@@ -386,6 +386,25 @@ func TestACPNewSessionUpdatesFollowItsResponse(t *testing.T) {
 	}
 }
 
+// allowFirst makes the client answer every permission request with its
+// first option: allow once, accept the plan, the first answer.
+func (r *acpRun) allowFirst() {
+	r.client.mu.Lock()
+	defer r.client.mu.Unlock()
+	r.client.answer = func(p sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome {
+		return sdk.NewRequestPermissionOutcomeSelected(p.Options[0].OptionId)
+	}
+}
+
+// prompt runs a turn on blocks and wants it to end with end_turn.
+func (r *acpRun) prompt(t *testing.T, id sdk.SessionId, blocks ...sdk.ContentBlock) {
+	t.Helper()
+	resp, err := r.conn.Prompt(t.Context(), sdk.PromptRequest{SessionId: id, Prompt: blocks})
+	if err != nil || resp.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v, %v\nstderr:\n%s", resp, err, r.stderr.String())
+	}
+}
+
 // A message over the size tern acp reads gets the protocol's error and
 // loses nothing: a request is answered, an editor's answer too large to
 // read (a huge buffer for fs/read_text_file) fails the call that asked,
@@ -395,7 +414,6 @@ func TestACPOversizedMessages(t *testing.T) {
 	f := newFixture(t)
 	r := f.startACP(t)
 	id := r.newSession(t, f.dir)
-	ctx := t.Context()
 	huge := strings.Repeat("x", 11<<20)
 
 	go io.WriteString(r.in, `{"jsonrpc":"2.0","id":"big","method":"session/prompt","params":{"sessionId":"`+string(id)+`","prompt":[{"type":"text","text":"`+huge+`"}]}}`+"\n")
@@ -413,12 +431,8 @@ func TestACPOversizedMessages(t *testing.T) {
 		ollamatest.Reply{Content: "Too big to read."},
 		ollamatest.Reply{Content: "Still here."},
 	)
-	for _, text := range []string{"read big.log", "are you there?"} {
-		resp, err := r.conn.Prompt(ctx, sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{sdk.TextBlock(text)}})
-		if err != nil || resp.StopReason != sdk.StopReasonEndTurn {
-			t.Fatalf("prompt %q: %+v, %v\nstderr:\n%s", text, resp, err, r.stderr.String())
-		}
-	}
+	r.prompt(t, id, sdk.TextBlock("read big.log"))
+	r.prompt(t, id, sdk.TextBlock("are you there?"))
 	r.waitLine(t, `"status":"failed"`, "too large")
 	r.waitLine(t, "Still")
 }
@@ -432,17 +446,12 @@ func TestACPToolCallStatusAfterApproval(t *testing.T) {
 	f := newFixture(t)
 	r := f.startACP(t, "--tier", "1")
 	id := r.newSession(t, f.dir)
-	r.client.answer = func(p sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome {
-		return sdk.NewRequestPermissionOutcomeSelected(p.Options[0].OptionId)
-	}
+	r.allowFirst()
 	f.srv.Script(
 		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "write_file", Args: `{"path":"notes.txt","content":"hello\n"}`}}},
 		ollamatest.Reply{Content: "Written."},
 	)
-	resp, err := r.conn.Prompt(t.Context(), sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{sdk.TextBlock("write notes.txt")}})
-	if err != nil || resp.StopReason != sdk.StopReasonEndTurn {
-		t.Fatalf("prompt: %+v, %v\nstderr:\n%s", resp, err, r.stderr.String())
-	}
+	r.prompt(t, id, sdk.TextBlock("write notes.txt"))
 	<-r.client.asked
 	var statuses []string
 	for line := range strings.SplitSeq(r.raw.String(), "\n") {
@@ -487,10 +496,7 @@ func TestACPAllowCommandPrefix(t *testing.T) {
 		return ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "run_command", Args: jsonOf(map[string]string{"command": command})}}}
 	}
 	f.srv.Script(call("ls -la"), call("ls ."), call("cat README.md"), ollamatest.Reply{Content: "Looked."})
-	resp, err := r.conn.Prompt(t.Context(), sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{sdk.TextBlock("look at the history")}})
-	if err != nil || resp.StopReason != sdk.StopReasonEndTurn {
-		t.Fatalf("prompt: %+v, %v\nstderr:\n%s", resp, err, r.stderr.String())
-	}
+	r.prompt(t, id, sdk.TextBlock("look at the history"))
 	var asked []string
 	for len(r.client.asked) > 0 {
 		p := <-r.client.asked
@@ -521,10 +527,7 @@ func TestACPSymlinkedProject(t *testing.T) {
 		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "edit_file", Args: `{"path":"README.md","old_string":"Unsaved","new_string":"Edited"}`}}},
 		ollamatest.Reply{Content: "Done."},
 	)
-	resp, err := r.conn.Prompt(t.Context(), sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{sdk.TextBlock("edit README.md")}})
-	if err != nil || resp.StopReason != sdk.StopReasonEndTurn {
-		t.Fatalf("prompt: %+v, %v\nstderr:\n%s", resp, err, r.stderr.String())
-	}
+	r.prompt(t, id, sdk.TextBlock("edit README.md"))
 	if msgs := f.srv.Requests()[1].Messages; !strings.Contains(msgs[len(msgs)-1].Content, "Unsaved in the editor.") {
 		t.Errorf("the model did not read the editor's buffer: %q", msgs[len(msgs)-1].Content)
 	}
@@ -577,9 +580,7 @@ func TestACPModeChangeDuringTurn(t *testing.T) {
 	r := f.startACP(t)
 	id := r.newSession(t, f.dir)
 	ctx := t.Context()
-	r.client.answer = func(p sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome {
-		return sdk.NewRequestPermissionOutcomeSelected(p.Options[0].OptionId)
-	}
+	r.allowFirst()
 	slow := make([]string, 30)
 	for i := range slow {
 		slow[i] = "hmm "
@@ -635,11 +636,7 @@ func TestACPResourceLinkLineRange(t *testing.T) {
 	id := r.newSession(t, f.dir)
 	f.srv.Script(ollamatest.Reply{Content: "Seen."})
 	uri := (&url.URL{Scheme: "file", Path: filepath.Join(f.dir, "long file.txt"), Fragment: "L250:252"}).String()
-	resp, err := r.conn.Prompt(t.Context(), sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{
-		sdk.TextBlock("explain"), sdk.ResourceLinkBlock("long file.txt", uri)}})
-	if err != nil || resp.StopReason != sdk.StopReasonEndTurn {
-		t.Fatalf("prompt: %+v, %v\nstderr:\n%s", resp, err, r.stderr.String())
-	}
+	r.prompt(t, id, sdk.TextBlock("explain"), sdk.ResourceLinkBlock("long file.txt", uri))
 	var sent strings.Builder
 	for _, m := range f.srv.Requests()[0].Messages {
 		sent.WriteString(m.Content + "\n")
@@ -725,9 +722,7 @@ func TestACPQuestionsAreToolCalls(t *testing.T) {
 	r := f.startACP(t)
 	id := r.newSession(t, f.dir)
 	ctx := t.Context()
-	r.client.answer = func(p sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome {
-		return sdk.NewRequestPermissionOutcomeSelected(p.Options[0].OptionId)
-	}
+	r.allowFirst()
 	f.srv.Script(
 		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "ask_user", Args: `{"questions":[{"question":"Which greeting?","options":["hi","hello"]}]}`}}},
 		ollamatest.Reply{Content: "Going with hi."},
