@@ -191,16 +191,14 @@ func oversized(head []byte, rest *lineRest) (toConn, toClient []byte) {
 		}
 	}
 	io.Copy(io.Discard, rest)
-	size := fmt.Sprintf("%d MiB", rest.n>>20)
+	why := fmt.Sprintf("is too large: %d bytes, over the %d (%d MiB) tern acp reads", rest.n, maxLine, maxLine>>20)
 	switch {
 	case len(id) == 0 || !validID(id) || string(id) == "null":
 		return nil, nil
 	case request:
-		return nil, errorLine(id, -32600, "Invalid request",
-			"the message is too large: "+size+"; tern acp reads messages up to "+fmt.Sprintf("%d MiB", maxLine>>20))
+		return nil, errorLine(id, -32600, "Invalid request", "the message "+why)
 	case response:
-		return errorLine(id, -32603, "Internal error",
-			"the editor's answer is too large: "+size+"; tern acp reads messages up to "+fmt.Sprintf("%d MiB", maxLine>>20)), nil
+		return errorLine(id, -32603, "Internal error", "the editor's answer "+why), nil
 	}
 	return nil, nil
 }
