@@ -1,12 +1,14 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/ternhq/tern/models"
+	"github.com/ternhq/tern/session"
 )
 
 // command is one slash command.
@@ -293,7 +295,15 @@ func (a *App) resume(id string) {
 	if !a.ready("resume a session") {
 		return
 	}
-	a.switchBackend(ConnectRequest{Model: a.back.Model, Resume: id}, nil)
+	a.switchBackend(ConnectRequest{Model: a.back.Model, Resume: id}, func(err error) {
+		if errors.Is(err, session.ErrNotFound) {
+			// Said here, where /sessions lists them (tern sessions is the
+			// shell's way).
+			a.fail(fmt.Sprintf("no session %q in this workspace; /sessions lists them", id))
+			return
+		}
+		a.fail(err.Error())
+	})
 }
 
 func (a *App) cmdNew() {

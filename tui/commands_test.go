@@ -186,7 +186,7 @@ func TestModelsAndSessions(t *testing.T) {
 	h.waitFor("› first question", "First answer.", "resumed session "+first)
 
 	h.send("/resume nope")
-	h.waitFor("no session id starts or ends with")
+	h.waitFor(`no session "nope" in this workspace; /sessions lists them`)
 }
 
 func TestInitDraftsNotes(t *testing.T) {
