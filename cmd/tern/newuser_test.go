@@ -177,6 +177,12 @@ func TestCompletionValues(t *testing.T) {
 		{[]string{"__complete", "ask", "--tier", ""}, []string{"0\tread", "3\texternal"}},
 		{[]string{"__complete", "eval", "--run", "add"}, []string{"add-flag\t"}},
 		{[]string{"completion", "bash"}, []string{"__tern_handle_completion_types", "complete -o default"}},
+		// No file names where a command takes none (4: no file completion),
+		// directories for tern index's (16), nothing after it.
+		{[]string{"__complete", "sessions", ""}, []string{":4\n"}},
+		{[]string{"__complete", "search", ""}, []string{":4\n"}},
+		{[]string{"__complete", "index", ""}, []string{":16\n"}},
+		{[]string{"__complete", "index", "src", ""}, []string{":4\n"}},
 	} {
 		// f.tern puts --dir after the first argument: the sub-command's
 		// place, here __complete's.

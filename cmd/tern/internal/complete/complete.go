@@ -92,7 +92,24 @@ func Register(root *cobra.Command, src Sources) {
 			reg(c, "run", tasks)
 			reg(c, "modes", fixed("native", "text", "constrained"))
 		}
+		// A command's arguments are no file names: by default the shell
+		// offered the directory's files after tern sessions, doctor, search…
+		switch {
+		case c.ValidArgsFunction != nil:
+		case c.Name() == "index":
+			c.ValidArgsFunction = directory
+		default:
+			c.ValidArgsFunction = cobra.NoFileCompletions
+		}
 	}
+}
+
+// directory completes tern index's one argument, a directory.
+func directory(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	return nil, cobra.ShellCompDirectiveFilterDirs
 }
 
 // models lists the models whose name starts with toComplete, with their
