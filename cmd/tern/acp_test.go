@@ -671,7 +671,7 @@ func TestACPReplayInterruptedCall(t *testing.T) {
 	}
 	f := newFixture(t)
 	bin := buildTern(t)
-	f.srv.Script(ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "run_command", Args: `{"command":"sleep 60"}`}}})
+	f.srv.Script(ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "run_command", Args: `{"command":"sleep 20"}`}}})
 	cmd := exec.CommandContext(t.Context(), bin, "acp", "--dir", f.dir, "--root", f.dir, "--tier", "2", "--yes")
 	cmd.Env = f.binaryEnv()
 	stdin, _ := cmd.StdinPipe()
@@ -696,7 +696,7 @@ func TestACPReplayInterruptedCall(t *testing.T) {
 	var created struct{ Result struct{ SessionID string } }
 	json.Unmarshal([]byte(until(`"id":2`, `"result"`)), &created)
 	io.WriteString(stdin, `{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"`+created.Result.SessionID+`","prompt":[{"type":"text","text":"wait a minute"}]}}`+"\n")
-	until(`"sessionUpdate":"tool_call"`, "sleep 60")
+	until(`"sessionUpdate":"tool_call"`, "sleep 20")
 	cmd.Process.Kill()
 	cmd.Wait()
 
