@@ -132,3 +132,17 @@ func TestMention(t *testing.T) {
 		}
 	}
 }
+
+func TestCallTitle(t *testing.T) {
+	for _, tt := range []struct{ name, subject, want string }{
+		{"read_file", "main.go:1-40", "read_file main.go:1-40"},
+		{"list_dir", "list_dir . (5 entries)", "list_dir . (5 entries)"}, // a summary that names its tool
+		{"grep", `grep "demo" 2 matches`, `grep "demo" 2 matches`},
+		{"git_status", "git status: clean", "git_status git status: clean"},
+		{"run_command", "", "run_command"},
+	} {
+		if got := callTitle(tt.name, tt.subject); got != tt.want {
+			t.Errorf("callTitle(%q, %q) = %q, want %q", tt.name, tt.subject, got, tt.want)
+		}
+	}
+}

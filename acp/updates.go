@@ -104,10 +104,15 @@ func toolKind(name string) sdk.ToolKind {
 	return sdk.ToolKindOther
 }
 
-// callTitle is what a call is about: "read_file main.go:1-40".
+// callTitle is what a call is about: "read_file main.go:1-40". A
+// subject that already names the tool ("list_dir . (5 entries)", as some
+// tools sum themselves up) stands alone, as the TUI shows it.
 func callTitle(name, subject string) string {
-	if subject == "" {
+	switch {
+	case subject == "":
 		return name
+	case strings.HasPrefix(subject, name+" "):
+		return subject
 	}
 	return name + " " + subject
 }
