@@ -167,3 +167,22 @@ func TestDoctorReportWrapsUnderItsText(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchResultsShowWholePaths: the search results show each hit's
+// path and lines whole, what Enter puts into the prompt, at 60 columns
+// (the score left out, the symbol in what is left) and at 120 (a column
+// as wide as the longest). Both cut them at 40 cells before.
+func TestSearchResultsShowWholePaths(t *testing.T) {
+	long := SearchHit{Path: "cmd/tern/internal/checkpoint/checkpoint.go", StartLine: 28, EndLine: 55, Symbol: "function Find", Score: 0.648}
+	short := SearchHit{Path: "session/store.go", StartLine: 72, EndLine: 100, Symbol: "function Open", Score: 0.841}
+	h := newHarness(t, withDeps(func(d *Deps) { d.Search = &fakeSearch{hits: []SearchHit{short, long}} }))
+	h.online()
+	h.resize(120, 30)
+	h.send("/search open")
+	s := h.waitFor("checkpoint.go:28-55")
+	checkShown(t, s, "cmd/tern/internal/checkpoint/checkpoint.go:28-55 function Find 0.648", "session/store.go:72-100")
+	h.resize(60, 24)
+	s = h.waitFor("session/store.go:72-100  function Open")
+	t.Logf("search at 60 columns:\n%s", s)
+	checkShown(t, s, "cmd/tern/internal/checkpoint/checkpoint.go:28-55")
+}

@@ -131,21 +131,47 @@ func (a *App) searchDialog(query string, hits []SearchHit) {
 		preview.add(&block{kind: kindInfo, short: lines})
 	}
 	for _, h := range hits {
-		text := fmt.Sprintf("%-40s %-24s %.3f", oneLine(h.Ref(), 40), oneLine(h.Symbol, 24), h.Score)
 		ref := h.Ref()
-		l.AddItem(text, "", 0, func() {
+		l.AddItem(searchRow(h, 0, 0), "", 0, func() {
 			a.closeModal()
 			a.insertRef("@" + ref) // a mention: the lines are attached when the prompt is sent
 		})
 	}
 	l.SetChangedFunc(func(i int, _, _ string, _ rune) { show(i) })
 	show(0)
+	longest := 0
+	for _, h := range hits {
+		longest = max(longest, len([]rune(h.Ref())))
+	}
+	rows := &fitted{List: l, row: func(i, width int) string { return searchRow(hits[i], width, longest) }}
 	body := tview.NewFlex().SetDirection(tview.FlexRow).
-		AddItem(l, 0, 1, true).
+		AddItem(rows, 0, 1, true).
 		AddItem(newRule(th), 1, 0, false).
 		AddItem(preview, 0, 1, false)
 	keys := newKeyBar(th, a.guardLead, hint{"↑/↓", "choose"}, hint{"Enter", "put @reference in the prompt"}, hint{"Esc", "close"})
-	a.openModal("search", a.newDialogBox("search: "+oneLine(query, 40), body, keys), l, 9, 9, true, nil)
+	a.openModal("search", a.newDialogBox("search: "+oneLine(query, 40), body, keys), rows, 9, 9, true, nil)
+}
+
+// searchRow is a hit's row in the search results, width cells wide (0:
+// as wide as it likes): its path and lines (what Enter puts into the
+// prompt) in a column as wide as the longest of them, longest, allows,
+// then its symbol and score. Under 71 cells the score goes and the path
+// keeps the whole width, the symbol what is left; at 60 columns both
+// were cut short.
+func searchRow(h SearchHit, width, longest int) string {
+	const symbolCol, scoreCol = 24, 5
+	if width == 0 || width >= 40+1+symbolCol+1+scoreCol {
+		refCol := 40
+		if width > 0 {
+			refCol = max(40, min(longest, width-symbolCol-scoreCol-2))
+		}
+		return fmt.Sprintf("%-*s %-*s %.3f", refCol, oneLine(h.Ref(), refCol), symbolCol, oneLine(h.Symbol, symbolCol), h.Score)
+	}
+	ref := oneLine(h.Ref(), width)
+	if rest := width - len([]rune(ref)) - 2; rest >= 6 && h.Symbol != "" {
+		return ref + "  " + oneLine(h.Symbol, rest)
+	}
+	return ref
 }
 
 func extOf(path string) string {
