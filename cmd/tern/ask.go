@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -20,6 +21,11 @@ func (a *app) askCommand() *cobra.Command {
 }
 
 func (a *app) ask(ctx context.Context, o *headless.Options) error {
+	if o.Accept && a.cmd.PersistentFlags().Changed("tier") && a.tier < 1 {
+		// Accepting carries the plan out, with edits: tier 0 would have
+		// been raised to 1 without a word.
+		return exitCodeError{exitUsage, fmt.Errorf("--accept-plan carries the plan out, which needs tier 1 (edit) or more, not --tier %d; leave --tier out for tier 1", a.tier)}
+	}
 	ctx, stop := interruptible(ctx)
 	defer stop()
 	err := headless.Run(ctx, headless.Env{Out: a.stdout, Err: a.stderr, Verbose: a.verbose, Yes: a.yes, Yolo: a.yolo, Open: a.openAsk}, o)

@@ -43,6 +43,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{[]string{"index", "a", "b"}, "tern: index accepts one directory at most, not 2 arguments (a b)\n"},
 		{[]string{"sessions", "old"}, "tern: sessions takes no arguments, not \"old\"\n"},
 		{[]string{"ask", ""}, "the prompt is empty"},
+		{[]string{"ask", "-c", "--accept-plan", "--tier", "0"}, "--accept-plan carries the plan out, which needs tier 1 (edit) or more, not --tier 0"},
 		{[]string{"completion", "nosh"}, `no completion script for "nosh": tern completion bash, zsh, fish or powershell`},
 		{[]string{"completion", "zhs"}, "did you mean zsh?"},
 		{[]string{"eval", "--replay", "--timeout", "0"}, "--timeout must be more than 0 (the longest a task may run, e.g. 10m), not 0s"},
