@@ -133,6 +133,8 @@ func (t acpTerminal) Run(ctx context.Context, c tools.TerminalCommand) (tools.Te
 type acpSession struct {
 	r        *runner.Run
 	approver agent.Approver
+	// undos counts /undo's questions, each a tool call of its own id.
+	undos int
 }
 
 func (s *acpSession) ID() string { return s.r.SessionID() }
@@ -248,7 +250,8 @@ func (s *acpSession) undo(ctx context.Context, u *undoer, emit func(agent.Event)
 		emit(agent.Token{Text: "Nothing to undo: the files are as they were at the checkpoint.\n"})
 		return nil
 	}
-	d, err := s.approver.Approve(ctx, agent.Approval{ID: "undo", Tool: "undo", Effect: tools.Writes, Preview: b.String(), Once: true})
+	s.undos++
+	d, err := s.approver.Approve(ctx, agent.Approval{ID: fmt.Sprintf("undo-%d", s.undos), Tool: "undo", Effect: tools.Writes, Preview: b.String(), Once: true})
 	if err != nil {
 		return err
 	}

@@ -20,6 +20,8 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"github.com/ternhq/tern/cmd/tern/internal/cmdtest"
+
 	"github.com/ternhq/tern/models/ollamatest"
 )
 
@@ -756,5 +758,45 @@ func TestACPQuestionsAreToolCalls(t *testing.T) {
 		if strings.Join(seen, " ") != "announced asked completed" {
 			t.Errorf("%q (%s): %q, want announced, asked, completed", *asked.ToolCall.Title, asked.ToolCall.ToolCallId, seen)
 		}
+	}
+}
+
+// Each /undo question is a tool call of its own: a second one in the
+// session does not reuse, and so overwrite, the first one's call.
+func TestACPUndoQuestionsAreDistinct(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	cmdtest.GitCommit(t, f.dir) // for the checkpoint before the first change
+	r := f.startACP(t, "--tier", "1")
+	id := r.newSession(t, f.dir)
+	r.client.answer = func(p sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome {
+		if *p.ToolCall.Title == "Allow undo?" {
+			return sdk.NewRequestPermissionOutcomeSelected("reject") // so that the next /undo asks again
+		}
+		return sdk.NewRequestPermissionOutcomeSelected(p.Options[0].OptionId)
+	}
+	f.srv.Script(
+		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "write_file", Args: `{"path":"notes.txt","content":"hello\n"}`}}},
+		ollamatest.Reply{Content: "Written."},
+	)
+	r.prompt(t, id, sdk.TextBlock("write notes.txt"))
+	if err := os.WriteFile(filepath.Join(f.dir, "notes.txt"), []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err) // the editor saves the file it was given
+	}
+	r.prompt(t, id, sdk.TextBlock("/undo"))
+	r.prompt(t, id, sdk.TextBlock("/undo"))
+	var calls []string
+	for line := range strings.SplitSeq(r.raw.String(), "\n") {
+		var msg struct {
+			Params struct {
+				Update struct{ SessionUpdate, ToolCallID, Title string }
+			}
+		}
+		if json.Unmarshal([]byte(line), &msg) == nil && msg.Params.Update.SessionUpdate == "tool_call" && strings.HasPrefix(msg.Params.Update.Title, "Allow undo") {
+			calls = append(calls, msg.Params.Update.ToolCallID)
+		}
+	}
+	if len(calls) != 2 || calls[0] == calls[1] {
+		t.Errorf("the /undo questions' tool calls: %q, want two distinct:\n%s", calls, r.raw.String())
 	}
 }
