@@ -323,3 +323,28 @@ func TestAskJSONFailureEndsWithDone(t *testing.T) {
 		}
 	}
 }
+
+// A first prompt that is not UTF-8 (a 0xff byte: text/tabwriter's escape
+// character) does not take tern sessions' table apart: the rows below it
+// came out with raw tabs, unaligned.
+func TestSessionsTableWithBytesNotUTF8(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	for _, prompt := range []string{"older question", "caf\xe9 \xff what", "newest question"} {
+		f.srv.Script(ollamatest.Reply{Content: "ok"})
+		if code, _, errOut := f.tern(t.Context(), "ask", prompt); code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+	}
+	_, out, _ := f.tern(t.Context(), "sessions")
+	rows := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	col := strings.Index(rows[0], "FIRST PROMPT")
+	if strings.Contains(out, "\t") || len(rows) != 4 || !strings.Contains(out, "caf\uFFFD \uFFFD what") {
+		t.Fatalf("tern sessions:\n%s", out)
+	}
+	for _, r := range rows[1:] {
+		if len(r) < col || r[col-2:col] != "  " || r[col] == ' ' {
+			t.Errorf("row not aligned with FIRST PROMPT at %d: %q", col, r)
+		}
+	}
+}

@@ -3,9 +3,12 @@ package words
 import "strings"
 
 // OneLine is s on one line, its runs of white space made one space, cut to
-// n characters with an ellipsis: a title in a list.
+// n characters with an ellipsis: a title in a list. Bytes that are not
+// UTF-8 become U+FFFD, as a terminal shows them: raw, a 0xff byte is
+// text/tabwriter's escape character, and it swallowed the cells after it,
+// so tern sessions' table came apart below a prompt holding one.
 func OneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = strings.ToValidUTF8(strings.Join(strings.Fields(s), " "), "\uFFFD")
 	if len([]rune(s)) > n {
 		s = string([]rune(s)[:n-1]) + "…"
 	}

@@ -16,7 +16,8 @@ func TestOneLine(t *testing.T) {
 		{"  ", 10, ""},
 		{"abcdef", 6, "abcdef"},
 		{"abcdefg", 6, "abcde…"},
-		{"ééééééé", 6, "ééééé…"}, // characters, not bytes
+		{"ééééééé", 6, "ééééé…"},                 // characters, not bytes
+		{"caf\xe9 \xff", 10, "caf\uFFFD \uFFFD"}, // not UTF-8: as a terminal shows it
 	} {
 		if got := OneLine(tt.s, tt.n); got != tt.want {
 			t.Errorf("OneLine(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
