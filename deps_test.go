@@ -45,7 +45,7 @@ var allowed = map[string][]string{
 	"cmd/tern":          {""}, // the top: may import anything
 	// The eval suite reads transcripts and plays them on the fake servers;
 	// cmd/tern runs the agent on it.
-	"cmd/tern/internal/eval": {"models/ollamatest", "models/openaitest"},
+	"cmd/tern/internal/eval": {"models/ollamatest", "models/openaitest", "cmd/tern/internal/words"},
 	// tern's configuration: the settings it holds are those packages'.
 	"cmd/tern/internal/config": {"agent", "disclosure", "models", "models/ollama", "tools/lsp", "tools/mcp", "tools/sandbox", "cmd/tern/internal/words"},
 	"cmd/tern/internal/words":  {}, // wording of messages; nothing of tern

@@ -157,6 +157,21 @@ func TestFixturesBuild(t *testing.T) {
 	}
 }
 
+// TestReportOneOfEach: the totals count in words, "1 task", "1 tool
+// call"; they said "1 tasks", "1 tool calls" (tern eval --run write-file).
+func TestReportOneOfEach(t *testing.T) {
+	var r Report
+	r.Model = "replay"
+	r.Add(Result{Task: "write-file", Mode: "native", Status: Pass, Turns: 1, ToolCalls: 1, Attempts: 1, Valid: 1, PromptTokens: 1})
+	var b bytes.Buffer
+	if err := r.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	if want := "replay: 1 task, 1 passed, 0 failed, 0 skipped, 0 errors; 1 turn, 1 tool call (0 repaired, 0 invalid), 1 prompt token"; !strings.Contains(b.String(), want) {
+		t.Errorf("the totals lack %q:\n%s", want, b.String())
+	}
+}
+
 func TestReportTable(t *testing.T) {
 	var r Report
 	r.Model = "replay"

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/ternhq/tern/cmd/tern/internal/words"
 )
 
 // Task outcomes.
@@ -188,9 +190,10 @@ func (r Report) WriteTable(w io.Writer) error {
 		return err
 	}
 	s := r.Summary
-	fmt.Fprintf(w, "\n%s: %d tasks, %d passed, %d failed, %d skipped, %d errors; %d turns, %d tool calls (%d repaired, %d invalid), %d prompt tokens, %s\n",
-		r.Model, s.Tasks, s.Passed, s.Failed, s.Skipped, s.Errors, s.Turns, s.ToolCalls, total(s.Repaired), s.Invalid,
-		s.PromptTokens, s.Wall.Round(time.Millisecond))
+	fmt.Fprintf(w, "\n%s: %s, %d passed, %d failed, %d skipped, %s; %s, %s (%d repaired, %d invalid), %s, %s\n",
+		r.Model, words.Count(s.Tasks, "task"), s.Passed, s.Failed, s.Skipped, words.Count(s.Errors, "error"),
+		words.Count(s.Turns, "turn"), words.Count(s.ToolCalls, "tool call"), total(s.Repaired), s.Invalid,
+		words.Count(s.PromptTokens, "prompt token"), s.Wall.Round(time.Millisecond))
 	if r.EscalateModel != "" {
 		fmt.Fprintf(w, "escalated to %s: %d of %d tasks, %d of them passed after it\n", r.EscalateModel, s.Escalated, s.Tasks, s.Helped)
 	}
