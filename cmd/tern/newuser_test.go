@@ -302,9 +302,7 @@ func TestAskJSONFailureEndsWithDone(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.srv.Script(ollamatest.Reply{Content: "Hello."})
-	if code, _, errOut := f.tern(t.Context(), "ask", "hi"); code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	f.mustTern("ask", "hi")
 	for _, tt := range []struct {
 		args []string
 		want string
@@ -332,11 +330,9 @@ func TestSessionsTableWithBytesNotUTF8(t *testing.T) {
 	f := newFixture(t)
 	for _, prompt := range []string{"older question", "caf\xe9 \xff what", "newest question"} {
 		f.srv.Script(ollamatest.Reply{Content: "ok"})
-		if code, _, errOut := f.tern(t.Context(), "ask", prompt); code != 0 {
-			t.Fatalf("exit %d: %s", code, errOut)
-		}
+		f.mustTern("ask", prompt)
 	}
-	_, out, _ := f.tern(t.Context(), "sessions")
+	out, _ := f.mustTern("sessions")
 	rows := strings.Split(strings.TrimRight(out, "\n"), "\n")
 	col := strings.Index(rows[0], "FIRST PROMPT")
 	if strings.Contains(out, "\t") || len(rows) != 4 || !strings.Contains(out, "caf\uFFFD \uFFFD what") {
