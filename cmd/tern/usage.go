@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -52,8 +53,21 @@ func given[T any](f *pflag.FlagSet, name string, v *T) *T {
 
 // flagSuggestion adds a "did you mean" to cobra's "unknown flag: --modle"
 // when cmd has a flag of a near name.
+//
+// It also words pflag's "invalid argument" errors for people: `--vram
+// takes a number, not "abc"`, not `invalid argument "abc" for "--vram"
+// flag: strconv.ParseFloat: parsing "abc": invalid syntax`.
 func flagSuggestion(cmd *cobra.Command, err error) error {
 	msg := err.Error()
+	if m := invalidFlag.FindStringSubmatch(msg); m != nil {
+		flag, _, _ := strings.Cut(m[2], ", ") // "-k, --k": -k
+		for _, t := range flagTypes {
+			if strings.HasPrefix(m[3], t.prefix) {
+				return exitCodeError{exitUsage, fmt.Errorf("%s takes %s, not %q", flag, t.takes, m[1])}
+			}
+		}
+		return err
+	}
 	name, ok := strings.CutPrefix(msg, "unknown flag: --")
 	if !ok || cmd == nil {
 		return err
@@ -65,4 +79,17 @@ func flagSuggestion(cmd *cobra.Command, err error) error {
 		return fmt.Errorf("%w; did you mean --%s?", err, best)
 	}
 	return err
+}
+
+// invalidFlag is pflag's error for a flag value of the wrong type: the
+// value, the flag ("--vram", "-k, --k") and why.
+var invalidFlag = regexp.MustCompile(`^invalid argument "(.*)" for "(.*)" flag: (.*)$`)
+
+// flagTypes say what a flag of each type takes, by pflag's reason.
+var flagTypes = []struct{ prefix, takes string }{
+	{"strconv.ParseFloat", "a number"},
+	{"strconv.ParseInt", "a whole number"},
+	{"strconv.ParseUint", "a whole number"},
+	{"strconv.ParseBool", "true or false"},
+	{"time: ", "a duration such as 90s or 10m"},
 }
