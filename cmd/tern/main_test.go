@@ -176,6 +176,8 @@ func TestAskFailures(t *testing.T) {
 		{"empty prompt", nil, nil, []string{"ask", " "}, 2, []string{"the prompt is empty"}},
 		{"bad flag", nil, nil, []string{"ask", "--nope", "x"}, 2, []string{"unknown flag: --nope", "tern ask --help"}},
 		{"bad tool mode", nil, nil, []string{"ask", "--tool-mode", "magic", "x"}, 2, []string{"--tool-mode must be auto, native, text or constrained"}},
+		// Said once: it read "ollama host: ollama host …".
+		{"bad host", nil, nil, []string{"ask", "--host", "htp://x:1", "x"}, 1, []string{"tern: ollama host \"htp://x:1\": scheme must be http or https\n"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -119,7 +119,7 @@ func NewOllama(cfg config.Config, addr string) (*ollama.Client, error) {
 	}
 	client, err := ollama.New(addr, ollama.WithLimits(limits))
 	if err != nil {
-		return nil, fmt.Errorf("ollama host: %w", err)
+		return nil, err // it names the host: `ollama host "htp://x": scheme must be http or https`
 	}
 	return client, nil
 }
