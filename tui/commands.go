@@ -21,7 +21,7 @@ type command struct {
 func commandList() []command {
 	return []command{
 		{"help", "", "keys and commands", func(a *App, _ string) { a.showHelp() }},
-		{"model", "[NAME]", "list the installed models, or switch to NAME (Ollama loads it on the next request)", (*App).cmdModel},
+		{"model", "[NAME]", "list the models, or switch to NAME (the server loads it on the next request)", (*App).cmdModel},
 		{"escalate", "[PROMPT]", "run the next turn (or PROMPT now) on escalate_model, the larger model; a stuck turn moves to it by itself", (*App).cmdEscalate},
 		{"tier", "N", "set the tool tier: 0 read, 1 edit, 2 commands, 3 external", (*App).cmdTier},
 		{"tools", "", "the tools of each tier and what their schemas cost", func(a *App, _ string) { a.cmdTools() }},
@@ -203,10 +203,14 @@ func (a *App) toggleRAG() {
 func (a *App) cmdModel(arg string) {
 	if arg == "" {
 		if a.back == nil {
-			a.warn("the installed models are listed once Ollama answers")
+			a.warn("the models are listed once the server answers")
 			return
 		}
-		lines := []line{styledLine("Installed models (switch with /model NAME):", a.th.bold)}
+		title := "Models the server offers (switch with /model NAME):"
+		if a.back.Ollama {
+			title = "Installed models (switch with /model NAME):"
+		}
+		lines := []line{styledLine(title, a.th.bold)}
 		for _, m := range a.back.Installed {
 			mark := "  "
 			if m.Name == a.back.Model {

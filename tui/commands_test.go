@@ -172,8 +172,8 @@ func TestModelsAndSessions(t *testing.T) {
 	h.waitFor("First answer.")
 	h.idle()
 
-	h.send("/model")
-	h.waitFor("Installed models", "▸ qwen3:8b")
+	h.send("/model") // the harness's backend is not Ollama's: its models are the server's
+	h.waitFor("Models the server offers (switch with /model NAME):", "▸ qwen3:8b")
 	h.send("/new")
 	h.waitUntil("a new session", func() bool { return h.app.back.SessionID != first && h.app.job == nil })
 	h.waitGone("First answer.")
@@ -340,6 +340,8 @@ func TestModelSwitchChecksTheName(t *testing.T) {
 	}))
 	h.online()
 	h.resize(200, 30) // each message on one row
+	h.send("/model")
+	h.waitFor("Installed models (switch with /model NAME):", "▸ qwen3:8b", "nomic-embed-text:latest")
 	h.send("/model qwen3")
 	h.waitFor("no model qwen3 is installed (did you mean qwen3:8b or qwen3:4b?); `ollama pull qwen3` fetches it; staying on qwen3:8b")
 	h.send("/model nomic-embed-text")

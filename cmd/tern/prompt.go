@@ -17,8 +17,8 @@ import (
 	"github.com/ternhq/tern/tools"
 )
 
-// promptConnectTimeout bounds the wait for Ollama: tern prompt works
-// without it.
+// promptConnectTimeout bounds the wait for the model server: tern prompt
+// works without it.
 const promptConnectTimeout = 3 * time.Second
 
 // promptCommand is tern prompt, reporting the workspace's first request.

@@ -26,8 +26,9 @@ of each part, of each tier and of all tiers, counted with cl100k_base (the
 model's own tokenizer differs a little). --json prints the same as one JSON
 object instead.
 
-The system prompt depends on the model's family. tern asks Ollama for it;
-when Ollama cannot be reached, it uses the family named by --model (or the
+The system prompt depends on the model's family. tern asks the model server
+(Ollama, or the OpenAI-compatible server of --backend openai) for it; when
+the server cannot be reached, it uses the family named by --model (or the
 default template) and says so.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return run(cmd.Context(), o) },
