@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -276,4 +277,47 @@ func TestAnnouncesAction(t *testing.T) {
 			t.Errorf("announcesAction(%q) = true", s)
 		}
 	}
+}
+
+// TestRefusalIsRemindedOfItsTools plays whole turns of a model that says it
+// cannot do what a tool it was offered does: it is reminded once, with the
+// tools on offer and a call of the one it refused, and the call it then
+// writes runs. A second refusal in the same turn is its answer: one
+// reminder a turn.
+func TestRefusalIsRemindedOfItsTools(t *testing.T) {
+	const refusal = "I'm sorry, but I can't read files on your computer. You could open hello.txt yourself."
+	t.Run("then calls", func(t *testing.T) {
+		h := newHarness(t, ollamatest.Qwen3())
+		h.srv.Script(ollamatest.Reply{Content: refusal}, readCall("hello.txt"), ollamatest.Reply{Content: "It says hello."})
+		if err := h.run(t.Context(), "what does hello.txt say?"); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(h.srv.Requests()); n != 3 {
+			t.Fatalf("%d requests; want the refusal, the call after the reminder, the answer", n)
+		}
+		reminder := h.lastMessage(1)
+		if reminder.Role != "user" || !strings.Contains(reminder.Content, "You do have tools for this: ") ||
+			!strings.Contains(reminder.Content, "read_file") || !strings.Contains(reminder.Content, `"name": "read_file"`) {
+			t.Errorf("reminder = %q", reminder.Content)
+		}
+		if ends := toolEnds(h); len(ends) != 1 || ends[0].IsError {
+			t.Errorf("tool ends = %+v; want read_file run once", ends)
+		}
+		if !slices.Contains(h.notices(), "the model said it cannot do what its tools do; reminding it of its tools") {
+			t.Errorf("notices = %q", h.notices())
+		}
+		if !strings.HasSuffix(h.answer(), "It says hello.") || h.done().Reason != DoneStop {
+			t.Errorf("answer = %q, done %+v", h.answer(), h.done())
+		}
+	})
+	t.Run("refuses again", func(t *testing.T) {
+		h := newHarness(t, ollamatest.Qwen3())
+		h.srv.Script(ollamatest.Reply{Content: refusal}, ollamatest.Reply{Content: refusal})
+		if err := h.run(t.Context(), "what does hello.txt say?"); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(h.srv.Requests()); n != 2 || h.done().Reason != DoneStop {
+			t.Fatalf("%d requests, done %+v; want one reminder, then the refusal as the answer", n, h.done())
+		}
+	})
 }
