@@ -174,3 +174,32 @@ func TestJudgeWorkspaceModule(t *testing.T) {
 		}
 	}
 }
+
+// TestJudgeGitOutput: an option that makes git write a file wherever it
+// names keeps an allowed git command from running unasked, as find's
+// -fprint does; reading stays allowed.
+func TestJudgeGitOutput(t *testing.T) {
+	r, err := NewRules(Policy{Allow: []string{"git diff *", "git log *", "git show *", "git archive *", "git format-patch *", "git grep *"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line, want := range map[string]want{
+		"git diff --output=main.go HEAD~1":      plain,
+		"git diff --output main.go":             plain,
+		"git diff --outp=main.go":               plain,
+		"git log -p --output=notes.txt":         plain,
+		"git show --output=x HEAD":              plain,
+		"git archive -o ../x.tar HEAD":          plain,
+		"git archive -ox.tar HEAD":              plain,
+		"git format-patch --output-directory d": plain,
+		"git format-patch -o d HEAD~2":          plain,
+		"git diff HEAD~1 -- main.go":            allowed,
+		"git log --oneline -5":                  allowed,
+		"git grep -o needle":                    allowed, // grep's -o prints only the match
+		"git diff -Oorder.txt":                  allowed, // -O reads an order file
+	} {
+		if got := classify(r.Judge(line)); got != want {
+			t.Errorf("%q: got %v, want %v", line, got, want)
+		}
+	}
+}

@@ -135,12 +135,29 @@ func (j *judge) git(c *cmd, depth int) []word {
 	case "filter-branch", "instaweb":
 		j.opaque("runs programs given to git " + sub)
 	}
+	j.gitOutput(sub, args)
 	for _, a := range args {
 		if strings.HasPrefix(a.text, "ext::") {
 			j.opaque("uses git's ext:: transport, which runs a program")
 		}
 	}
 	return nil
+}
+
+// gitOutput keeps git from running unasked when an option makes it write a
+// file wherever it names (git diff --output, git archive -o, git
+// format-patch -o): "git diff *" allows reading a diff, not writing one
+// over a file. The sandbox keeps such a file inside the workspace.
+func (j *judge) gitOutput(sub string, args []word) {
+	short := sub == "archive" || sub == "format-patch" // their -o names the output
+	for _, a := range args {
+		t := a.text
+		if isLong(t, "--output") || isLong(t, "--output-directory") ||
+			short && strings.HasPrefix(t, "-o") && !strings.HasPrefix(t, "--") {
+			j.allowed = false
+			return
+		}
+	}
 }
 
 // goTool judges the go command's options that name a program to run.
