@@ -58,6 +58,8 @@ func TestPromptsQueueWhileTheAgentWorks(t *testing.T) {
 	h.send("second")
 	h.send("third")
 	h.waitFor("queued 1  second", "queued 2  third", "queued; sent when generating is done · Esc cancels the queue")
+	// "generating" can be drawn before the fake server has the request.
+	h.waitUntil("the first request", func() bool { return len(h.srv.Requests()) > 0 })
 	if n := len(h.srv.Requests()); n != 1 {
 		t.Fatalf("%d requests: a queued prompt went out while the first turn ran", n)
 	}
