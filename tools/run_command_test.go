@@ -2,7 +2,9 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -10,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ternhq/tern/tools/sandbox"
 )
 
 func newRunCommand(t *testing.T, ws *Workspace, policy CommandPolicy) Tool {
@@ -311,5 +315,32 @@ func TestRunCommandReview(t *testing.T) {
 	}
 	if r := rv.Review(t.Context(), []byte(`{"command":"git push"}`)); r.Refused == nil || !strings.Contains(r.Refused.Output, "denied") {
 		t.Errorf("denied command review = %+v", r)
+	}
+}
+
+// TestRunCommandRequiresTheSandbox: with [sandbox] required = true and no
+// sandbox working, run_command refuses, says why and what to do, and runs
+// nothing.
+func TestRunCommandRequiresTheSandbox(t *testing.T) {
+	root := t.TempDir()
+	ws, err := NewWorkspace(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := sandbox.New(sandbox.Policy{Root: root}, sandbox.Options{Mechanism: sandbox.Off})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := call(t, newRunCommand(t, ws, CommandPolicy{Sandbox: sb, RequireSandbox: true}), `{"command":"touch made"}`, 0)
+	if !r.IsError || !strings.Contains(r.Output, "requires the sandbox ([sandbox] required = true)") ||
+		!strings.Contains(r.Output, "Do the task without running commands, or tell the user") || !strings.HasSuffix(r.Summary, ": no sandbox") {
+		t.Errorf("result = %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(root, "made")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the command ran: %v", err)
+	}
+	// Without required, the same sandbox runs it unconfined.
+	if r := call(t, newRunCommand(t, ws, CommandPolicy{Sandbox: sb}), `{"command":"touch made"}`, 0); r.IsError {
+		t.Errorf("unconfined run: %+v", r)
 	}
 }
