@@ -298,3 +298,30 @@ func TestACPUndoQuestionsAreDistinct(t *testing.T) {
 		t.Errorf("the /undo questions' tool calls: %q, want two distinct:\n%s", calls, r.raw.String())
 	}
 }
+
+// A destructive command is never offered "always" in the editor, neither
+// for the tool nor for commands starting as it does: the request offers
+// allow once and reject, and says what the command would destroy.
+func TestACPDestructiveIsNeverAlways(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	r := f.startACP(t, "--tier", "2")
+	id := r.newSession(t, f.dir)
+	r.client.answer = func(sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome {
+		return sdk.NewRequestPermissionOutcomeSelected("reject")
+	}
+	f.srv.Script(ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "run_command", Args: `{"command":"rm -rf docs"}`}}},
+		ollamatest.Reply{Content: "Left it."})
+	r.prompt(t, id, sdk.TextBlock("clean up"))
+	p := <-r.client.asked
+	var kinds []string
+	for _, o := range p.Options {
+		kinds = append(kinds, string(o.Kind))
+	}
+	if strings.Join(kinds, " ") != "allow_once reject_once" {
+		t.Errorf("options %s; want allow once and reject only", jsonOf(p.Options))
+	}
+	if p.ToolCall.Title == nil || !strings.Contains(*p.ToolCall.Title, "? It ") {
+		t.Errorf("title %v does not say what it would destroy", p.ToolCall.Title)
+	}
+}

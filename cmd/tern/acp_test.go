@@ -275,6 +275,28 @@ func (r *acpRun) prompt(t *testing.T, id sdk.SessionId, blocks ...sdk.ContentBlo
 	}
 }
 
+// The model's thinking reaches the editor as agent_thought_chunk when
+// thinking is on (think in the config), and not at all when it is off.
+func TestACPThoughtsOnlyWhenThinkingIsOn(t *testing.T) {
+	t.Parallel()
+	for _, on := range []bool{false, true} {
+		f := newFixture(t)
+		if on {
+			f.config("think = \"true\"\n")
+		}
+		r := f.startACP(t)
+		id := r.newSession(t, f.dir)
+		f.srv.Script(ollamatest.Reply{Thinking: "pondering", Content: "Done."})
+		r.prompt(t, id, sdk.TextBlock("what is this?"))
+		r.waitLine(t, `"stopReason":"end_turn"`)
+		if got := strings.Contains(r.raw.String(), `"pondering"`); got != on {
+			t.Errorf("think on %v: the thinking was sent %v:\n%s", on, got, r.raw.String())
+		} else if on {
+			r.waitLine(t, "agent_thought_chunk", `"pondering"`)
+		}
+	}
+}
+
 // A message over the size tern acp reads gets the protocol's error and
 // loses nothing: a request is answered, an editor's answer too large to
 // read (a huge buffer for fs/read_text_file) fails the call that asked,
