@@ -276,6 +276,10 @@ func (c *Client) ProbeTools(ctx context.Context, model string) (ToolSupport, err
 	for {
 		data, err := s.next()
 		watchdog.Reset(idle)
+		if err != nil && context.Cause(ctx) == errIdle {
+			return ToolSupport{}, fmt.Errorf("openai probe %s: %w: the server at %s sent nothing for %s (stream.idle_timeout in the config)",
+				model, models.ErrStalled, c.Host(), idle)
+		}
 		if err != nil || data == nil {
 			break
 		}

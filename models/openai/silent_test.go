@@ -2,6 +2,9 @@ package openai_test
 
 import (
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -40,6 +43,39 @@ func TestSilentServer(t *testing.T) {
 			t.Errorf("%s: the error names %q", name, na.What)
 		}
 	}
+	if _, err := c.ProbeTools(t.Context(), "m"); !errors.Is(err, models.ErrStalled) {
+		t.Errorf("tool probe: %v; want ErrStalled", err)
+	}
+}
+
+// TestProbeOfAServerThatOnlyKeepsAlive: a server that answers the tool
+// probe's headers and then streams only keep-alive comments is cut off
+// after the idle limit: comments are no progress.
+func TestProbeOfAServerThatOnlyKeepsAlive(t *testing.T) {
+	stop := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		for {
+			if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+				return
+			case <-stop:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	}))
+	t.Cleanup(func() { close(stop); srv.Close() })
+	c, err := openai.New(srv.URL, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.IdleTimeout = 200 * time.Millisecond
 	if _, err := c.ProbeTools(t.Context(), "m"); !errors.Is(err, models.ErrStalled) {
 		t.Errorf("tool probe: %v; want ErrStalled", err)
 	}
