@@ -6,7 +6,8 @@
 // text and thoughts, tool calls with their kind, files and diffs. Tiers
 // and plan mode are the session's modes; approvals are permission
 // requests; when the editor offers them, its file system and terminals
-// are the file tools' and run_command's hands.
+// are the file tools' and run_command's hands. The MCP servers it passes
+// are handed to package main, which runs them beside tern's config's.
 //
 // Like tui, acp talks only to agent, session and models (and the ACP
 // SDK); what it needs of a session it declares (Session), and package
@@ -128,9 +129,10 @@ var (
 )
 
 // Initialize agrees on the protocol version and says what tern does:
-// load and list its stored sessions, close them, and take prompts of
-// text and resource links (the files an editor attaches), which every
-// agent must.
+// load and list its stored sessions, close them, take prompts of text
+// and resource links (the files an editor attaches), which every agent
+// must, and start the editor's MCP servers over stdio (which every agent
+// must too) and over HTTP.
 func (a *agentSide) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.InitializeResponse, error) {
 	a.mu.Lock()
 	a.client = p.ClientCapabilities
@@ -144,7 +146,8 @@ func (a *agentSide) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.
 		ProtocolVersion: version,
 		AgentInfo:       &sdk.Implementation{Name: "tern", Title: &title, Version: a.deps.Version},
 		AgentCapabilities: sdk.AgentCapabilities{
-			LoadSession: true,
+			LoadSession:     true,
+			McpCapabilities: sdk.McpCapabilities{Http: true},
 			SessionCapabilities: sdk.SessionCapabilities{
 				List:  &sdk.SessionListCapabilities{},
 				Close: &sdk.SessionCloseCapabilities{},
@@ -161,11 +164,10 @@ func (a *agentSide) Authenticate(context.Context, sdk.AuthenticateRequest) (sdk.
 
 // NewSession opens a session whose workspace is the client's cwd.
 func (a *agentSide) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
-	l, err := a.open(ctx, p.Cwd, "")
+	l, err := a.open(ctx, p.Cwd, "", p.McpServers)
 	if err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
-	l.unused = mcpNames(p.McpServers)
 	// The client learns the session's id from the response; the
 	// session's notices and what the user can type follow it.
 	a.w.afterOpened(l.id, l.greet)
@@ -184,18 +186,18 @@ func (a *agentSide) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (
 	if open {
 		return sdk.LoadSessionResponse{}, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("session %s is already open on this connection", p.SessionId)})
 	}
-	l, err := a.open(ctx, p.Cwd, string(p.SessionId))
+	l, err := a.open(ctx, p.Cwd, string(p.SessionId), p.McpServers)
 	if err != nil {
 		return sdk.LoadSessionResponse{}, err
 	}
-	l.unused = mcpNames(p.McpServers)
 	l.replay(ctx)
 	l.greet()
 	return sdk.LoadSessionResponse{Modes: l.modes()}, nil
 }
 
-// open checks dir and opens a session in it, new when resume is "".
-func (a *agentSide) open(ctx context.Context, dir, resume string) (*live, error) {
+// open checks dir and opens a session in it, new when resume is "",
+// with the MCP servers the editor passed.
+func (a *agentSide) open(ctx context.Context, dir, resume string, servers []sdk.McpServer) (*live, error) {
 	if err := a.deps.Place(dir); err != nil {
 		return nil, sdk.NewInvalidParams(map[string]any{"error": err.Error(), "cwd": dir})
 	}
@@ -207,6 +209,7 @@ func (a *agentSide) open(ctx context.Context, dir, resume string) (*live, error)
 		l.real = real
 	}
 	o := OpenOptions{Dir: dir, Resume: resume, Approver: l, Ask: l.Ask}
+	o.MCPServers, l.unused = mcpServers(servers)
 	if caps.Fs.ReadTextFile && caps.Fs.WriteTextFile {
 		o.Files = editorFiles{l}
 	}
@@ -226,25 +229,6 @@ func (a *agentSide) open(ctx context.Context, dir, resume string) (*live, error)
 	a.sessions[l.id] = l
 	a.mu.Unlock()
 	return l, nil
-}
-
-// mcpNames names the MCP servers a client passed, which tern does not
-// start: its own configuration names the servers it uses.
-func mcpNames(servers []sdk.McpServer) []string {
-	var names []string
-	for _, s := range servers {
-		switch {
-		case s.Stdio != nil:
-			names = append(names, s.Stdio.Name)
-		case s.Http != nil:
-			names = append(names, s.Http.Name)
-		case s.Sse != nil:
-			names = append(names, s.Sse.Name)
-		default:
-			names = append(names, "(unnamed)")
-		}
-	}
-	return names
 }
 
 // session finds an open session, or says there is none.

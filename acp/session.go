@@ -66,6 +66,9 @@ type OpenOptions struct {
 	Files FileSystem
 	// Terminal, when set, runs run_command's commands in the editor.
 	Terminal *Terminal
+	// MCPServers are the MCP servers the editor passed, for the session
+	// to start beside its config's.
+	MCPServers []MCPServer
 }
 
 // Command is a slash command the editor offers in its prompt box.
@@ -93,8 +96,8 @@ type live struct {
 	mu sync.Mutex
 	// cancel stops the turn in flight; nil between turns.
 	cancel context.CancelFunc
-	// unused names the MCP servers the client passed, which tern does
-	// not start.
+	// unused names the MCP servers the client passed over a transport
+	// tern does not speak.
 	unused []string
 	// mode is the mode the client was last told of.
 	mode string
@@ -307,8 +310,11 @@ func (l *live) greet() {
 		l.notice(agent.Notice{Level: agent.Info, Text: n})
 	}
 	if len(l.unused) > 0 {
-		l.notice(agent.Notice{Level: agent.Info, Text: fmt.Sprintf("the editor's MCP servers (%s) are not used: tern uses those its own config names ([mcp.servers.NAME], see docs/tools.md)",
-			strings.Join(l.unused, ", "))})
+		which := "server " + l.unused[0] + " is"
+		if len(l.unused) > 1 {
+			which = "servers " + strings.Join(l.unused, ", ") + " are"
+		}
+		l.notice(agent.Notice{Level: agent.Info, Text: fmt.Sprintf("the editor's MCP %s not started: tern reaches MCP servers over stdio and HTTP only", which)})
 	}
 	l.sendCommands()
 }

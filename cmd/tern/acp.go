@@ -22,6 +22,7 @@ import (
 	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/session"
 	"github.com/ternhq/tern/tools"
+	"github.com/ternhq/tern/tools/mcp"
 )
 
 // acpCommand is tern acp: tern as an editor's agent over stdio.
@@ -88,11 +89,34 @@ func (a *app) openACP(ctx context.Context, o acp.OpenOptions, counter func() (*b
 	if o.Terminal != nil {
 		ro.Terminal = acpTerminal{o.Terminal}
 	}
+	ro.MCPServers = editorMCP(o.MCPServers)
 	r, err := runner.Open(ctx, a.runEnv(o.Dir, cfg, counter), ro)
 	if err != nil {
 		return nil, err
 	}
 	return &acpSession{r: r, approver: approver}, nil
+}
+
+// editorMCP are the MCP servers the editor passed as the runner takes
+// them. The editor's values are literal: a $ in them is not one of the
+// config's $VAR references to tern's environment.
+func editorMCP(servers []acp.MCPServer) []mcp.ServerConfig {
+	literal := func(m map[string]string) map[string]string {
+		if len(m) == 0 {
+			return nil
+		}
+		out := make(map[string]string, len(m))
+		for k, v := range m {
+			out[k] = strings.ReplaceAll(v, "$", "$$")
+		}
+		return out
+	}
+	var out []mcp.ServerConfig
+	for _, s := range servers {
+		out = append(out, mcp.ServerConfig{Name: s.Name, Command: s.Command, Args: s.Args, Env: literal(s.Env),
+			URL: s.URL, Headers: literal(s.Headers), Entry: fmt.Sprintf("the editor's settings for MCP server %q", s.Name)})
+	}
+	return out
 }
 
 // listSessions lists the sessions stored in dir, newest first; a

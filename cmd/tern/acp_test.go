@@ -434,18 +434,3 @@ func TestACPResourceLinkLineRange(t *testing.T) {
 		t.Errorf("the attachment of %s is not lines 250-252:\n%s", uri, sent.String())
 	}
 }
-
-// MCP servers the editor passes are not started, and the user is told so
-// rather than left to wonder where their tools went.
-func TestACPEditorMCPServersNamed(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
-	r := f.startACP(t)
-	r.newSession(t, f.dir)
-	s, err := r.conn.NewSession(t.Context(), sdk.NewSessionRequest{Cwd: f.dir, McpServers: []sdk.McpServer{
-		{Stdio: &sdk.McpServerStdio{Name: "github", Command: "github-mcp", Args: []string{}, Env: []sdk.EnvVariable{}}}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.waitLine(t, `"sessionId":"`+string(s.SessionId)+`"`, "agent_thought_chunk", "MCP servers (github) are not used", "[mcp.servers.NAME]")
-}

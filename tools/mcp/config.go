@@ -37,6 +37,10 @@ type ServerConfig struct {
 	Timeout time.Duration
 	// Source is the file that configured the server, for messages.
 	Source string
+	// Entry, when set, is how messages name where the server is
+	// configured, instead of "Source [mcp.servers.NAME]": the servers an
+	// editor passes (tern acp) come from its settings, not a file.
+	Entry string
 }
 
 // On reports whether the server is enabled.
@@ -51,12 +55,20 @@ func (c ServerConfig) timeout() time.Duration {
 
 // where names the config entry, so that a message can say what to fix.
 func (c ServerConfig) where() string {
+	if c.Entry != "" {
+		return c.Entry
+	}
 	src := c.Source
 	if src == "" {
 		src = "the config"
 	}
 	return fmt.Sprintf("%s [mcp.servers.%s]", src, c.Name)
 }
+
+// Prefix is what the names of the server's tools start with: its name in
+// snake_case, "" when it has no letter or digit. Two servers of one
+// prefix cannot run together.
+func (c ServerConfig) Prefix() string { return snake(c.Name) }
 
 // Transport describes how tern reaches the server: "stdio: CMD ARGS" or
 // "http: URL".

@@ -27,6 +27,7 @@ func TestServerConfigValidate(t *testing.T) {
 		{"args on url", ServerConfig{Name: "gh", URL: "http://h", Args: []string{"x"}}, "args and env apply to command servers"},
 		{"headers on command", ServerConfig{Name: "gh", Command: "x", Headers: map[string]string{"A": "b"}}, "headers apply to url servers"},
 		{"negative timeout", ServerConfig{Name: "gh", Command: "x", Timeout: -time.Second}, "is negative"},
+		{"an editor's", ServerConfig{Name: "gh", URL: "ftp://h/x", Source: "x.toml", Entry: `the editor's MCP server "gh"`}, `the editor's MCP server "gh": url "ftp://h/x"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -50,6 +51,16 @@ func TestNewManagerRejectsClashingServerNames(t *testing.T) {
 	}
 	if _, err := NewManager(Options{Workspace: newWorkspace(t), Servers: []ServerConfig{{Name: "x"}}}); err == nil {
 		t.Error("NewManager accepted an invalid server")
+	}
+}
+
+// TestPrefix: two servers clash when their tools' names would start
+// alike, as NewManager finds them.
+func TestPrefix(t *testing.T) {
+	for name, want := range map[string]string{"git-hub": "git_hub", "GitHub": "git_hub", "--": ""} {
+		if got := (ServerConfig{Name: name}).Prefix(); got != want {
+			t.Errorf("Prefix of %q = %q, want %q", name, got, want)
+		}
 	}
 }
 

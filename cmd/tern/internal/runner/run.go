@@ -54,8 +54,11 @@ type Run struct {
 	notices    []string
 	// sandbox confines the commands run_command runs.
 	sandbox *sandbox.Sandbox
-	// mcp runs the configured MCP servers (tier 3); nil when there are none.
+	// mcp runs the configured MCP servers and the editor's (tier 3); nil
+	// when there are none.
 	mcp *mcp.Manager
+	// editorMCP are the MCP servers the editor passed (tern acp).
+	editorMCP []mcp.ServerConfig
 	// lsp runs the language servers, found on path; nil when none can
 	// run.
 	lsp  *lsp.Manager
@@ -127,6 +130,11 @@ type Options struct {
 	// them on the disk and in tern's own processes.
 	Editor   tools.Editor
 	Terminal tools.Terminal
+	// MCPServers are the MCP servers the editor passed (tern acp), run
+	// beside the config's; a config server of the same name wins. They
+	// are the user's settings, so they start without the question a
+	// repository's servers need.
+	MCPServers []mcp.ServerConfig
 	// Grants, when set, gives the session's tools allowed for the rest
 	// of it, which outlive the run: the TUI keeps them across its
 	// reconnects. Unset, each run starts with none.
@@ -179,7 +187,7 @@ func Open(ctx context.Context, w Env, o Options) (*Run, error) {
 	}
 	r := &Run{root: w.Root, cfg: cfg, back: back, store: store, ws: ws, counter: counter,
 		tierFlag: o.TierFlag, code: code, rag: o.RAG, plan: o.Plan, reaper: w.Reaper, asker: o.Asker, terminal: o.Terminal, sandbox: sb, path: w.Path,
-		vram: w.VRAM}
+		vram: w.VRAM, editorMCP: o.MCPServers}
 	if notice != "" {
 		r.notices = append(r.notices, notice)
 	}
@@ -288,11 +296,12 @@ func (r *Run) openSession(ctx context.Context, resume string, latest bool) error
 
 func (r *Run) newAgent(ctx context.Context, approver agent.Approver, grants *agent.Grants) error {
 	if r.mcp == nil {
-		m, err := newMCPManager(r.cfg, r.ws, func() []string { return disclosure.ReservedNames(r.ws) }, trustGate(r.root, approver))
+		m, notices, err := newMCPManager(r.cfg, r.editorMCP, r.ws, func() []string { return disclosure.ReservedNames(r.ws) }, trustGate(r.root, approver))
 		if err != nil {
 			return err
 		}
 		r.mcp = m
+		r.notices = append(r.notices, notices...)
 	}
 	if r.lsp == nil {
 		m, err := newLanguageServers(r.root, r.cfg, r.path, func(n string) { r.tools.Notify(n) })
