@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -395,4 +396,27 @@ func TestStatusBarKeepsTheSessionID(t *testing.T) {
 		}
 	}
 	release()
+}
+
+// TestStatusBarSaysWhatConfinesCommands: the status bar names the sandbox
+// that confines the model's commands, and warns when nothing does.
+func TestStatusBarSaysWhatConfinesCommands(t *testing.T) {
+	for sandbox, want := range map[string]string{"": "unconfined", "bubblewrap": "sandbox: bubblewrap"} {
+		h := newHarness(t, withDeps(func(d *Deps) {
+			inner := d.Connect
+			d.Connect = func(ctx context.Context, req ConnectRequest) (*Backend, error) {
+				b, err := inner(ctx, req)
+				if b != nil {
+					b.Sandbox = sandbox
+				}
+				return b, err
+			}
+		}))
+		h.online()
+		h.resize(200, 30)
+		bar := statusBar(h.waitFor(want))
+		if !strings.Contains(bar, want) || sandbox != "" && strings.Contains(bar, "unconfined") {
+			t.Errorf("sandbox %q: the status bar reads %q; want %q", sandbox, bar, want)
+		}
+	}
 }
