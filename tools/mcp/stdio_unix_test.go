@@ -109,7 +109,9 @@ func TestStdioStartFailures(t *testing.T) {
 	exits := stdioServer(t, "exits", "exit")
 	mute := stdioServer(t, "mute", "mute")
 	mute.Env[pidFileEnv] = pidFile
-	mute.Timeout = 300 * time.Millisecond
+	// Long enough for the server to start and write its pid under load;
+	// the wait is for an answer that never comes, so every run takes it.
+	mute.Timeout = 2 * time.Second
 	m := newStdioManager(t, missing, exits, mute)
 
 	st := m.Status(t.Context(), nil)
@@ -118,7 +120,7 @@ func TestStdioStartFailures(t *testing.T) {
 	}{
 		{[]string{"command not found: no-such-mcp-server-xyz"}, []string{"install it or give its full path", "fix .tern.toml [mcp.servers.missing]"}},
 		{[]string{"exited during startup", "exit status 2", "missing API key FOO_TOKEN"}, []string{"yourself to see why"}},
-		{[]string{"no answer within 300ms"}, []string{"raise timeout in the config [mcp.servers.mute]"}},
+		{[]string{"no answer within 2s"}, []string{"raise timeout in the config [mcp.servers.mute]"}},
 	}
 	for i, tt := range tests {
 		s := st[i]
