@@ -53,6 +53,18 @@ var probeBwrap = sync.OnceValues(func() (string, error) {
 	return path + "\x00" + version, nil
 })
 
+// Prepare starts, in the background, learning whether bubblewrap works
+// here, for a sandbox of the given mechanism that may use it: the probe
+// runs bwrap twice, tens of milliseconds of waiting. A caller starts it
+// before work that waits on something else (the first contact with the
+// model server), so that New, later, finds the answer ready instead of
+// putting that wait before the first request.
+func Prepare(mechanism string) {
+	if mechanism == "" || mechanism == Auto || mechanism == Bubblewrap {
+		go probeBwrap()
+	}
+}
+
 func (s *Sandbox) useBubblewrap() error {
 	got, err := probeBwrap()
 	if err != nil {

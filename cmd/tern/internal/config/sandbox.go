@@ -62,6 +62,10 @@ func (s Sandbox) check() error {
 	return nil
 }
 
+// Prepare starts learning, in the background, what Open will need to
+// know about this machine (sandbox.Prepare).
+func (s Sandbox) Prepare() { sandbox.Prepare(s.Mechanism) }
+
 // MakeWritable creates the writable directories that do not exist yet
 // (a cache the user named before its tool first ran), so that the
 // sandbox can open them to commands.

@@ -158,6 +158,8 @@ func Open(ctx context.Context, w Env, o Options) (*Run, error) {
 	if o.EscalateModel != "" {
 		cfg.EscalateModel = o.EscalateModel
 	}
+	// Whether bubblewrap works is learnt while the server answers.
+	cfg.Sandbox.Prepare()
 	back, err := backend.Connect(ctx, cfg, w.VRAM)
 	if err != nil {
 		return nil, err
