@@ -35,13 +35,14 @@ var proseWords = regexp.MustCompile(`\p{L}{2,}`)
 func quotingOf(text string) quoting {
 	var q quoting
 	fences := fence.FindAllStringSubmatchIndex(text, -1)
+	proseAfter := proseAfterFences(text, fences)
 	for i, m := range fences {
 		lang := strings.ToLower(text[m[2]:m[3]])
 		if !callFences[lang] {
 			q.code = append(q.code, [2]int{m[0], m[1]})
 			continue
 		}
-		if proseAfter(text, m[1], fences[i+1:]) {
+		if proseAfter[i] {
 			q.cited = append(q.cited, [2]int{m[0], m[1]})
 		}
 	}
@@ -100,15 +101,28 @@ func delimited(line string, a, b int) bool {
 	return true
 }
 
-// proseAfter reports whether a sentence of prose follows position end of
-// text, outside the fenced blocks that come after it.
-func proseAfter(text string, end int, later [][]int) bool {
-	rest := text[end:]
-	for i := len(later) - 1; i >= 0; i-- {
-		m := later[i]
-		rest = rest[:m[0]-end] + rest[m[1]-end:]
+// proseAfterFences reports, for each fenced block, whether a sentence of
+// prose follows it outside the fenced blocks that come after it: a line
+// of three words in the text between two later blocks, or after the last.
+// It reads each stretch between blocks once, from the end, so a reply of
+// thousands of fences costs no more than its length.
+func proseAfterFences(text string, fences [][]int) []bool {
+	after := make([]bool, len(fences))
+	prose := false
+	for i := len(fences) - 1; i >= 0; i-- {
+		end := len(text)
+		if i+1 < len(fences) {
+			end = fences[i+1][0]
+		}
+		prose = prose || proseLine(text[fences[i][1]:end])
+		after[i] = prose
 	}
-	for _, line := range strings.Split(rest, "\n") {
+	return after
+}
+
+// proseLine reports whether a line of s has three words of prose.
+func proseLine(s string) bool {
+	for line := range strings.SplitSeq(s, "\n") {
 		if len(proseWords.FindAllString(line, 3)) >= 3 {
 			return true
 		}

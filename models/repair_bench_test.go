@@ -62,6 +62,7 @@ func BenchmarkRepairReply(b *testing.B) {
 		"broken bare":  `{'name': 'grep', 'arguments': {'pattern': 'func \w+', 'limit': '20',}`,
 		"plain answer": strings.Repeat("The parser reads tokens {a} and builds a tree; see parse.go:12. ", 60),
 		"adversarial":  adversarial["nested call starts"],
+		"open fences":  adversarial["open fences"],
 	}
 	for name, text := range replies {
 		b.Run(name, func(b *testing.B) {
