@@ -190,8 +190,14 @@ var keyKeyed = regexp.MustCompile(`(?:["']?([A-Za-z_][\w\-]*)["']?\s*[:=]\s*["']
 
 // keyBefore is the key whose value starts at pos, or "".
 func keyBefore(text string, pos int) string {
-	from := max(0, pos-80)
-	m := keyKeyed.FindStringSubmatch(text[from:pos])
+	before := text[max(0, pos-80):pos]
+	// Most words follow none of keyKeyed's endings; the end-anchored
+	// regexp would try every start position to learn that.
+	end := strings.TrimRight(before, " \t\n\f\r\"'")
+	if end == "" || strings.IndexByte(":=>", end[len(end)-1]) < 0 && !strings.Contains(before, "--") {
+		return ""
+	}
+	m := keyKeyed.FindStringSubmatch(before)
 	if m == nil {
 		return ""
 	}
