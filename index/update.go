@@ -37,6 +37,11 @@ type Options struct {
 	// the same index, with who it is; Update then waits for it to finish.
 	// Without OnWait, Update returns ErrBusy at once.
 	OnWait func(holder string)
+
+	// reportEach reports progress after every stored file, not a few
+	// times a second, so that a test can act at a known point of an
+	// update rather than at a moment.
+	reportEach bool
 }
 
 // Phase is the stage an update is in.
@@ -468,7 +473,7 @@ func (u *updater) report(phase Phase, force bool) {
 	}
 	u.mu.Lock()
 	now := time.Now()
-	if !force && now.Sub(u.reported) < 100*time.Millisecond {
+	if !force && !u.opts.reportEach && now.Sub(u.reported) < 100*time.Millisecond {
 		u.mu.Unlock()
 		return
 	}
