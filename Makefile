@@ -18,6 +18,11 @@ build: ## build bin/tern (the first build takes minutes: it lists each package a
 run: build ## build, then run tern in this repository (pass flags with ARGS="...")
 	./$(BIN) $(ARGS)
 
+# A race-built program sleeps a second before it exits, to catch late
+# reports (GORACE's atexit_sleep_ms). The tests start hundreds of them:
+# tern's reaper and sandbox helper are the test binary itself. A GORACE
+# of your own is added after it.
+test: export GORACE := atexit_sleep_ms=0 $(GORACE)
 test: ## run every test with the race detector (the CI command)
 	$(GO) test -race -count=1 $(PKGS)
 
