@@ -95,12 +95,18 @@ var specialRanges = []struct {
 
 // specialKind names the kind of a non-public address, or returns "" for
 // an address on the public internet. Addresses that embed an IPv4 one
-// (mapped, NAT64, 6to4) are judged by it.
+// (mapped, NAT64, 6to4) are judged by it; IPv4-compatible ones
+// (::127.0.0.1), deprecated since 2006, are never public.
 func specialKind(a netip.Addr) string {
 	a = a.Unmap()
 	if a.Is6() {
 		b := a.As16()
 		switch {
+		case netip.MustParsePrefix("::/96").Contains(a) && !a.IsLoopback() && !a.IsUnspecified():
+			if k := specialKind(netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]})); k != "" {
+				return k + " (IPv4-compatible)"
+			}
+			return "IPv4-compatible (deprecated)"
 		case netip.MustParsePrefix("64:ff9b::/96").Contains(a), netip.MustParsePrefix("64:ff9b:1::/48").Contains(a):
 			if k := specialKind(netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]})); k != "" {
 				return k + " (through NAT64)"

@@ -60,6 +60,11 @@ func TestFetchURLRefusesOtherSpellings(t *testing.T) {
 			if !r.IsError || strings.Contains(r.Output, "admin page") {
 				t.Errorf("not refused: %+v", r)
 			}
+			// Refused for the address it names (or a name that does
+			// not resolve), never by a connection that happened to fail.
+			if !strings.Contains(r.Output, " address") && !strings.Contains(r.Output, "cannot resolve") {
+				t.Errorf("refused, but not for its address: %s", r.Output)
+			}
 		})
 	}
 	for _, code := range []string{"301", "302", "303", "307", "308"} {
