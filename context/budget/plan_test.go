@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ternhq/tern/models"
@@ -14,20 +15,45 @@ var words = strings.Fields(`the parser reads tokens from the lexer and builds a 
 func main return error nil if err != nil { } ( ) := package import fmt strings
 config file path handler request response server client cache window budget`)
 
+// text is n words of prose and code, a line to every 12 words: a run of
+// wordPool from a random word on. Drawing each word anew made the
+// histories of TestWholeDecidesWithBounds and TestAssembleAlwaysFits (75
+// MB of text in the first) most of the package's time under -race; the
+// tests read only lengths, roles and lines from it.
 func text(r *rand.Rand, n int) string {
-	var b strings.Builder
-	for i := range n {
-		if i > 0 {
-			if i%12 == 0 {
-				b.WriteByte('\n')
-			} else {
-				b.WriteByte(' ')
-			}
-		}
-		b.WriteString(words[r.IntN(len(words))])
+	if n == 0 {
+		return ""
 	}
-	return b.String()
+	p := wordPool()
+	i := r.IntN(len(p.starts) - n)
+	return p.text[p.starts[i] : p.starts[i+n]-1]
 }
+
+// pool is a long text of random words, and where each word starts.
+type pool struct {
+	text   string
+	starts []int
+}
+
+// wordPool is 40,000 words drawn from words, more than text is ever
+// asked for at once, with a line break after every 12th.
+var wordPool = sync.OnceValue(func() pool {
+	r := rand.New(rand.NewPCG(11, 12))
+	var b strings.Builder
+	var p pool
+	for i := range 40_000 {
+		p.starts = append(p.starts, b.Len())
+		b.WriteString(words[r.IntN(len(words))])
+		if i%12 == 11 {
+			b.WriteByte('\n')
+		} else {
+			b.WriteByte(' ')
+		}
+	}
+	p.starts = append(p.starts, b.Len())
+	p.text = b.String()
+	return p
+})
 
 // size draws a message length in words: mostly small, sometimes large,
 // now and then as many as huge.
