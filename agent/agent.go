@@ -150,6 +150,9 @@ type Agent struct {
 	counter  tokenCounter
 	log      *slog.Logger
 	now      func() time.Time
+	// pause waits before a retry, and reports false if ctx ended first
+	// (sleep; a test has it return at once and note the wait).
+	pause func(ctx context.Context, d time.Duration) bool
 
 	history []models.Message
 	// costs[i] is the token estimate of history[i], counted once.
@@ -227,7 +230,7 @@ func New(cfg Config, model chatModel, tb toolbox, rec recorder, ap Approver, cou
 	}
 	a := &Agent{
 		cfg: cfg, model: model, tools: tb, rec: rec, approver: ap, counter: counter,
-		log: cfg.Logger, now: cfg.Now,
+		log: cfg.Logger, now: cfg.Now, pause: sleep,
 		grants:    cmp.Or(cfg.Grants, &Grants{}),
 		prefixKey: "\xff", // no tool list
 		win: budget.Window{

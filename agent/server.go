@@ -33,7 +33,7 @@ func (a *Agent) answer(ctx context.Context, t *turn, send func(Event)) (models.R
 	reply, usage, err := a.fittedStep(ctx, t, send)
 	if cause, hint, wait := retryable(err); cause != nil && reply.Message.Content == "" && reply.Message.Thinking == "" {
 		send(Notice{Level: Warn, Text: hint})
-		if !sleep(ctx, wait) {
+		if !a.pause(ctx, wait) {
 			return reply, usage, fmt.Errorf("%w (%v)", ctx.Err(), err)
 		}
 		t.retries++

@@ -1,9 +1,12 @@
 package agent
 
 import (
+	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ternhq/tern/models"
 	"github.com/ternhq/tern/models/ollama"
@@ -140,6 +143,7 @@ func TestServerFailuresRetried(t *testing.T) {
 		secondFail bool
 		second     *ollamatest.Reply // the retry's failure, when not first's
 		wantErr    error
+		waits      []time.Duration // asked for before the retry
 	}{
 		{name: "harmony parse 500", first: ollamatest.Reply{Status: 500, Error: ollamatest.MsgHarmonyToolParse},
 			notice: "could not parse the model's tool call; retrying in the text tool protocol", textRetry: true},
@@ -150,22 +154,25 @@ func TestServerFailuresRetried(t *testing.T) {
 		{name: "parse error line mid-stream", first: ollamatest.Reply{Content: "Let me", StreamError: ollamatest.MsgQwen3ToolParse},
 			notice: "could not parse the model's tool call; retrying in the text tool protocol", textRetry: true},
 		{name: "busy", first: ollamatest.Reply{Status: 503, Error: ollamatest.MsgBusy},
-			notice: "Ollama is busy (too many requests queued); retrying once"},
+			notice: "Ollama is busy (too many requests queued); retrying once in 2s", waits: []time.Duration{busyWait}},
 		{name: "runner crashed loading", first: ollamatest.Reply{Status: 500, Error: ollamatest.MsgRunnerTerminated},
-			notice: "Ollama's model runner crashed (llama runner process has terminated: exit status 2); retrying once"},
+			notice: "Ollama's model runner crashed (llama runner process has terminated: exit status 2); retrying once", waits: []time.Duration{0}},
 		{name: "runner crashed twice", first: ollamatest.Reply{Status: 500, Error: ollamatest.MsgRunnerTerminated},
-			notice: "retrying once", secondFail: true, wantErr: models.ErrRunnerCrashed},
+			notice: "retrying once", secondFail: true, wantErr: models.ErrRunnerCrashed, waits: []time.Duration{0}},
 		// Ollama words the second death otherwise when the new runner is
 		// gone before it takes the load request: the same failure.
 		{name: "runner crashed, then gone before loading", first: ollamatest.Reply{Status: 500, Error: ollamatest.MsgRunnerTerminated},
-			notice: "retrying once", secondFail: true, second: &ollamatest.Reply{Status: 500, Error: ollamatest.MsgRunnerLoadFailed}, wantErr: models.ErrRunnerCrashed},
+			notice: "retrying once", secondFail: true, second: &ollamatest.Reply{Status: 500, Error: ollamatest.MsgRunnerLoadFailed}, wantErr: models.ErrRunnerCrashed,
+			waits: []time.Duration{0}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if tt.name == "busy" && testing.Short() {
-				t.Skip("waits two seconds")
-			}
 			h := newRealisticHarness(t, ollamatest.Qwen3())
+			var waits []time.Duration
+			h.agent.pause = func(ctx context.Context, d time.Duration) bool {
+				waits = append(waits, d)
+				return ctx.Err() == nil
+			}
 			second := ollamatest.Reply{Content: "All good."}
 			if tt.secondFail {
 				second = tt.first
@@ -184,6 +191,9 @@ func TestServerFailuresRetried(t *testing.T) {
 			}
 			if got := len(recs[1].Request.Tools) == 0; got != tt.textRetry {
 				t.Errorf("retry in the text protocol = %v, want %v", got, tt.textRetry)
+			}
+			if !slices.Equal(waits, tt.waits) {
+				t.Errorf("waited %v before the retry, want %v", waits, tt.waits)
 			}
 			if tt.wantErr != nil {
 				if !errors.Is(err, tt.wantErr) || !strings.Contains(err.Error(), "the same again when retried") {
