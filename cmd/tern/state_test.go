@@ -13,13 +13,20 @@ import (
 
 	"github.com/ternhq/tern/internal/testenv"
 	"github.com/ternhq/tern/models/ollamatest"
+	"github.com/ternhq/tern/tools/lsp"
 )
 
 // binTern runs the built binary on the fixture's workspace with exactly
-// env (nothing of the test's own environment but PATH), behind wrap when
-// set, and returns its exit code and output.
+// env (nothing of the test's own environment but PATH, which env may
+// set), behind wrap when set, and returns its exit code and output. As
+// binaryEnv does, it switches language servers off in the fixture's user
+// config, which env may name: doctor would start every one on the test's
+// PATH (two CPU seconds and more each time).
 func (f *fixture) binTern(t *testing.T, wrap []string, env []string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	if f.env["PATH"] == "" {
+		f.noLanguageServers()
+	}
 	argv := append(append(append([]string{}, wrap...), buildTern(t)), append(args, "--dir", f.dir)...)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH")}, env...)
@@ -30,6 +37,29 @@ func (f *fixture) binTern(t *testing.T, wrap []string, env []string, args ...str
 		t.Fatal(err)
 	}
 	return cmd.ProcessState.ExitCode(), out.String(), errb.String()
+}
+
+// pathWithoutLanguageServers is PATH= the test's PATH less its
+// directories that hold a language server tern runs by default, for a
+// binTern whose env names no user config to switch them off in (no HOME):
+// doctor would start each, two CPU seconds and more. What those runs
+// check needs nothing from PATH.
+func pathWithoutLanguageServers() string {
+	var keep []string
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		look, server := lsp.LookPathIn(dir), false
+		for _, d := range lsp.Defaults {
+			for _, c := range d.Candidates {
+				if _, err := look(c[0]); err == nil {
+					server = true
+				}
+			}
+		}
+		if !server {
+			keep = append(keep, dir)
+		}
+	}
+	return "PATH=" + strings.Join(keep, string(filepath.ListSeparator))
 }
 
 // readOnly makes dir read-only for tern: its mode, for a user who is not
@@ -117,7 +147,7 @@ func TestReadOnlyWorkspace(t *testing.T) {
 	// Without HOME nor XDG_STATE_HOME there is nowhere to keep it.
 	h := newFixture(t)
 	wrap = readOnly(t, h.dir)
-	bare := []string{"OLLAMA_HOST=" + h.srv.URL()}
+	bare := []string{"OLLAMA_HOST=" + h.srv.URL(), pathWithoutLanguageServers()}
 	code, _, errOut = h.binTern(t, wrap, bare, "ask", "hi")
 	if code != 1 || !strings.Contains(errOut, "cannot keep tern's state: the workspace is read-only, and neither XDG_STATE_HOME nor HOME is set") {
 		t.Errorf("ask without HOME: exit %d:\n%s", code, errOut)
@@ -186,7 +216,7 @@ func TestHomeWorkspace(t *testing.T) {
 	if _, out, _ := h.binTern(t, nil, env, "doctor", "--vram", "6"); strings.Contains(out, "assumed") {
 		t.Errorf("doctor says --vram 6 is assumed:\n%s", out)
 	}
-	_, out, _ = h.binTern(t, nil, []string{"OLLAMA_HOST=" + h.srv.URL(), "XDG_STATE_HOME=" + state}, "doctor")
+	_, out, _ = h.binTern(t, nil, []string{"OLLAMA_HOST=" + h.srv.URL(), "XDG_STATE_HOME=" + state, pathWithoutLanguageServers()}, "doctor")
 	if !strings.Contains(out, "HOME        ! not set: tern reads no config file of yours") {
 		t.Errorf("doctor without HOME:\n%s", out)
 	}

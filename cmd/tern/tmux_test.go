@@ -114,7 +114,11 @@ func (f *fixture) noLanguageServers() {
 	if err != nil && !os.IsNotExist(err) {
 		f.t.Fatal(err)
 	}
-	f.config("lsp_enabled = false\n" + string(old)) // first: a key after a [table] would be the table's
+	const off = "lsp_enabled = false\n"
+	if strings.HasPrefix(string(old), off) {
+		return // switched off already: a key twice is an error
+	}
+	f.config(off + string(old)) // first: a key after a [table] would be the table's
 }
 
 // stop closes the pane and waits until tern has exited: it stops what it
