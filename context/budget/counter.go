@@ -13,6 +13,7 @@ package budget
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
@@ -109,9 +110,54 @@ func (c *Counter) Count(text string) int {
 		if len(piece) > pieceBytes {
 			piece = text[:cut(text, pieceBytes)]
 		}
-		n += len(enc.EncodeOrdinary(piece))
+		n += countPiece(enc, piece)
 		text = text[len(piece):]
 	}
+	return n
+}
+
+// counted remembers, for the whole process, the counts of the pieces
+// Count cuts texts into: each new agent (an explore subagent, a session
+// the TUI or an editor opens, an eval task) counts the same system prompt
+// and tool declarations again. The encoder reads about 1 MB a second
+// (BenchmarkCount1MB), so a 40 KB prompt costs 40 ms each time; counted
+// again from the memo it costs microseconds (BenchmarkCountAgain). Pieces
+// shorter than memoMin are cheap to encode and too many to keep. At most
+// memoPieces are kept, each at most pieceBytes long (2 MB in all); a full
+// memo forgets one piece, picked at random, for each new one.
+var counted = struct {
+	sync.Mutex
+	n map[string]int
+}{n: map[string]int{}}
+
+const (
+	memoMin    = 256
+	memoPieces = 1024
+)
+
+// countPiece counts one piece of a text (see pieceBytes), remembered.
+func countPiece(enc *tiktoken.Tiktoken, piece string) int {
+	if len(piece) < memoMin {
+		return len(enc.EncodeOrdinary(piece))
+	}
+	counted.Lock()
+	n, ok := counted.n[piece]
+	counted.Unlock()
+	if ok {
+		return n
+	}
+	n = len(enc.EncodeOrdinary(piece))
+	counted.Lock()
+	if len(counted.n) >= memoPieces {
+		for k := range counted.n { // a map's order starts at random
+			delete(counted.n, k)
+			break
+		}
+	}
+	// A copy: the piece may be a slice of a large text (a tool's output)
+	// that the memo must not keep alive.
+	counted.n[strings.Clone(piece)] = n
+	counted.Unlock()
 	return n
 }
 

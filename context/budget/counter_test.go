@@ -1,6 +1,7 @@
 package budget
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -80,7 +81,63 @@ func TestCountConcurrent(t *testing.T) {
 	wg.Wait()
 }
 
-// BenchmarkCount1MB counts about 1 MB of Go source from the standard library.
+// forgetCounts empties the memo of pieces counted (countPiece).
+func forgetCounts() {
+	counted.Lock()
+	clear(counted.n)
+	counted.Unlock()
+}
+
+// TestCountRemembersPieces: a text counted again is counted from the
+// memo, to the same number; the memo keeps copies of the long pieces only,
+// and no more than memoPieces of them.
+func TestCountRemembersPieces(t *testing.T) {
+	c := newCounter(t)
+	forgetCounts()
+	src := strings.Repeat("// parseConfigFile reads the file at path.\nfunc parseConfigFile(path string) (*Config, error) {\n\treturn nil, nil\n}\n", 30)
+	want := c.Count(src)
+	counted.Lock()
+	kept := len(counted.n)
+	counted.Unlock()
+	if kept == 0 || kept > len(src)/memoMin {
+		t.Fatalf("the memo keeps %d pieces of a %d-byte text", kept, len(src))
+	}
+	if got := c.Count(src); got != want {
+		t.Errorf("counted again: %d, first %d", got, want)
+	}
+	forgetCounts()
+	if got := c.Count(src); got != want {
+		t.Errorf("counted anew: %d, first %d", got, want)
+	}
+	c.Count("hello world")
+	counted.Lock()
+	_, short := counted.n["hello world"]
+	counted.Unlock()
+	if short {
+		t.Error("the memo keeps a short text")
+	}
+
+	// A full memo makes room for the next piece.
+	counted.Lock()
+	for i := len(counted.n); i < memoPieces; i++ {
+		counted.n[fmt.Sprint("piece ", i)] = i
+	}
+	counted.Unlock()
+	next := strings.Repeat("a new piece ", memoMin/10)
+	c.Count(next)
+	counted.Lock()
+	kept = len(counted.n)
+	_, ok := counted.n[next]
+	counted.Unlock()
+	if kept > memoPieces || !ok {
+		t.Errorf("a full memo keeps %d pieces (at most %d), the new one kept: %v", kept, memoPieces, ok)
+	}
+	forgetCounts()
+}
+
+// BenchmarkCount1MB counts about 1 MB of Go source from the standard
+// library, with the memo of pieces emptied before each count: it measures
+// the encoder.
 func BenchmarkCount1MB(b *testing.B) {
 	c := newCounter(b)
 	var sb strings.Builder
@@ -100,6 +157,18 @@ func BenchmarkCount1MB(b *testing.B) {
 	src := sb.String()[:min(sb.Len(), 1<<20)]
 	b.SetBytes(int64(len(src)))
 	b.ResetTimer()
+	for b.Loop() {
+		forgetCounts()
+		c.Count(src)
+	}
+}
+
+// BenchmarkCountAgain counts a system prompt's worth of text (40 KB)
+// that was counted before, as a new agent does.
+func BenchmarkCountAgain(b *testing.B) {
+	c := newCounter(b)
+	src := strings.Repeat("Use read_file to read a file; grep to search the workspace for a pattern.\n", 540)
+	c.Count(src)
 	for b.Loop() {
 		c.Count(src)
 	}
