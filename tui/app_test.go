@@ -14,6 +14,7 @@ import (
 )
 
 func TestPromptStreamsAnswerWithToolLine(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.online()
 	before := statusBar(h.waitFor("qwen3:8b", "~"))
@@ -35,6 +36,7 @@ func TestPromptStreamsAnswerWithToolLine(t *testing.T) {
 }
 
 func TestToolLineOpensToItsOutput(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.online()
 	h.srv.Script(
@@ -57,6 +59,7 @@ func TestToolLineOpensToItsOutput(t *testing.T) {
 }
 
 func TestStreamingShowsSpinnerAndRate(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.online()
 	chunks := make([]string, 60)
@@ -77,6 +80,7 @@ func TestStreamingShowsSpinnerAndRate(t *testing.T) {
 }
 
 func TestCtrlTChangesTier(t *testing.T) {
+	t.Parallel()
 	tiers := &fakeTiers{}
 	h := newHarness(t, withTiers(tiers))
 	h.online()
@@ -112,6 +116,7 @@ func TestCtrlTChangesTier(t *testing.T) {
 }
 
 func TestTierWithoutTierControl(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.online()
 	h.key(tcell.KeyCtrlT)
@@ -119,6 +124,7 @@ func TestTierWithoutTierControl(t *testing.T) {
 }
 
 func TestCtrlCCancelsSlowStreamAndStaysResponsive(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.online()
 	chunks := make([]string, 400)
@@ -143,6 +149,7 @@ func TestCtrlCCancelsSlowStreamAndStaysResponsive(t *testing.T) {
 }
 
 func TestCtrlQQuitsDuringTurn(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.online()
 	chunks := make([]string, 400)
@@ -162,6 +169,7 @@ func TestCtrlQQuitsDuringTurn(t *testing.T) {
 }
 
 func TestApprovalAcceptsAndDenies(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.online()
 	h.srv.Script(
@@ -198,6 +206,7 @@ func TestApprovalAcceptsAndDenies(t *testing.T) {
 }
 
 func TestApprovalAlwaysAndEscape(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.online()
 	h.srv.Script(
@@ -232,6 +241,7 @@ func TestApprovalAlwaysAndEscape(t *testing.T) {
 }
 
 func TestCtrlCDuringApprovalCancelsTheTurn(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.online()
 	h.srv.Script(ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "write_note", Args: `{"text":"x"}`}}})
@@ -247,6 +257,7 @@ func TestCtrlCDuringApprovalCancelsTheTurn(t *testing.T) {
 }
 
 func TestYesAllowsWithoutAsking(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, withConfig(func(c *Config) { c.Yes = true }))
 	h.online()
 	h.srv.Script(
@@ -261,6 +272,7 @@ func TestYesAllowsWithoutAsking(t *testing.T) {
 }
 
 func TestPasteIsTextNotEnter(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.online()
 	h.post(tcell.NewEventPaste(true))
@@ -275,6 +287,7 @@ func TestPasteIsTextNotEnter(t *testing.T) {
 }
 
 func TestStartTier(t *testing.T) {
+	t.Parallel()
 	tiers := &fakeTiers{}
 	h := newHarness(t, withTiers(tiers), withConfig(func(c *Config) { c.Tier = 2 }))
 	h.online()
@@ -282,6 +295,7 @@ func TestStartTier(t *testing.T) {
 }
 
 func TestCtrlTWrapsAtTheMaximumTier(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, withTiers(&fakeTiers{max: 2}))
 	h.online()
 	for range 3 {
@@ -292,6 +306,7 @@ func TestCtrlTWrapsAtTheMaximumTier(t *testing.T) {
 }
 
 func TestPromptGrowsWithItsLines(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.online()
 	h.typeText("alpha\nbeta\ngamma")
@@ -311,6 +326,7 @@ func TestPromptGrowsWithItsLines(t *testing.T) {
 // server, as Ollama, does not say), tokens out and time; the second turn
 // of a conversation finds most of its prompt cached.
 func TestEachTurnEndsWithItsCost(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.online()
 	h.resize(60, 30)

@@ -16,6 +16,7 @@ import (
 )
 
 func TestOfflineThenOllamaAppears(t *testing.T) {
+	t.Parallel()
 	search := &fakeSearch{hits: []SearchHit{{Path: "main.go", StartLine: 3, EndLine: 3, Symbol: "main", Score: 0.9, Snippet: "func main() {}"}}}
 	h := newHarness(t, offline(), withDeps(func(d *Deps) { d.Search = search }))
 	s := h.waitFor("offline", "cannot reach Ollama at http://127.0.0.1:1: start it with `ollama serve`", "tern retries every")
@@ -46,6 +47,7 @@ func TestOfflineThenOllamaAppears(t *testing.T) {
 }
 
 func TestLostConnectionReconnectsToTheSameSession(t *testing.T) {
+	t.Parallel()
 	var failed atomic.Bool
 	h := newHarness(t, withDeps(func(d *Deps) {
 		inner := d.Connect
@@ -78,6 +80,7 @@ func (f failingRunner) Run(ctx context.Context, prompt string, emit func(agent.E
 }
 
 func TestHelpAndUnknownCommand(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.online()
 	h.typeText("?")
@@ -101,6 +104,7 @@ func TestHelpAndUnknownCommand(t *testing.T) {
 }
 
 func TestUnavailableFeaturesSaySo(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.online()
 	for cmd, want := range map[string]string{
@@ -118,6 +122,7 @@ func TestUnavailableFeaturesSaySo(t *testing.T) {
 }
 
 func TestCommandsWithCapabilities(t *testing.T) {
+	t.Parallel()
 	comp, undo, rag := fakeCompactor{}, &fakeUndo{}, &fakeRAG{}
 	idx := &fakeIndex{}
 	h := newHarness(t,
@@ -164,6 +169,7 @@ func TestCommandsWithCapabilities(t *testing.T) {
 }
 
 func TestModelsAndSessions(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.online()
 	first := h.sessionID()
@@ -190,6 +196,7 @@ func TestModelsAndSessions(t *testing.T) {
 }
 
 func TestInitDraftsNotes(t *testing.T) {
+	t.Parallel()
 	notes := &fakeNotes{}
 	h := newHarness(t, withDeps(func(d *Deps) { d.Notes = notes }))
 	h.online()
@@ -207,6 +214,7 @@ func TestInitDraftsNotes(t *testing.T) {
 }
 
 func TestPromptHistoryAndNewlines(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.online()
 	h.srv.Script(ollamatest.Reply{Content: "One."}, ollamatest.Reply{Content: "Two."})
@@ -227,6 +235,7 @@ func TestPromptHistoryAndNewlines(t *testing.T) {
 }
 
 func TestSlashCompletion(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.online()
 	h.typeText("/se")
@@ -300,6 +309,7 @@ func (f *fakeNotes) WriteNotes(content string) (string, error) {
 // counts in its own unit, so embedding chunks after reading files is a
 // step of its own, not the file count's bar jumping back.
 func TestIndexProgressLine(t *testing.T) {
+	t.Parallel()
 	th := newTheme(false)
 	for _, tt := range []struct {
 		p    IndexProgress
@@ -320,6 +330,7 @@ func TestIndexProgressLine(t *testing.T) {
 // installed chat model, offers the near names of one that is not, and
 // says so when the switch fails: tern stays on the model it had.
 func TestModelSwitchChecksTheName(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, withDeps(func(d *Deps) {
 		inner := d.Connect
 		d.Connect = func(ctx context.Context, req ConnectRequest) (*Backend, error) {

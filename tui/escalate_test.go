@@ -5,6 +5,7 @@ import "testing"
 // TestEscalateWithoutModel: /escalate with no escalation model says how to
 // configure one, and the status bar stays the session's.
 func TestEscalateWithoutModel(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.online()
 	h.send("/escalate")

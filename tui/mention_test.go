@@ -17,6 +17,7 @@ import (
 // attached when the prompt is sent, with a line range's lines, and the
 // model reads them.
 func TestMentionsWithAccentsAndSpaces(t *testing.T) {
+	t.Parallel()
 	files := []string{"README.md", "docs/café.md", "main.go", "notes/my plan.md"}
 	h := newHarness(t, withDeps(func(d *Deps) {
 		d.Files = func(context.Context) ([]string, error) { return files, nil }

@@ -19,6 +19,7 @@ import (
 // the reason for a denial shows its label and its keys; and that the rows
 // a long diff line wraps onto keep its + or - marker.
 func TestDialogKeysShowAtEveryWidth(t *testing.T) {
+	t.Parallel()
 	long := func(word string) string { return strings.TrimSpace(strings.Repeat(word+" ", 30)) }
 	diff := "--- a/x.go\n+++ b/x.go\n@@ -1 +1 @@\n-" + long("old") + "\n+" + long("new") + "\n"
 	for _, size := range [][2]int{{60, 24}, {120, 40}, {40, 30}} {
@@ -127,6 +128,7 @@ func checkMarked(t *testing.T, screen, word string, mark rune) {
 // lays its rows out again on a resize. At 60 columns it used to show the
 // id, start and model, and cut the turns and the prompt off.
 func TestSessionsListFitsItsWidth(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.online()
 	h.resize(120, 30)
@@ -148,6 +150,7 @@ func TestSessionsListFitsItsWidth(t *testing.T) {
 // wrap onto rows that start under their text, so the label column stays
 // a column; they started at the left edge, among the labels.
 func TestDoctorReportWrapsUnderItsText(t *testing.T) {
+	t.Parallel()
 	report := "Ollama      ✓ http://127.0.0.1:11434 (version 0.17.4)\n" +
 		"VRAM        ! 8.0 GB assumed, not measured (no nvidia-smi): the window above may not fit your GPU\n" +
 		"              VRAM 8.0 GiB − weights 5.9 GiB = 2.1 GiB left for the KV cache of the model\n"
@@ -173,6 +176,7 @@ func TestDoctorReportWrapsUnderItsText(t *testing.T) {
 // (the score left out, the symbol in what is left) and at 120 (a column
 // as wide as the longest). Both cut them at 40 cells before.
 func TestSearchResultsShowWholePaths(t *testing.T) {
+	t.Parallel()
 	long := SearchHit{Path: "cmd/tern/internal/checkpoint/checkpoint.go", StartLine: 28, EndLine: 55, Symbol: "function Find", Score: 0.648}
 	short := SearchHit{Path: "session/store.go", StartLine: 72, EndLine: 100, Symbol: "function Open", Score: 0.841}
 	h := newHarness(t, withDeps(func(d *Deps) { d.Search = &fakeSearch{hits: []SearchHit{short, long}} }))

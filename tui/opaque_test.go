@@ -15,6 +15,7 @@ import (
 // terminal sizes, that not one Z shows inside the dialog's frame: not in
 // its border padding, not beside a short line, not below its last line.
 func TestDialogsClearWhatTheyCover(t *testing.T) {
+	t.Parallel()
 	for _, size := range [][2]int{{80, 24}, {160, 45}, {50, 14}} {
 		w, ht := size[0], size[1]
 		t.Run(fmt.Sprintf("%dx%d", w, ht), func(t *testing.T) {

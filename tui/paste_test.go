@@ -25,6 +25,7 @@ func (h *harness) paste(text string) {
 // Ctrl+C clears it; and the conversation shows the start of a long sent
 // prompt and its size.
 func TestBigPasteShowsItsSize(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	for i := range 15000 {
 		fmt.Fprintf(&b, "line %d: %s\n", i, strings.Repeat("x", 60))
@@ -65,6 +66,7 @@ func TestBigPasteShowsItsSize(t *testing.T) {
 // TestPasteWhileADialogWaitsGoesToThePrompt: a dialog's keys take no
 // text, so a paste goes to the prompt and says so.
 func TestPasteWhileADialogWaitsGoesToThePrompt(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.online()
 	h.app.app.QueueUpdateDraw(func() { h.app.confirm("undo?", nil, "restore", func() {}, nil) })

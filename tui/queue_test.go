@@ -50,6 +50,7 @@ func userPrompts(srv *ollamatest.Server) []string {
 // streams: they wait in view, in order, and go to the model one after
 // the other once the agent is free.
 func TestPromptsQueueWhileTheAgentWorks(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.online()
 	release := holdFirst(t, h, "first")
@@ -81,6 +82,7 @@ func TestPromptsQueueWhileTheAgentWorks(t *testing.T) {
 // back to the prompt and lets the reply go on; a second stops the reply,
 // as Ctrl+C does.
 func TestEscCancelsTheQueueThenTheReply(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.online()
 	holdFirst(t, h, "talk slowly")
@@ -110,6 +112,7 @@ func TestEscCancelsTheQueueThenTheReply(t *testing.T) {
 // (Up brings it back); on an empty prompt a second press quits only within
 // the quit window; Ctrl+Q with text warns before it quits.
 func TestCtrlCClearsThePromptFirst(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.online()
 	h.typeText("half a thought")

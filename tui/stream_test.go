@@ -26,6 +26,7 @@ var streamDocs = []string{
 // after every flush, that the view holds what rendering the text so far
 // whole gives.
 func TestStreamRendersAsWhole(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 8))
 	for di, doc := range streamDocs {
 		sim := tcell.NewSimulationScreen("UTF-8")
@@ -84,6 +85,7 @@ func rowsText(rows [][]span) string {
 }
 
 func TestLastLines(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		s    string
 		n    int

@@ -26,6 +26,7 @@ func plainLines(lines []line) []string {
 }
 
 func TestMarkdown(t *testing.T) {
+	t.Parallel()
 	md := newMarkdown(newTheme(false))
 	tests := []struct {
 		name, src string
@@ -54,6 +55,7 @@ func TestMarkdown(t *testing.T) {
 }
 
 func TestMarkdownStyles(t *testing.T) {
+	t.Parallel()
 	th := newTheme(false)
 	md := newMarkdown(th)
 	lines := md.render("# Head\n\n**b** `c`\n\n```go\nfunc f() {}\n```")
@@ -79,6 +81,7 @@ func TestMarkdownStyles(t *testing.T) {
 }
 
 func TestWrap(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		l     line
@@ -109,6 +112,7 @@ func TestWrap(t *testing.T) {
 }
 
 func TestCleanText(t *testing.T) {
+	t.Parallel()
 	got := cleanText("\x1b[31mred\x1b[0m\ta\r\nb\x07\x1b]0;title\x07c")
 	if want := "red a\nbc"; got != want {
 		t.Errorf("cleanText = %q, want %q", got, want)
@@ -119,6 +123,7 @@ func TestCleanText(t *testing.T) {
 // as the tool says it (tools.TestDescribe checks what each says); without
 // a subject, its arguments.
 func TestToolHeader(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ name, subject, args, want string }{
 		{"read_file", "agent/loop.go:1-80", `{"path":"agent/loop.go","offset":1,"limit":80}`, "read_file agent/loop.go:1-80"},
 		{"grep", `"parseConfig" in cmd`, `{"pattern":"parseConfig","path":"cmd"}`, `grep "parseConfig" in cmd`},
@@ -136,6 +141,7 @@ func TestToolHeader(t *testing.T) {
 }
 
 func TestScrollbackIsBounded(t *testing.T) {
+	t.Parallel()
 	c := newConvo(newTheme(false), 50)
 	for i := range 100 {
 		c.add(&block{kind: kindInfo, short: []line{styledLine(fmt.Sprint("line ", i), tcell.StyleDefault)}})
@@ -149,6 +155,7 @@ func TestScrollbackIsBounded(t *testing.T) {
 }
 
 func TestPumpMergesDeltasOnly(t *testing.T) {
+	t.Parallel()
 	p := newPump(nil, nil)
 	for _, e := range []agent.Event{agent.Token{Text: "a"}, agent.Token{Text: "b"}, agent.Thinking{Text: "t"},
 		agent.Thinking{Text: "u"}, agent.Notice{Text: "n"}, agent.Token{Text: "c"}, agent.Done{}} {
@@ -174,6 +181,7 @@ func TestPumpMergesDeltasOnly(t *testing.T) {
 }
 
 func TestThinkingIsDimmedAndCollapses(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.online()
 	h.srv.Script(ollamatest.Reply{Thinking: "Let me consider the [files] here carefully.", Content: "Answer.", ChunkDelay: 5 * time.Millisecond})
@@ -207,6 +215,7 @@ func TestThinkingIsDimmedAndCollapses(t *testing.T) {
 }
 
 func TestResizeAndWideText(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.online()
 	long := strings.Repeat("漢字とかな ", 30)
@@ -230,6 +239,7 @@ func TestResizeAndWideText(t *testing.T) {
 }
 
 func TestLongOutputIsCappedWhenOpened(t *testing.T) {
+	t.Parallel()
 	th := newTheme(false)
 	out := strings.Repeat("row\n", 1000)
 	short, long := toolLines(th, "run_command seq 1000", agent.ToolEnd{Name: "run_command", Output: out, Summary: "exit 0"})
@@ -242,6 +252,7 @@ func TestLongOutputIsCappedWhenOpened(t *testing.T) {
 }
 
 func TestNoColour(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, withConfig(func(c *Config) { c.NoColor = true }))
 	h.online()
 	h.srv.Script(ollamatest.Reply{Content: "# Head\n\n```go\nfunc f() {}\n```"})
@@ -261,6 +272,7 @@ func TestNoColour(t *testing.T) {
 }
 
 func TestPresenterShowsWhatTheAgentKept(t *testing.T) {
+	t.Parallel()
 	a := New(Config{Root: "/r", Screen: tcell.NewSimulationScreen("UTF-8")}, Deps{Connect: waitForever})
 	apply := func(ops []func()) {
 		for _, op := range ops {
@@ -289,6 +301,7 @@ func TestPresenterShowsWhatTheAgentKept(t *testing.T) {
 // call as it was shown live, with what the call was about in the tool's
 // own words (Backend.Describe), and with its arguments when none is known.
 func TestHistoryHeadersComeFromTheTools(t *testing.T) {
+	t.Parallel()
 	th := newTheme(false)
 	history := []models.Message{
 		{Role: models.RoleUser, Content: "look"},
@@ -323,6 +336,7 @@ func TestHistoryHeadersComeFromTheTools(t *testing.T) {
 // without a colour of its own takes its kind's (an escape in a string is
 // string-coloured), and the monochrome theme colours nothing.
 func TestCodePalette(t *testing.T) {
+	t.Parallel()
 	th := newTheme(false)
 	hl := newHighlighter(th)
 	styleOf := func(code, lang, text string) tcell.Style {
@@ -359,6 +373,7 @@ func TestCodePalette(t *testing.T) {
 // TestToolLineCountsTheProblemsAnEditIntroduced: an edit that broke the
 // build says so on its line, without opening it.
 func TestToolLineCountsTheProblemsAnEditIntroduced(t *testing.T) {
+	t.Parallel()
 	th := newTheme(false)
 	e := agent.ToolEnd{Name: "edit_file", Summary: "greet.go: +1 -1", Diagnostics: []tools.Diagnostic{
 		{Path: "main.go", Line: 6, Severity: "error"}, {Path: "greet.go", Line: 4, Severity: "warning"}, {Path: "main.go", Line: 9, Severity: "error"}}}
@@ -376,6 +391,7 @@ func TestToolLineCountsTheProblemsAnEditIntroduced(t *testing.T) {
 // and a turn at work, the status bar still shows the session id (which
 // --resume takes); at 60 it keeps the model, the tokens and the work.
 func TestStatusBarKeepsTheSessionID(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, withTiers(&fakeTiers{tier: 2}))
 	h.online()
 	id := h.sessionID()
@@ -401,6 +417,7 @@ func TestStatusBarKeepsTheSessionID(t *testing.T) {
 // TestStatusBarSaysWhatConfinesCommands: the status bar names the sandbox
 // that confines the model's commands, and warns when nothing does.
 func TestStatusBarSaysWhatConfinesCommands(t *testing.T) {
+	t.Parallel()
 	for sandbox, want := range map[string]string{"": "unconfined", "bubblewrap": "sandbox: bubblewrap"} {
 		h := newHarness(t, withDeps(func(d *Deps) {
 			inner := d.Connect
