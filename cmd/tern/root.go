@@ -53,9 +53,12 @@ type app struct {
 	cmd *cobra.Command // the root, for Changed checks
 	// screen, when set, is where the TUI draws instead of the terminal;
 	// retryEvery, when set, is how often it tries to reach the model
-	// while it is offline (tests; the TUI's default is 5s).
+	// while it is offline (tests; the TUI's default is 5s); keyGrace,
+	// when set, is how long a dialog that opened by itself holds keys
+	// back (tests; the TUI's default is 500ms).
 	screen     tcell.Screen
 	retryEvery time.Duration
+	keyGrace   time.Duration
 	// parsed, when set, is handed each command's options in place of
 	// running the command: tests check how flags parse with it.
 	parsed func(opts any) error

@@ -191,6 +191,7 @@ func (a *app) runTUI(ctx context.Context, o *tuiOptions) (string, error) {
 		Plan:    o.plan,
 
 		RetryEvery: a.retryEvery,
+		KeyGrace:   a.keyGrace,
 	}, tui.Deps{
 		Connect:  connect,
 		Sessions: store,
