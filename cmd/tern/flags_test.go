@@ -44,7 +44,7 @@ func (a *app) parse(t *testing.T, args ...string) (any, error) {
 		return nil
 	}
 	root := a.rootCommand()
-	root.SetArgs(args)
+	root.SetArgs(append([]string{}, args...)) // never nil: cobra would read the test binary's own arguments
 	root.SetIn(a.stdin)
 	root.SetOut(io.Discard)
 	root.SetErr(io.Discard)
