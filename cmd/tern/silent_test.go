@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -31,10 +32,20 @@ func silentFixture(t *testing.T) (f *fixture, addr string) {
 // TestSilentServerCLI: tern ask and tern doctor, against a server that
 // takes the connection and never answers, stop within the contact
 // timeout, for either backend, saying which address did not answer, what
-// to check and which setting is the limit.
+// to check and which setting is the limit. The five commands run at once,
+// each on a workspace and a server of its own: one after another they
+// waited out the timeout five times.
 func TestSilentServerCLI(t *testing.T) {
 	t.Parallel()
-	f, addr := silentFixture(t)
+	type run struct {
+		args        []string
+		f           *fixture
+		addr        string
+		code        int
+		out, errOut string
+		took        time.Duration
+	}
+	var runs []*run
 	for _, args := range [][]string{
 		{"ask", "hi"},
 		{"ask", "--backend", "ollama", "hi"},
@@ -42,21 +53,31 @@ func TestSilentServerCLI(t *testing.T) {
 		{"doctor"},
 		{"doctor", "--backend", "openai"},
 	} {
-		began := time.Now()
-		code, out, errOut := f.tern(t.Context(), args...)
-		took := time.Since(began)
-		text := out + errOut
-		if code != exitError || took > cutOff {
-			t.Errorf("%q: exit %d after %s; want 1 within %s", args, code, took, cutOff)
+		f, addr := silentFixture(t)
+		runs = append(runs, &run{args: args, f: f, addr: addr})
+	}
+	var wg sync.WaitGroup
+	for _, r := range runs {
+		wg.Go(func() {
+			began := time.Now()
+			r.code, r.out, r.errOut = r.f.tern(t.Context(), r.args...)
+			r.took = time.Since(began)
+		})
+	}
+	wg.Wait()
+	for _, r := range runs {
+		args, text := r.args, r.out+r.errOut
+		if r.code != exitError || r.took > cutOff {
+			t.Errorf("%q: exit %d after %s; want 1 within %s", args, r.code, r.took, cutOff)
 		}
-		for _, want := range []string{"http://" + addr + " took the connection but did not answer", "within " + silentLimit,
+		for _, want := range []string{"http://" + r.addr + " took the connection but did not answer", "within " + silentLimit,
 			"restart it if it is stuck", "stream.contact_timeout"} {
 			if !strings.Contains(text, want) {
 				t.Errorf("%q does not say %q:\n%s", args, want, text)
 			}
 		}
-		if args[0] == "doctor" && !strings.Contains(out, "Workspace   ✓") {
-			t.Errorf("%q stopped checking at the server:\n%s", args, out)
+		if args[0] == "doctor" && !strings.Contains(r.out, "Workspace   ✓") {
+			t.Errorf("%q stopped checking at the server:\n%s", args, r.out)
 		}
 	}
 }
