@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ollama/ollama/api"
 
@@ -273,20 +272,24 @@ func TestExploreStatusInTmux(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	files := exploreFiles(t, f.dir)
-	slow := make([]string, 20)
-	for i := range slow {
-		slow[i] = "store1.go:5 — load1_1 reads record 1 "
+	report := make([]string, 20)
+	for i := range report {
+		report[i] = "store1.go:5 — load1_1 reads record 1 "
 	}
+	// The subagent's report is held after its first words until the
+	// status has been seen.
+	release := make(chan struct{})
 	f.srv.Script(
 		ollamatest.Reply{ToolCalls: []ollamatest.Call{{Name: "explore", Args: `{"task":"find where records are loaded"}`}}},
 		ollamatest.Reply{ToolCalls: []ollamatest.Call{readCall(files[0]), readCall(files[1])}},
-		ollamatest.Reply{Chunks: slow, ChunkDelay: 150 * time.Millisecond},
+		ollamatest.Reply{Chunks: report, HoldAfter: 1, Release: release},
 		ollamatest.Reply{Content: "Records are loaded by loadN_M."},
 	)
 	tt := startTmux(t, f, 120, 30)
 	tt.waitPane("qwen3:8b │ tier 0", "new session")
 	tt.keys("where are records loaded?", "Enter")
 	pane := tt.waitPane("explore running · ", "read_file")
+	close(release)
 	status, _, _ := strings.Cut(pane, "\n")
 	m := regexp.MustCompile(`explore running · ([0-9.]+k?) tok`).FindStringSubmatch(status)
 	if m == nil || m[1] == "0" {

@@ -278,6 +278,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, reply Reply, out
 			s.hang(r)
 			return
 		}
+		if reply.HoldAfter > 0 && i == reply.HoldAfter && !s.hold(r, reply.Release) {
+			return
+		}
 		if reply.DropAfter < 0 || (reply.DropAfter > 0 && i == reply.DropAfter) {
 			panic(http.ErrAbortHandler) // the connection closes with no done line
 		}

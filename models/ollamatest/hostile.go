@@ -22,6 +22,18 @@ func (s *Server) hang(r *http.Request) {
 	}
 }
 
+// hold waits until release is closed, and reports whether the stream
+// goes on: false once the client has gone or the server is closing.
+func (s *Server) hold(r *http.Request, release <-chan struct{}) bool {
+	select {
+	case <-release:
+		return true
+	case <-r.Context().Done():
+	case <-s.closing:
+	}
+	return false
+}
+
 // endless streams content after the scripted chunks until the client
 // goes away, with no done line: a server ignoring num_predict.
 func (s *Server) endless(r *http.Request, reply Reply, model string, emit func(any)) {

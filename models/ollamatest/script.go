@@ -25,6 +25,12 @@ type Reply struct {
 	// word-like pieces.
 	Chunks     []string
 	ChunkDelay time.Duration // pause before each chunk
+	// HoldAfter > 0 stops after that many chunks until Release is closed
+	// (or the client gives up), then streams the rest: a test that must
+	// see a reply in progress waits for what it checks, then lets the
+	// reply end, instead of streaming it slowly enough to be seen.
+	HoldAfter int
+	Release   <-chan struct{}
 
 	// Status, when non-zero, answers with that HTTP status and the body
 	// {"error": Error}, like the real server's refusals.

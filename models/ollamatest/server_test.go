@@ -1,6 +1,7 @@
 package ollamatest_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -304,6 +305,37 @@ func TestBrokenStreams(t *testing.T) {
 				t.Errorf("content %q err %q done %v; want %q, %q, %v", content, gotErr, done, tt.wantContent, tt.wantErr, tt.wantDone)
 			}
 		})
+	}
+}
+
+// TestHoldAfter: a reply held after two chunks goes on, whole, once the
+// test releases it, and ends when the client gives up while it is held.
+func TestHoldAfter(t *testing.T) {
+	s := ollamatest.New(t, ollamatest.WithModels(ollamatest.Tiny()))
+	release := make(chan struct{})
+	s.Script(ollamatest.Reply{Content: "one two three four", HoldAfter: 2, Release: release})
+	var chunks []api.ChatResponse
+	err := client(t, s).Chat(t.Context(), &api.ChatRequest{Model: "tiny", Messages: user("hi")}, func(r api.ChatResponse) error {
+		if chunks = append(chunks, r); len(chunks) == 2 {
+			close(release)
+		}
+		return nil
+	})
+	if content, _ := joined(chunks); err != nil || content != "one two three four" || !chunks[len(chunks)-1].Done {
+		t.Errorf("released: content %q, err %v", content, err)
+	}
+
+	s.Script(ollamatest.Reply{Content: "one two three four", HoldAfter: 2, Release: make(chan struct{})})
+	ctx, cancel := context.WithCancel(t.Context())
+	chunks = nil
+	err = client(t, s).Chat(ctx, &api.ChatRequest{Model: "tiny", Messages: user("hi")}, func(r api.ChatResponse) error {
+		if chunks = append(chunks, r); len(chunks) == 2 {
+			cancel()
+		}
+		return nil
+	})
+	if content, _ := joined(chunks); content != "one two" || chunks[len(chunks)-1].Done {
+		t.Errorf("given up while held: content %q, done %v (err %v)", content, chunks[len(chunks)-1].Done, err)
 	}
 }
 
