@@ -31,9 +31,14 @@ run: build ## build, then run tern in this repository (pass flags with ARGS="...
 # code, and every value it hands SQLite or reads back, stays checked.
 # `make test RACEFLAGS=` checks it all.
 RACEFLAGS ?= -gcflags='modernc.org/...=-race=false -d=checkptr=0'
+# Packages tested at once: twice the cores, not go test's one per core. Much
+# of the suite waits on the processes it starts (tern itself, commands under
+# the sandbox, language servers, MCP servers), and a core left idle by one
+# package's wait runs another's tests.
+TESTP ?= $(shell echo $$(( $$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1) * 2 )))
 test: export GORACE := atexit_sleep_ms=0 $(GORACE)
 test: ## run every test with the race detector (the CI command)
-	$(GO) test -race $(RACEFLAGS) -count=1 $(PKGS)
+	$(GO) test -race $(RACEFLAGS) -p $(TESTP) -count=1 $(PKGS)
 
 test-short: ## run the tests without the race detector, faster
 	$(GO) test -count=1 $(PKGS)
