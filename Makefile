@@ -25,11 +25,11 @@ run: build ## build, then run tern in this repository (pass flags with ARGS="...
 #
 # RACEFLAGS leave the race detector and checkptr out of modernc.org's
 # SQLite, which is C translated to Go: its memory is SQLite's, guarded by
-# SQLite's own locks, and no tern code touches it. Checked, it cost a fifth
-# of the suite's CPU (session's tests 8.2 s against 1.4, index's 17.8 against
-# 5.3), and checkptr can abort on its C-style pointer arithmetic. tern's own
-# code, and every value it hands SQLite or reads back, stays checked.
-# `make test RACEFLAGS=` checks it all.
+# SQLite's own locks, and no tern code touches it. Under the detector it
+# cost a fifth of the suite's CPU (session's tests 8.2 s against 1.4,
+# index's 17.8 against 5.3), and checkptr can abort on its C-style pointer
+# arithmetic. tern's own code, and every value it hands SQLite or reads
+# back, stays checked. `make test RACEFLAGS=` checks it all.
 RACEFLAGS ?= -gcflags='modernc.org/...=-race=false -d=checkptr=0'
 # Packages tested at once: twice the cores, not go test's one per core. Much
 # of the suite waits on the processes it starts (tern itself, commands under
