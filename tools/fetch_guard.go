@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -101,20 +102,25 @@ func specialKind(a netip.Addr) string {
 	a = a.Unmap()
 	if a.Is6() {
 		b := a.As16()
+		// embedded is the kind of the IPv4 address at b[at:], said to be
+		// reached how, or "" for a public one.
+		embedded := func(at int, how string) string {
+			if k := specialKind(netip.AddrFrom4([4]byte(b[at : at+4]))); k != "" {
+				return k + " (" + how + ")"
+			}
+			return ""
+		}
+		var k string
 		switch {
 		case netip.MustParsePrefix("::/96").Contains(a) && !a.IsLoopback() && !a.IsUnspecified():
-			if k := specialKind(netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]})); k != "" {
-				return k + " (IPv4-compatible)"
-			}
-			return "IPv4-compatible (deprecated)"
+			return cmp.Or(embedded(12, "IPv4-compatible"), "IPv4-compatible (deprecated)")
 		case netip.MustParsePrefix("64:ff9b::/96").Contains(a), netip.MustParsePrefix("64:ff9b:1::/48").Contains(a):
-			if k := specialKind(netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]})); k != "" {
-				return k + " (through NAT64)"
-			}
+			k = embedded(12, "through NAT64")
 		case netip.MustParsePrefix("2002::/16").Contains(a):
-			if k := specialKind(netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]})); k != "" {
-				return k + " (through 6to4)"
-			}
+			k = embedded(2, "through 6to4")
+		}
+		if k != "" {
+			return k
 		}
 	}
 	switch {
